@@ -1,0 +1,34 @@
+//! Entropy coding: constriction's range coder driven by integer frequency tables.
+//!
+//! Every symbol the format stores (a move, a game-end flag, a result, a spelling) is coded with
+//! a [`Cdf`]: cumulative integer frequencies that sum to [`TOTAL`] = 2^[`PRECISION`]. The
+//! tables come from the [`crate::model`] on both sides, so the encoder and decoder agree
+//! exactly as long as the model is deterministic.
+
+pub mod adaptive;
+pub mod cdf;
+pub mod range;
+
+pub use adaptive::AdaptiveModel;
+pub use cdf::{Cdf, CdfBuf};
+pub use range::{Decoder, Encoder};
+
+/// Bits of precision of every frequency table: probabilities are multiples of 2^-24.
+pub const PRECISION: usize = 24;
+
+/// Sum of the frequencies of every table, 2^[`PRECISION`].
+pub const TOTAL: u32 = 1 << PRECISION;
+
+/// Something that can code symbols in both directions: the encoder consumes a known symbol,
+/// the decoder produces it. Writing the format's walk once, generic over `SymbolCoder`, keeps
+/// encoder and decoder in lockstep by construction.
+pub trait SymbolCoder {
+    /// Encodes `*symbol` (encoder) or decodes into `*symbol` (decoder) under `cdf`.
+    ///
+    /// # Errors
+    /// The decoder fails with [`crate::Error::Corrupt`] on data no encoder produced.
+    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), crate::Error>;
+
+    /// Whether this coder decodes (its symbols are outputs).
+    fn decoding(&self) -> bool;
+}

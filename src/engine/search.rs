@@ -1,0 +1,129 @@
+//! Alpha-beta search with quiescence that scores every legal move of a root position.
+
+use shakmaty::{Chess, Move, Position};
+
+use super::{MATE, move_value};
+
+/// What the search does per root move; chosen by the compression level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchConfig {
+    /// Full-width plies searched after each root move before quiescence (0 = quiescence only).
+    pub depth: u8,
+    /// Whether to run a capture quiescence search at the horizon. Without it (and with
+    /// `depth == 0`) a root move's score is just its [`move_value`].
+    pub quiescence: bool,
+    /// Scores below `best - margin` (centipawns) are clamped to `best - margin`: the search only
+    /// needs exact scores for moves that are not hopeless, which lets alpha-beta cut more.
+    pub margin: i32,
+}
+
+/// Reusable search state (move buffers). Scores do not depend on earlier calls.
+#[derive(Default)]
+pub struct Searcher {
+    /// Nodes visited since construction, for benchmarks.
+    pub nodes: u64,
+}
+
+impl Searcher {
+    /// A searcher with empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Scores each of `moves` (legal in `pos`) in centipawns from the side to move's point of
+    /// view, written to `scores` (cleared first, same length and order as `moves`).
+    ///
+    /// A move's score is its [`move_value`] minus the negamax value of the reply position
+    /// searched `cfg.depth` plies deep plus quiescence; the position's own static evaluation is
+    /// not included (scores are relative). Scores are clamped from below at
+    /// `max(scores) - cfg.margin`.
+    pub fn score_moves(&mut self, pos: &Chess, moves: &[Move], cfg: &SearchConfig, scores: &mut Vec<i32>) {
+        scores.clear();
+        let mut best = -2 * MATE;
+        for m in moves {
+            let value = move_value(pos, m);
+            let s = if cfg.depth == 0 && !cfg.quiescence {
+                value
+            } else {
+                let mut child = pos.clone();
+                child.play_unchecked(*m);
+                // The reply's search window: we only need exact values above best - margin.
+                let alpha = best.saturating_sub(cfg.margin).max(-2 * MATE);
+                value - self.negamax(&child, cfg.depth, cfg.quiescence, -MATE * 2, value - alpha, 1)
+            };
+            best = best.max(s);
+            scores.push(s);
+        }
+        let floor = best - cfg.margin;
+        for s in scores.iter_mut() {
+            *s = (*s).max(floor);
+        }
+    }
+
+    /// Fail-soft negamax from `pos`'s side to move, scores relative to `pos`'s static value
+    /// (every child adds its move value), `depth` full plies then quiescence.
+    fn negamax(&mut self, pos: &Chess, depth: u8, quiescence: bool, alpha: i32, beta: i32, ply: i32) -> i32 {
+        self.nodes += 1;
+        if depth == 0 {
+            return if quiescence { self.quiesce(pos, alpha, beta, ply) } else { 0 };
+        }
+        let moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if pos.is_check() { -MATE + ply } else { 0 };
+        }
+        let mut ordered: Vec<(i32, Move)> = moves.iter().map(|m| (move_value(pos, m), *m)).collect();
+        ordered.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut best = -2 * MATE;
+        let mut alpha = alpha;
+        for (value, m) in ordered {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let s = value - self.negamax(&child, depth - 1, quiescence, value - beta, value - alpha, ply + 1);
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// Capture-only search with stand pat at 0 (the static value relative to the node).
+    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32) -> i32 {
+        self.nodes += 1;
+        let mut best = 0;
+        if best >= beta {
+            return best;
+        }
+        let mut alpha = alpha.max(best);
+        let mut captures: Vec<(i32, Move)> = pos
+            .capture_moves()
+            .iter()
+            .chain(pos.promotion_moves().iter().filter(|m| !m.is_capture()))
+            .map(|m| (move_value(pos, m), *m))
+            .collect();
+        captures.sort_by(|a, b| b.0.cmp(&a.0));
+        for (value, m) in captures {
+            if value <= alpha {
+                break;
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let s = value - self.quiesce(&child, value - beta, value - alpha, ply + 1);
+            if s > best {
+                best = s;
+                if s > alpha {
+                    alpha = s;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}

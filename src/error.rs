@@ -1,0 +1,31 @@
+//! The library's error type.
+
+use std::io;
+
+/// Everything that can go wrong in the library.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading input or writing output failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] io::Error),
+    /// The archive is damaged or not a chesszip archive; the message says what and where.
+    #[error("corrupt archive: {0}")]
+    Corrupt(String),
+    /// The archive is valid but this build cannot expand it (newer format version, or a model
+    /// this binary does not embed).
+    #[error("unsupported archive: {0}")]
+    Unsupported(String),
+    /// A model parameter file could not be parsed.
+    #[error("model file {name}, line {line}: {message}")]
+    Model {
+        /// The model file's name.
+        name: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// Shorthand for results of this library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,193 @@
+//! How a move is written in SAN: which disambiguation it shows and which check suffix.
+//!
+//! Canonical SAN shows the least disambiguation needed among legal moves and, in the benchmark
+//! format, no `+`/`#`. Real exports differ: many add check marks, some disambiguate against
+//! pseudo-legal moves (writing `Rfe1` when the other rook is pinned). A [`Spelling`] records the
+//! variant actually used so that the text can be rebuilt byte for byte, and [`expected`]
+//! predicts it from the position so that it costs almost nothing to code.
+
+use shakmaty::{
+    Chess, Move, Position, Role,
+    san::{San, SanPlus, Suffix},
+};
+
+/// The disambiguation and suffix of one written move: a symbol in `0..Spelling::COUNT`.
+///
+/// Bit 0: the origin file is written; bit 1: the origin rank is written; value / 4: the suffix
+/// (0 none, 1 `+`, 2 `#`). Castling never shows file or rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Spelling(pub u8);
+
+impl Spelling {
+    /// Number of distinct spellings.
+    pub const COUNT: usize = 12;
+
+    /// Builds a spelling from its parts.
+    pub fn new(file: bool, rank: bool, suffix: Option<Suffix>) -> Spelling {
+        let s = match suffix {
+            None => 0,
+            Some(Suffix::Check) => 1,
+            Some(Suffix::Checkmate) => 2,
+        };
+        Spelling(file as u8 | (rank as u8) << 1 | s << 2)
+    }
+
+    /// Whether the origin file is written.
+    pub fn file(self) -> bool {
+        self.0 & 1 != 0
+    }
+
+    /// Whether the origin rank is written.
+    pub fn rank(self) -> bool {
+        self.0 & 2 != 0
+    }
+
+    /// The check suffix.
+    pub fn suffix(self) -> Option<Suffix> {
+        match self.0 >> 2 {
+            0 => None,
+            1 => Some(Suffix::Check),
+            _ => Some(Suffix::Checkmate),
+        }
+    }
+
+    /// The SAN of `m` (legal in the position before it) written this way.
+    pub fn san(self, m: &Move) -> SanPlus {
+        let san = match *m {
+            Move::Normal { role, from, capture, to, promotion } => San::Normal {
+                role,
+                file: self.file().then(|| from.file()),
+                rank: self.rank().then(|| from.rank()),
+                capture: capture.is_some(),
+                to,
+                promotion,
+            },
+            Move::EnPassant { from, to } => San::Normal {
+                role: Role::Pawn,
+                file: self.file().then(|| from.file()),
+                rank: self.rank().then(|| from.rank()),
+                capture: true,
+                to,
+                promotion: None,
+            },
+            Move::Castle { .. } | Move::Put { .. } => San::from_move(&Chess::default(), *m),
+        };
+        SanPlus { san, suffix: self.suffix() }
+    }
+
+    /// Appends the SAN of `m` written this way to `out`.
+    pub fn write(self, m: &Move, out: &mut Vec<u8>) {
+        self.san(m).append_ascii_to(out);
+    }
+}
+
+/// How a whole game tends to write its moves; the model predicts each move's [`Spelling`] from
+/// this and the position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Convention {
+    /// Moves carry `+` for check and `#` for mate.
+    pub check_marks: bool,
+    /// Disambiguation is computed against pseudo-legal moves (pins ignored).
+    pub pseudo_legal_disambiguation: bool,
+}
+
+impl Convention {
+    /// All conventions, indexed by their symbol value.
+    pub const ALL: [Convention; 4] = [
+        Convention { check_marks: false, pseudo_legal_disambiguation: false },
+        Convention { check_marks: true, pseudo_legal_disambiguation: false },
+        Convention { check_marks: false, pseudo_legal_disambiguation: true },
+        Convention { check_marks: true, pseudo_legal_disambiguation: true },
+    ];
+
+    /// Symbol value in `0..4`.
+    pub fn index(self) -> usize {
+        self.check_marks as usize | (self.pseudo_legal_disambiguation as usize) << 1
+    }
+}
+
+/// The spelling of `m` that `convention` predicts in `pos`; `after` is the position after `m`
+/// (to decide the suffix).
+pub fn expected(pos: &Chess, m: &Move, after: &Chess, convention: Convention) -> Spelling {
+    let suffix = if convention.check_marks { Suffix::from_position(after) } else { None };
+    let (file, rank) = match *m {
+        Move::Normal { role: Role::Pawn, capture, .. } => (capture.is_some(), false),
+        Move::EnPassant { .. } => (true, false),
+        Move::Normal { role, from, to, .. } => {
+            let rivals = if convention.pseudo_legal_disambiguation {
+                let board = pos.board();
+                board.attacks_to(to, pos.turn(), board.occupied()) & pos.our(role)
+            } else {
+                let mut bb = shakmaty::Bitboard::EMPTY;
+                for c in pos.san_candidates(role, to) {
+                    if let Some(f) = c.from() {
+                        bb.add(f);
+                    }
+                }
+                bb
+            };
+            let rivals = rivals.without(from);
+            let same_file = rivals.into_iter().any(|s| s.file() == from.file());
+            let same_rank = rivals.into_iter().any(|s| s.rank() == from.rank());
+            (rivals.any() && (!same_file || same_rank), same_file)
+        }
+        Move::Castle { .. } | Move::Put { .. } => (false, false),
+    };
+    Spelling::new(file, rank, suffix)
+}
+
+/// Parses one SAN token in `pos`. Returns the legal move and its spelling when writing the move
+/// with that spelling gives back exactly `token`; `None` otherwise (illegal, ambiguous, or a
+/// form such as `0-0` or `e8Q` that [`Spelling::write`] would not reproduce).
+pub fn parse_token(pos: &Chess, token: &[u8]) -> Option<(Move, Spelling)> {
+    let san_plus = SanPlus::from_ascii(token).ok()?;
+    let m = san_plus.san.to_move(pos).ok()?;
+    let spelling = match san_plus.san {
+        San::Normal { file, rank, .. } => Spelling::new(file.is_some(), rank.is_some(), san_plus.suffix),
+        _ => Spelling::new(false, false, san_plus.suffix),
+    };
+    let mut buf = Vec::with_capacity(token.len());
+    spelling.write(&m, &mut buf);
+    (buf == token).then_some((m, spelling))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, fen::Fen};
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn tokens_round_trip_and_odd_forms_are_refused() {
+        let pos = Chess::default();
+        let (m, s) = parse_token(&pos, b"Nf3").unwrap();
+        assert_eq!(s, Spelling::default());
+        let mut out = Vec::new();
+        s.write(&m, &mut out);
+        assert_eq!(out, b"Nf3");
+        assert!(parse_token(&pos, b"Ngf3").is_some());
+        assert!(parse_token(&pos, b"Nf3+").is_some());
+        assert!(parse_token(&pos, b"Nf6").is_none());
+        assert!(parse_token(&pos, b"nf3").is_none());
+        // Long algebraic is SAN with full disambiguation; with a hyphen it is not SAN.
+        assert_eq!(parse_token(&pos, b"e2e4").unwrap().1, Spelling::new(true, true, None));
+        assert!(parse_token(&pos, b"e2-e4").is_none());
+    }
+
+    #[test]
+    fn pseudo_legal_disambiguation_counts_pinned_rivals() {
+        // The rook on e3 is pinned to the king on e1 by the rook on e8, so `Rc3` is
+        // unambiguous among legal moves but not among pseudo-legal ones.
+        let pos = position("4r2k/8/8/8/8/R3R3/8/4K3 w - - 0 1");
+        let m = parse_token(&pos, b"Rc3").unwrap().0;
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        let legal = Convention { check_marks: false, pseudo_legal_disambiguation: false };
+        let pseudo = Convention { check_marks: false, pseudo_legal_disambiguation: true };
+        assert_eq!(expected(&pos, &m, &after, legal), Spelling::new(false, false, None));
+        assert_eq!(expected(&pos, &m, &after, pseudo), Spelling::new(true, false, None));
+    }
+}
