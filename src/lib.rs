@@ -11,11 +11,16 @@
 //! output bytes
 //! ```
 //!
-//! `expand` runs the same chain backwards and calls the very same model.
+//! `expand` runs the same chain backwards and calls the very same model. [`archive`] ties the
+//! stages together (blocks in parallel with rayon) and is the API the command line uses.
 
+pub mod archive;
 pub mod codec;
+pub mod container;
 pub mod engine;
 pub mod error;
+pub mod model;
 pub mod text;
 
+pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
 pub use error::{Error, Result};

@@ -7,6 +7,7 @@
 
 pub mod adaptive;
 pub mod cdf;
+pub mod block;
 pub mod range;
 
 pub use adaptive::AdaptiveModel;

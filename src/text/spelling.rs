@@ -106,10 +106,14 @@ impl Convention {
     }
 }
 
-/// The spelling of `m` that `convention` predicts in `pos`; `after` is the position after `m`
-/// (to decide the suffix).
-pub fn expected(pos: &Chess, m: &Move, after: &Chess, convention: Convention) -> Spelling {
-    let suffix = if convention.check_marks { Suffix::from_position(after) } else { None };
+/// The spelling of `m` that `convention` predicts in `pos`. `legal` are the legal moves of
+/// `pos` (any order); `after` is the position after `m` (to decide the suffix).
+pub fn expected(pos: &Chess, m: &Move, legal: &[Move], after: &Chess, convention: Convention) -> Spelling {
+    let suffix = if convention.check_marks && after.is_check() {
+        Some(if after.legal_moves().is_empty() { Suffix::Checkmate } else { Suffix::Check })
+    } else {
+        None
+    };
     let (file, rank) = match *m {
         Move::Normal { role: Role::Pawn, capture, .. } => (capture.is_some(), false),
         Move::EnPassant { .. } => (true, false),
@@ -118,13 +122,11 @@ pub fn expected(pos: &Chess, m: &Move, after: &Chess, convention: Convention) ->
                 let board = pos.board();
                 board.attacks_to(to, pos.turn(), board.occupied()) & pos.our(role)
             } else {
-                let mut bb = shakmaty::Bitboard::EMPTY;
-                for c in pos.san_candidates(role, to) {
-                    if let Some(f) = c.from() {
-                        bb.add(f);
-                    }
-                }
-                bb
+                legal
+                    .iter()
+                    .filter(|c| c.role() == role && c.to() == to && !c.is_castle())
+                    .filter_map(|c| c.from())
+                    .collect()
             };
             let rivals = rivals.without(from);
             let same_file = rivals.into_iter().any(|s| s.file() == from.file());
@@ -183,11 +185,12 @@ mod tests {
         // unambiguous among legal moves but not among pseudo-legal ones.
         let pos = position("4r2k/8/8/8/8/R3R3/8/4K3 w - - 0 1");
         let m = parse_token(&pos, b"Rc3").unwrap().0;
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
         let mut after = pos.clone();
         after.play_unchecked(m);
-        let legal = Convention { check_marks: false, pseudo_legal_disambiguation: false };
+        let legal_rule = Convention { check_marks: false, pseudo_legal_disambiguation: false };
         let pseudo = Convention { check_marks: false, pseudo_legal_disambiguation: true };
-        assert_eq!(expected(&pos, &m, &after, legal), Spelling::new(false, false, None));
-        assert_eq!(expected(&pos, &m, &after, pseudo), Spelling::new(true, false, None));
+        assert_eq!(expected(&pos, &m, &legal, &after, legal_rule), Spelling::new(false, false, None));
+        assert_eq!(expected(&pos, &m, &legal, &after, pseudo), Spelling::new(true, false, None));
     }
 }

@@ -1,0 +1,237 @@
+//! The whole pipeline: split input into blocks, code blocks in parallel (rayon), write or read
+//! the container. This is the library API the command line calls.
+
+use std::io::{BufRead, Read, Write};
+
+use rayon::prelude::*;
+
+use crate::codec::block::{BlockStats, EncodedBlock, decode_block, encode_block};
+use crate::container::{BlockHeader, FileHeader, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
+use crate::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, Model};
+use crate::Error;
+
+/// Default number of lines (games) per block: large enough for the online book to learn,
+/// small enough for parallelism and random access.
+pub const DEFAULT_BLOCK_LINES: u32 = 1000;
+
+/// Settings of [`compress`].
+#[derive(Clone, Copy, Debug)]
+pub struct CompressOptions {
+    /// Compression level, [`MIN_LEVEL`]..=[`MAX_LEVEL`].
+    pub level: u8,
+    /// Lines per block (at least 1).
+    pub block_lines: u32,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+}
+
+impl Default for CompressOptions {
+    fn default() -> Self {
+        CompressOptions { level: DEFAULT_LEVEL, block_lines: DEFAULT_BLOCK_LINES, threads: 0 }
+    }
+}
+
+/// Settings of [`expand`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExpandOptions {
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+}
+
+/// What a run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Summary {
+    /// Bytes of text (compress input, expand output).
+    pub text_bytes: u64,
+    /// Bytes of archive (compress output, expand input).
+    pub archive_bytes: u64,
+    /// Blocks in the archive.
+    pub blocks: u64,
+    /// Lines, games, plies, raw lines and model costs.
+    pub stats: BlockStats,
+}
+
+impl Summary {
+    /// Archive bits per ply, all overhead included.
+    pub fn bits_per_ply(&self) -> f64 {
+        8.0 * self.archive_bytes as f64 / self.stats.plies.max(1) as f64
+    }
+}
+
+/// Progress callback: total text bytes processed so far.
+pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::Io(std::io::Error::other(e)))
+}
+
+/// Reads the next block of input: up to `lines` whole lines and at most [`MAX_BLOCK_TEXT`]
+/// bytes (a longer line is cut; the cut is invisible after expansion). Empty at end of input.
+fn read_block<R: BufRead>(input: &mut R, lines: u32, out: &mut Vec<u8>) -> Result<(), Error> {
+    out.clear();
+    let mut count = 0;
+    while count < lines && out.len() < MAX_BLOCK_TEXT {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let room = MAX_BLOCK_TEXT - out.len();
+        let window = &buf[..buf.len().min(room)];
+        let mut used = 0;
+        for i in memchr::memchr_iter(b'\n', window) {
+            used = i + 1;
+            count += 1;
+            if count == lines {
+                break;
+            }
+        }
+        if count < lines {
+            used = window.len();
+        }
+        out.extend_from_slice(&window[..used]);
+        input.consume(used);
+    }
+    Ok(())
+}
+
+/// Compresses `input` to `output` as an archive.
+///
+/// # Errors
+/// [`Error::Io`] from reading or writing. Every input is accepted.
+///
+/// # Panics
+/// If `opts.level` is outside `MIN_LEVEL..=MAX_LEVEL` or `opts.block_lines` is 0.
+pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+    assert!((MIN_LEVEL..=MAX_LEVEL).contains(&opts.level), "level {} out of range", opts.level);
+    assert!(opts.block_lines > 0, "blocks need at least one line");
+    let model = Model::builtin(opts.level);
+    let header = FileHeader { format: InputFormat::Movetext, level: opts.level, model_id: model.id() };
+    let mut writer = Writer::new(output, &header)?;
+    let pool = pool(opts.threads)?;
+    let batch = pool.current_num_threads() * 4;
+    let mut summary = Summary::default();
+    loop {
+        let mut texts = Vec::with_capacity(batch);
+        for _ in 0..batch {
+            let mut text = Vec::new();
+            read_block(&mut input, opts.block_lines, &mut text)?;
+            if text.is_empty() {
+                break;
+            }
+            texts.push(text);
+        }
+        if texts.is_empty() {
+            break;
+        }
+        let coded: Vec<(EncodedBlock, BlockStats)> = pool.install(|| texts.par_iter().map(|t| encode_block(model, t)).collect());
+        for (text, (block, stats)) in texts.iter().zip(coded) {
+            let header = BlockHeader {
+                lines: stats.lines as u32,
+                text_len: text.len() as u32,
+                range_len: block.range.len() as u32,
+                raw_len: block.raw.len() as u32,
+                text_crc: crc32fast::hash(text),
+                plies: stats.plies.min(u32::MAX as u64) as u32,
+            };
+            writer.write_block(&header, &block)?;
+            summary.text_bytes += text.len() as u64;
+            summary.blocks += 1;
+            summary.stats += stats;
+        }
+        progress(summary.text_bytes);
+    }
+    let (_, size) = writer.finish()?;
+    summary.archive_bytes = size;
+    Ok(summary)
+}
+
+/// The model an archive was made with.
+///
+/// # Errors
+/// [`Error::Unsupported`] if this build does not embed that model.
+pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
+    match Model::by_id(header.model_id) {
+        Some(m) if m.level == header.level => Ok(m),
+        _ => Err(Error::Unsupported(format!(
+            "archive was made with model {:016x} (level {}), which this build of chesszip does not include",
+            header.model_id, header.level
+        ))),
+    }
+}
+
+/// Decodes one block and checks it against its header.
+fn expand_one(model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
+    let mut text = Vec::new();
+    decode_block(model, block, h.lines as u64, h.text_len as usize, &mut text)
+        .map_err(|e| match e {
+            Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
+            other => other,
+        })?;
+    if text.len() != h.text_len as usize || crc32fast::hash(&text) != h.text_crc {
+        return Err(Error::Corrupt(format!("block {n}: checksum mismatch, the block is damaged")));
+    }
+    Ok(text)
+}
+
+/// Expands an archive from `input` to `output`.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming the block for damaged input, [`Error::Unsupported`] for archives
+/// of another version or model, [`Error::Io`] from reading or writing. Blocks before the
+/// damage may already have been written to `output`.
+pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+    let mut reader = Reader::new(input)?;
+    let model = model_for(reader.header())?;
+    let pool = pool(opts.threads)?;
+    let batch = pool.current_num_threads() * 4;
+    let mut summary = Summary::default();
+    summary.archive_bytes = FileHeader::LEN as u64;
+    loop {
+        let first = reader.blocks_read();
+        let mut blocks = Vec::with_capacity(batch);
+        while blocks.len() < batch {
+            match reader.next_block()? {
+                Some(b) => blocks.push(b),
+                None => break,
+            }
+        }
+        if blocks.is_empty() {
+            break;
+        }
+        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
+            blocks.par_iter().enumerate().map(|(i, (h, b))| expand_one(model, first + i as u64, h, b)).collect()
+        });
+        for ((h, b), text) in blocks.iter().zip(texts) {
+            let text = text?;
+            output.write_all(&text)?;
+            summary.text_bytes += text.len() as u64;
+            summary.archive_bytes += (BlockHeader::LEN + b.range.len() + b.raw.len()) as u64;
+            summary.blocks += 1;
+            summary.stats.lines += h.lines as u64;
+            summary.stats.plies += h.plies as u64;
+        }
+        progress(summary.text_bytes);
+    }
+    output.flush()?;
+    Ok(summary)
+}
+
+/// Compresses a byte slice in memory.
+pub fn compress_bytes(input: &[u8], opts: &CompressOptions) -> Vec<u8> {
+    let mut out = Vec::new();
+    compress(input, &mut out, opts, &|_| {}).expect("in-memory compression cannot fail");
+    out
+}
+
+/// Expands an archive held in memory.
+///
+/// # Errors
+/// As [`expand`].
+pub fn expand_bytes(archive: &[u8], opts: &ExpandOptions) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    expand(archive, &mut out, opts, &|_| {})?;
+    Ok(out)
+}

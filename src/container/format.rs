@@ -1,0 +1,312 @@
+//! Byte layouts of the archive's structures and their validation.
+
+use crate::Error;
+
+/// First bytes of every archive. The high byte and the CR LF / Ctrl-Z / LF sequence detect
+/// transfers that mangle binary files (the same trick as PNG's signature).
+pub const MAGIC: [u8; 8] = *b"\x89CHZ\r\n\x1a\n";
+
+/// Format version written by this build.
+pub const VERSION: u8 = 1;
+
+/// Largest expanded text of one block, in bytes (blocks are cut before this).
+pub const MAX_BLOCK_TEXT: usize = 16 << 20;
+
+/// Largest compressed stream of one block, in bytes: raw data can expand a little under zstd,
+/// and the range coder's output is bounded by the symbols of `MAX_BLOCK_TEXT` bytes.
+pub const MAX_BLOCK_STREAM: usize = 2 * MAX_BLOCK_TEXT + (1 << 16);
+
+/// Most blocks an index may list (4 G lines at one line per block; far beyond real files).
+pub const MAX_BLOCKS: u32 = 1 << 28;
+
+const BLOCK_TAG: [u8; 4] = *b"BLK\0";
+const INDEX_TAG: [u8; 4] = *b"IDX\0";
+const FOOTER_MAGIC: [u8; 8] = *b"\x89CHZEND\0";
+
+/// What kind of text the archive holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    /// One game per line (the benchmark format); anything else is kept raw.
+    Movetext = 0,
+}
+
+impl InputFormat {
+    fn from_byte(b: u8) -> Option<InputFormat> {
+        match b {
+            0 => Some(InputFormat::Movetext),
+            _ => None,
+        }
+    }
+}
+
+fn crc(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The file header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileHeader {
+    /// Kind of input.
+    pub format: InputFormat,
+    /// Compression level used.
+    pub level: u8,
+    /// Id of the model parameters ([`crate::model::Model::id`]).
+    pub model_id: u64,
+}
+
+impl FileHeader {
+    /// Encoded size in bytes.
+    pub const LEN: usize = 24;
+
+    /// Serialises the header.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut b = [0u8; Self::LEN];
+        b[..8].copy_from_slice(&MAGIC);
+        b[8] = VERSION;
+        b[9] = self.format as u8;
+        b[10] = self.level;
+        b[11] = 0;
+        b[12..20].copy_from_slice(&self.model_id.to_le_bytes());
+        let c = crc(&b[..20]);
+        b[20..24].copy_from_slice(&c.to_le_bytes());
+        b
+    }
+
+    /// Parses and checks a header.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for a wrong magic or checksum, [`Error::Unsupported`] for a newer
+    /// version or unknown format.
+    pub fn parse(b: &[u8; Self::LEN]) -> Result<FileHeader, Error> {
+        if b[..8] != MAGIC {
+            return Err(Error::Corrupt("not a chesszip archive (wrong magic bytes)".into()));
+        }
+        if crc(&b[..20]) != u32_at(b, 20) {
+            return Err(Error::Corrupt("file header checksum mismatch".into()));
+        }
+        if b[8] != VERSION {
+            return Err(Error::Unsupported(format!("format version {} (this build reads version {VERSION})", b[8])));
+        }
+        let format = InputFormat::from_byte(b[9]).ok_or_else(|| Error::Unsupported(format!("input format {}", b[9])))?;
+        if b[11] != 0 {
+            return Err(Error::Unsupported(format!("header flags {:#04x}", b[11])));
+        }
+        Ok(FileHeader { format, level: b[10], model_id: u64_at(b, 12) })
+    }
+}
+
+/// The header in front of each block's streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct BlockHeader {
+    /// Lines in the block.
+    pub lines: u32,
+    /// Bytes of expanded text.
+    pub text_len: u32,
+    /// Bytes of range-coded stream.
+    pub range_len: u32,
+    /// Bytes of zstd raw-line stream.
+    pub raw_len: u32,
+    /// CRC-32 of the expanded text.
+    pub text_crc: u32,
+    /// Plies of the games in the block (informational).
+    pub plies: u32,
+}
+
+impl BlockHeader {
+    /// Encoded size in bytes.
+    pub const LEN: usize = 32;
+
+    /// Serialises the header.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut b = [0u8; Self::LEN];
+        b[..4].copy_from_slice(&BLOCK_TAG);
+        for (i, v) in [self.lines, self.text_len, self.range_len, self.raw_len, self.text_crc, self.plies].iter().enumerate() {
+            b[4 + 4 * i..8 + 4 * i].copy_from_slice(&v.to_le_bytes());
+        }
+        let c = crc(&b[..28]);
+        b[28..32].copy_from_slice(&c.to_le_bytes());
+        b
+    }
+
+    /// Whether these bytes start with the block tag (as opposed to the index tag).
+    pub fn is_block(b: &[u8]) -> bool {
+        b.starts_with(&BLOCK_TAG)
+    }
+
+    /// Parses and checks a block header; `n` is the block number for messages.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for a wrong tag or checksum or lengths beyond the format's limits.
+    pub fn parse(b: &[u8; Self::LEN], n: u64) -> Result<BlockHeader, Error> {
+        if b[..4] != BLOCK_TAG {
+            return Err(Error::Corrupt(format!("block {n}: missing block tag")));
+        }
+        if crc(&b[..28]) != u32_at(b, 28) {
+            return Err(Error::Corrupt(format!("block {n}: header checksum mismatch")));
+        }
+        let h = BlockHeader {
+            lines: u32_at(b, 4),
+            text_len: u32_at(b, 8),
+            range_len: u32_at(b, 12),
+            raw_len: u32_at(b, 16),
+            text_crc: u32_at(b, 20),
+            plies: u32_at(b, 24),
+        };
+        if h.text_len as usize > MAX_BLOCK_TEXT
+            || h.range_len as usize > MAX_BLOCK_STREAM
+            || h.raw_len as usize > MAX_BLOCK_STREAM
+            || h.lines > h.text_len
+            || (h.lines == 0) != (h.text_len == 0)
+        {
+            return Err(Error::Corrupt(format!("block {n}: impossible lengths in header")));
+        }
+        Ok(h)
+    }
+}
+
+/// One entry of the block index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexEntry {
+    /// Offset of the block header from the start of the file.
+    pub offset: u64,
+    /// Lines in the block.
+    pub lines: u32,
+    /// Bytes of expanded text.
+    pub text_len: u32,
+    /// Plies in the block.
+    pub plies: u32,
+}
+
+impl IndexEntry {
+    const LEN: usize = 20;
+}
+
+/// Serialises the index of `entries`.
+pub fn index_to_bytes(entries: &[IndexEntry]) -> Vec<u8> {
+    let mut b = Vec::with_capacity(12 + entries.len() * IndexEntry::LEN);
+    b.extend_from_slice(&INDEX_TAG);
+    b.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+    for e in entries {
+        b.extend_from_slice(&e.offset.to_le_bytes());
+        b.extend_from_slice(&e.lines.to_le_bytes());
+        b.extend_from_slice(&e.text_len.to_le_bytes());
+        b.extend_from_slice(&e.plies.to_le_bytes());
+    }
+    let c = crc(&b);
+    b.extend_from_slice(&c.to_le_bytes());
+    b
+}
+
+/// Size in bytes of an index with `count` entries.
+pub fn index_len(count: u32) -> usize {
+    12 + count as usize * IndexEntry::LEN
+}
+
+/// Reads the entry count from the first 8 bytes of an index.
+///
+/// # Errors
+/// [`Error::Corrupt`] for a wrong tag or an impossible count.
+pub fn index_count(head: &[u8; 8]) -> Result<u32, Error> {
+    if head[..4] != INDEX_TAG {
+        return Err(Error::Corrupt("index: missing index tag".into()));
+    }
+    let count = u32_at(head, 4);
+    if count > MAX_BLOCKS {
+        return Err(Error::Corrupt(format!("index: impossible block count {count}")));
+    }
+    Ok(count)
+}
+
+/// Parses a whole index (as sized by [`index_len`]).
+///
+/// # Errors
+/// [`Error::Corrupt`] on a checksum mismatch.
+pub fn parse_index(b: &[u8]) -> Result<Vec<IndexEntry>, Error> {
+    let head: &[u8; 8] = b.get(..8).and_then(|h| h.try_into().ok()).ok_or_else(|| Error::Corrupt("index: truncated".into()))?;
+    let count = index_count(head)?;
+    if b.len() != index_len(count) {
+        return Err(Error::Corrupt("index: truncated".into()));
+    }
+    let body = &b[..b.len() - 4];
+    if crc(body) != u32_at(b, b.len() - 4) {
+        return Err(Error::Corrupt("index: checksum mismatch".into()));
+    }
+    Ok((0..count as usize)
+        .map(|i| {
+            let at = 8 + i * IndexEntry::LEN;
+            IndexEntry { offset: u64_at(b, at), lines: u32_at(b, at + 8), text_len: u32_at(b, at + 12), plies: u32_at(b, at + 16) }
+        })
+        .collect())
+}
+
+/// The fixed-size end of the file: where the index starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footer {
+    /// Offset of the index from the start of the file.
+    pub index_offset: u64,
+}
+
+impl Footer {
+    /// Encoded size in bytes.
+    pub const LEN: usize = 16;
+
+    /// Serialises the footer.
+    pub fn to_bytes(&self) -> [u8; Self::LEN] {
+        let mut b = [0u8; Self::LEN];
+        b[..8].copy_from_slice(&self.index_offset.to_le_bytes());
+        b[8..].copy_from_slice(&FOOTER_MAGIC);
+        b
+    }
+
+    /// Parses a footer.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if the end magic is missing (typically a truncated file).
+    pub fn parse(b: &[u8; Self::LEN]) -> Result<Footer, Error> {
+        if b[8..] != FOOTER_MAGIC {
+            return Err(Error::Corrupt("missing end marker (truncated archive?)".into()));
+        }
+        Ok(Footer { index_offset: u64_at(b, 0) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structures_round_trip() {
+        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef };
+        assert_eq!(FileHeader::parse(&h.to_bytes()).unwrap(), h);
+        let b = BlockHeader { lines: 3, text_len: 100, range_len: 40, raw_len: 0, text_crc: 7, plies: 99 };
+        assert_eq!(BlockHeader::parse(&b.to_bytes(), 0).unwrap(), b);
+        let entries = vec![IndexEntry { offset: 24, lines: 3, text_len: 100, plies: 99 }];
+        assert_eq!(parse_index(&index_to_bytes(&entries)).unwrap(), entries);
+        let f = Footer { index_offset: 1234 };
+        assert_eq!(Footer::parse(&f.to_bytes()).unwrap(), f);
+    }
+
+    #[test]
+    fn every_flipped_header_byte_is_detected() {
+        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 42 }.to_bytes();
+        for i in 0..h.len() {
+            let mut bad = h;
+            bad[i] ^= 0x10;
+            assert!(FileHeader::parse(&bad).is_err(), "byte {i}");
+        }
+        let b = BlockHeader { lines: 3, text_len: 100, range_len: 40, raw_len: 0, text_crc: 7, plies: 99 }.to_bytes();
+        for i in 0..b.len() {
+            let mut bad = b;
+            bad[i] ^= 0x10;
+            assert!(BlockHeader::parse(&bad, 0).is_err(), "byte {i}");
+        }
+    }
+}

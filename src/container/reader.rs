@@ -1,0 +1,123 @@
+//! Reading an archive block by block, checking every structure on the way.
+
+use std::io::{self, Read};
+
+use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_count, index_len, parse_index};
+use crate::Error;
+use crate::codec::block::EncodedBlock;
+
+/// Reads exactly `buf.len()` bytes, turning a premature end into a clear corruption error.
+fn read_exact_or<R: Read>(r: &mut R, buf: &mut [u8], what: &str) -> Result<(), Error> {
+    r.read_exact(buf).map_err(|e| match e.kind() {
+        io::ErrorKind::UnexpectedEof => Error::Corrupt(format!("truncated archive: {what} is cut off")),
+        _ => Error::Io(e),
+    })
+}
+
+/// Reads `len` bytes without allocating more than what actually arrives.
+fn read_vec<R: Read>(r: &mut R, len: usize, what: &str) -> Result<Vec<u8>, Error> {
+    let mut v = Vec::new();
+    r.take(len as u64).read_to_end(&mut v)?;
+    if v.len() != len {
+        return Err(Error::Corrupt(format!("truncated archive: {what} is cut off")));
+    }
+    Ok(v)
+}
+
+/// Sequential archive reader: the header at creation, then blocks until the index.
+pub struct Reader<R: Read> {
+    input: R,
+    header: FileHeader,
+    offset: u64,
+    seen: Vec<IndexEntry>,
+    done: bool,
+}
+
+impl<R: Read> Reader<R> {
+    /// Reads and checks the file header.
+    ///
+    /// # Errors
+    /// As [`FileHeader::parse`]; a file shorter than a header is reported as not an archive.
+    pub fn new(mut input: R) -> Result<Self, Error> {
+        let mut b = [0u8; FileHeader::LEN];
+        let mut got = 0;
+        while got < b.len() {
+            let n = input.read(&mut b[got..])?;
+            if n == 0 {
+                break;
+            }
+            got += n;
+        }
+        if got < b.len() {
+            return Err(Error::Corrupt(format!("not a chesszip archive (only {got} bytes)")));
+        }
+        let header = FileHeader::parse(&b)?;
+        Ok(Reader { input, header, offset: FileHeader::LEN as u64, seen: Vec::new(), done: false })
+    }
+
+    /// The file header.
+    pub fn header(&self) -> &FileHeader {
+        &self.header
+    }
+
+    /// Number of blocks read so far.
+    pub fn blocks_read(&self) -> u64 {
+        self.seen.len() as u64
+    }
+
+    /// The next block, or `None` after the last one once the index and footer are checked.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the block for any damage found; [`Error::Io`] from the input.
+    pub fn next_block(&mut self) -> Result<Option<(BlockHeader, EncodedBlock)>, Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let n = self.seen.len() as u64;
+        let mut head = [0u8; 8];
+        read_exact_or(&mut self.input, &mut head, &format!("block {n} header or index"))?;
+        if !BlockHeader::is_block(&head) {
+            self.finish_index(head)?;
+            self.done = true;
+            return Ok(None);
+        }
+        let mut b = [0u8; BlockHeader::LEN];
+        b[..8].copy_from_slice(&head);
+        read_exact_or(&mut self.input, &mut b[8..], &format!("block {n} header"))?;
+        let h = BlockHeader::parse(&b, n)?;
+        let range = read_vec(&mut self.input, h.range_len as usize, &format!("block {n}"))?;
+        let raw = read_vec(&mut self.input, h.raw_len as usize, &format!("block {n}"))?;
+        self.seen.push(IndexEntry { offset: self.offset, lines: h.lines, text_len: h.text_len, plies: h.plies });
+        self.offset += (BlockHeader::LEN + range.len() + raw.len()) as u64;
+        Ok(Some((h, EncodedBlock { range, raw })))
+    }
+
+    /// Reads the index and footer and checks them against the blocks seen, and that nothing
+    /// follows.
+    fn finish_index(&mut self, head: [u8; 8]) -> Result<(), Error> {
+        let count = index_count(&head)?;
+        if count as usize != self.seen.len() {
+            return Err(Error::Corrupt(format!(
+                "index lists {count} blocks but {} were found (truncated or damaged archive)",
+                self.seen.len()
+            )));
+        }
+        let mut index = head.to_vec();
+        index.extend(read_vec(&mut self.input, index_len(count) - 8, "index")?);
+        let entries = parse_index(&index)?;
+        if entries != self.seen {
+            return Err(Error::Corrupt("index does not match the blocks".into()));
+        }
+        let mut f = [0u8; Footer::LEN];
+        read_exact_or(&mut self.input, &mut f, "footer")?;
+        let footer = Footer::parse(&f)?;
+        if footer.index_offset != self.offset {
+            return Err(Error::Corrupt("footer points to the wrong index offset".into()));
+        }
+        let mut extra = [0u8; 1];
+        if self.input.read(&mut extra)? != 0 {
+            return Err(Error::Corrupt("unexpected data after the end of the archive".into()));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,55 @@
+//! Writing an archive block by block.
+
+use std::io::Write;
+
+use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_to_bytes};
+use crate::Error;
+use crate::codec::block::EncodedBlock;
+
+/// Streams an archive to `W`: the header at creation, blocks as they come, the index and
+/// footer at [`Writer::finish`].
+pub struct Writer<W: Write> {
+    out: W,
+    offset: u64,
+    index: Vec<IndexEntry>,
+}
+
+impl<W: Write> Writer<W> {
+    /// Writes the file header.
+    ///
+    /// # Errors
+    /// [`Error::Io`] from the underlying writer.
+    pub fn new(mut out: W, header: &FileHeader) -> Result<Self, Error> {
+        let bytes = header.to_bytes();
+        out.write_all(&bytes)?;
+        Ok(Writer { out, offset: bytes.len() as u64, index: Vec::new() })
+    }
+
+    /// Appends a block.
+    ///
+    /// # Errors
+    /// [`Error::Io`] from the underlying writer.
+    pub fn write_block(&mut self, header: &BlockHeader, block: &EncodedBlock) -> Result<(), Error> {
+        debug_assert_eq!(header.range_len as usize, block.range.len());
+        debug_assert_eq!(header.raw_len as usize, block.raw.len());
+        self.index.push(IndexEntry { offset: self.offset, lines: header.lines, text_len: header.text_len, plies: header.plies });
+        self.out.write_all(&header.to_bytes())?;
+        self.out.write_all(&block.range)?;
+        self.out.write_all(&block.raw)?;
+        self.offset += (BlockHeader::LEN + block.range.len() + block.raw.len()) as u64;
+        Ok(())
+    }
+
+    /// Writes the index and footer, flushes, and returns the writer and the archive size.
+    ///
+    /// # Errors
+    /// [`Error::Io`] from the underlying writer.
+    pub fn finish(mut self) -> Result<(W, u64), Error> {
+        let index = index_to_bytes(&self.index);
+        self.out.write_all(&index)?;
+        self.out.write_all(&Footer { index_offset: self.offset }.to_bytes())?;
+        self.out.flush()?;
+        let size = self.offset + index.len() as u64 + Footer::LEN as u64;
+        Ok((self.out, size))
+    }
+}

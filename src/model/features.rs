@@ -1,0 +1,326 @@
+//! Sparse features of moves, game ends and results, and their weight layouts.
+//!
+//! Each candidate (a legal move, "the game ends here", a result) is described by a few active
+//! features `(index, value)`, values in units of 1/[`ONE`]. Its logit is the dot product with
+//! the weights of the layout. The same extraction code feeds the coder (a dot product) and the
+//! tuner (stored feature rows), so what is tuned is exactly what is coded.
+//!
+//! Squares are seen from the mover: Black's squares are mirrored vertically, so `from.P` rank 2
+//! is each side's own second rank.
+
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+
+use super::attacks::{CheckInfo, attack_map, role_index};
+
+/// Feature value 1.0.
+pub const ONE: i32 = 256;
+
+/// Receives the active features of one candidate.
+pub trait Sink {
+    /// Feature `index` is active with `value` (units of 1/[`ONE`]).
+    fn put(&mut self, index: usize, value: i32);
+}
+
+/// A [`Sink`] that computes the logit: the dot product with weights, in logit units.
+pub struct Dot<'w> {
+    weights: &'w [i32],
+    acc: i64,
+}
+
+impl<'w> Dot<'w> {
+    /// Starts a dot product with `weights`.
+    #[inline]
+    pub fn new(weights: &'w [i32]) -> Self {
+        Dot { weights, acc: 0 }
+    }
+
+    /// The logit (weights times values, divided by [`ONE`], rounded down).
+    #[inline]
+    pub fn logit(&self) -> i32 {
+        (self.acc >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
+    }
+}
+
+impl Sink for Dot<'_> {
+    #[inline]
+    fn put(&mut self, index: usize, value: i32) {
+        self.acc += self.weights[index] as i64 * value as i64;
+    }
+}
+
+/// Knots (centipawns) of the piecewise-linear function of a move's loss against the best move.
+pub const LOSS_KNOTS: [i32; 8] = [0, 15, 40, 80, 150, 300, 600, 1200];
+
+/// Game phases, by non-pawn material on the board.
+pub const PHASES: usize = 3;
+
+/// Buckets of the side to move's evaluation (centipawns) for end and result features.
+pub const EVAL_EDGES: [i32; 11] = [-900, -500, -300, -150, -60, 0, 60, 150, 300, 500, 900];
+
+/// Buckets of the ply number for end and result features.
+pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
+
+crate::feature_layout! {
+    /// Weights of the move model.
+    pub mod move_layout {
+        LOSS: super::PHASES * 8 => "loss",
+        FROM_P: 64 => "from.P",
+        FROM_N: 64 => "from.N",
+        FROM_B: 64 => "from.B",
+        FROM_R: 64 => "from.R",
+        FROM_Q: 64 => "from.Q",
+        FROM_K: 64 => "from.K",
+        TO_P: 64 => "to.P",
+        TO_N: 64 => "to.N",
+        TO_B: 64 => "to.B",
+        TO_R: 64 => "to.R",
+        TO_Q: 64 => "to.Q",
+        TO_K: 64 => "to.K",
+        CAPTURE: 36 => "capture",
+        PROMOTION: 4 => "promotion",
+        CHECK: 6 => "check",
+        RECAPTURE: 6 => "recapture",
+        SAME_PIECE: 6 => "same_piece",
+        DIST_LAST: 8 => "dist_last",
+        ESCAPE: 6 => "escape",
+        ESCAPE_HANGING: 6 => "escape_hanging",
+        TO_ATTACKED: 6 => "to_attacked",
+        TO_HANGING: 6 => "to_hanging",
+    }
+}
+
+crate::feature_layout! {
+    /// Weights of the game-end model (logit of "the game ends before this ply").
+    pub mod end_layout {
+        BIAS: 1 => "bias",
+        EVAL: 12 => "eval",
+        PLY: 10 => "ply",
+        IN_CHECK: 1 => "in_check",
+        INSUFFICIENT: 1 => "insufficient",
+        REPETITION: 1 => "repetition",
+        FIFTY: 1 => "fifty",
+        LAST_CAPTURE: 1 => "last_capture",
+    }
+}
+
+/// Result classes from the side to move's point of view.
+pub const RESULT_CLASSES: usize = 4;
+
+crate::feature_layout! {
+    /// Weights of the result model: for each context feature, 4 weights (side to move wins,
+    /// loses, draw, unknown).
+    pub mod result_layout {
+        BIAS: 4 => "bias",
+        CHECKMATE: 4 => "checkmate",
+        STALEMATE: 4 => "stalemate",
+        INSUFFICIENT: 4 => "insufficient",
+        REPETITION: 4 => "repetition",
+        EVAL: 4 * 12 => "eval",
+        PLY: 4 * 10 => "ply",
+    }
+}
+
+/// Index of the bucket of `x` among ascending `edges` (`edges.len() + 1` buckets).
+#[inline]
+pub fn bucket<T: PartialOrd + Copy>(x: T, edges: &[T]) -> usize {
+    edges.iter().take_while(|&&e| x >= e).count()
+}
+
+/// Square index from the point of view of `color` (Black mirrored vertically).
+#[inline]
+fn relative(sq: Square, color: Color) -> usize {
+    match color {
+        Color::White => sq as usize,
+        Color::Black => sq as usize ^ 56,
+    }
+}
+
+/// Game phase in `0..PHASES` from non-pawn material (Sunfish values, both sides).
+pub fn phase(pos: &Chess) -> usize {
+    let b = pos.board();
+    let material = 280 * b.knights().count() as i32
+        + 320 * b.bishops().count() as i32
+        + 479 * b.rooks().count() as i32
+        + 929 * b.queens().count() as i32;
+    if material >= 4500 {
+        0
+    } else if material >= 2200 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Everything about one position that move features need, computed once per ply.
+pub struct MoveContext<'a> {
+    /// The position before the move.
+    pub pos: &'a Chess,
+    /// The legal moves, in canonical order.
+    pub moves: &'a [Move],
+    /// Engine score of each move (centipawns, side to move's point of view).
+    pub scores: &'a [i32],
+    /// `max(scores)`.
+    pub best: i32,
+    /// Destination of the opponent's last move, if any.
+    pub last_to: Option<Square>,
+    /// Destination of the side to move's own previous move, if any.
+    pub own_last_to: Option<Square>,
+    phase: usize,
+    their_attacks: Bitboard,
+    our_attacks: Bitboard,
+    checks: CheckInfo,
+}
+
+impl<'a> MoveContext<'a> {
+    /// Precomputes the per-position facts.
+    pub fn new(
+        pos: &'a Chess,
+        moves: &'a [Move],
+        scores: &'a [i32],
+        last_to: Option<Square>,
+        own_last_to: Option<Square>,
+    ) -> Self {
+        let us = pos.turn();
+        MoveContext {
+            pos,
+            moves,
+            scores,
+            best: scores.iter().copied().max().unwrap_or(0),
+            last_to,
+            own_last_to,
+            phase: phase(pos),
+            their_attacks: attack_map(pos, !us),
+            our_attacks: attack_map(pos, us),
+            checks: CheckInfo::new(pos),
+        }
+    }
+
+    /// Emits the features of move `i` into `sink`.
+    pub fn features(&self, i: usize, sink: &mut impl Sink) {
+        use move_layout::*;
+        let m = &self.moves[i];
+        let us = self.pos.turn();
+        let role = m.role();
+        let r = role_index(role);
+        let from = m.from().expect("standard chess has no drops");
+        // Castling moves the king to its castling square (shakmaty stores the rook square).
+        let to = match *m {
+            Move::Castle { king, .. } => {
+                let side = m.castling_side().expect("castle");
+                Square::from_coords(side.king_to_file(), king.rank())
+            }
+            _ => m.to(),
+        };
+
+        // Loss against the best move, piecewise linear between knots, per phase.
+        let loss = (self.best - self.scores[i]).clamp(0, LOSS_KNOTS[7]);
+        let k = LOSS_KNOTS.iter().rposition(|&x| loss >= x).expect("loss >= 0").min(6);
+        let frac = (loss - LOSS_KNOTS[k]) * ONE / (LOSS_KNOTS[k + 1] - LOSS_KNOTS[k]);
+        let base = LOSS + self.phase * 8;
+        if frac < ONE {
+            sink.put(base + k, ONE - frac);
+        }
+        if frac > 0 {
+            sink.put(base + k + 1, frac);
+        }
+
+        sink.put(FROM_P + r * 64 + relative(from, us), ONE);
+        sink.put(TO_P + r * 64 + relative(to, us), ONE);
+
+        if let Some(victim) = m.capture() {
+            sink.put(CAPTURE + r * 6 + role_index(victim), ONE);
+            if Some(to) == self.last_to {
+                sink.put(RECAPTURE + r, ONE);
+            }
+        }
+        if let Some(p) = m.promotion() {
+            sink.put(PROMOTION + (role_index(p).saturating_sub(1)).min(3), ONE);
+        }
+        if self.checks.gives_check(self.pos, m) {
+            sink.put(CHECK + r, ONE);
+        }
+        if Some(from) == self.own_last_to {
+            sink.put(SAME_PIECE + r, ONE);
+        }
+        if let Some(last) = self.last_to {
+            sink.put(DIST_LAST + (last.distance(to) as usize).min(7), ONE);
+        }
+        if role != Role::King {
+            if self.their_attacks.contains(from) {
+                sink.put(ESCAPE + r, ONE);
+                if !self.our_attacks.contains(from) {
+                    sink.put(ESCAPE_HANGING + r, ONE);
+                }
+            }
+            if self.their_attacks.contains(to) {
+                sink.put(TO_ATTACKED + r, ONE);
+                if !self.our_attacks.contains(to) {
+                    sink.put(TO_HANGING + r, ONE);
+                }
+            }
+        }
+    }
+}
+
+/// Facts about the position before a ply that the end and result models use.
+#[derive(Clone, Copy, Debug)]
+pub struct EndContext {
+    /// Evaluation for the side to move in centipawns (static + best move score), or -MATE.
+    pub eval: i32,
+    /// Ply number (0 before White's first move).
+    pub ply: u32,
+    /// The side to move is in check.
+    pub in_check: bool,
+    /// The side to move has no legal move and is in check.
+    pub checkmate: bool,
+    /// The side to move has no legal move and is not in check.
+    pub stalemate: bool,
+    /// Neither side can mate.
+    pub insufficient: bool,
+    /// The position occurred at least twice before in this game.
+    pub repetition: bool,
+    /// 100 or more plies without capture or pawn move.
+    pub fifty: bool,
+    /// The last move captured.
+    pub last_capture: bool,
+}
+
+impl EndContext {
+    /// Emits the features of "the game ends here".
+    pub fn end_features(&self, sink: &mut impl Sink) {
+        use end_layout::*;
+        sink.put(BIAS, ONE);
+        sink.put(EVAL + bucket(self.eval, &EVAL_EDGES), ONE);
+        sink.put(PLY + bucket(self.ply, &PLY_EDGES), ONE);
+        for (on, index) in [
+            (self.in_check, IN_CHECK),
+            (self.insufficient, INSUFFICIENT),
+            (self.repetition, REPETITION),
+            (self.fifty, FIFTY),
+            (self.last_capture, LAST_CAPTURE),
+        ] {
+            if on {
+                sink.put(index, ONE);
+            }
+        }
+    }
+
+    /// Emits the features of result class `class` (0 side to move wins, 1 loses, 2 draw,
+    /// 3 unknown).
+    pub fn result_features(&self, class: usize, sink: &mut impl Sink) {
+        use result_layout::*;
+        sink.put(BIAS + class, ONE);
+        sink.put(EVAL + 4 * bucket(self.eval, &EVAL_EDGES) + class, ONE);
+        sink.put(PLY + 4 * bucket(self.ply, &PLY_EDGES) + class, ONE);
+        for (on, index) in [
+            (self.checkmate, CHECKMATE),
+            (self.stalemate, STALEMATE),
+            (self.insufficient, INSUFFICIENT),
+            (self.repetition, REPETITION),
+        ] {
+            if on {
+                sink.put(index + class, ONE);
+            }
+        }
+    }
+}

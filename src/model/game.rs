@@ -1,0 +1,100 @@
+//! The state of a game being coded: position, ply, history, and the canonical move order.
+
+use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, zobrist::Zobrist64};
+
+/// Canonical sort key of a move: origin, destination (the rook square for castling, as
+/// shakmaty stores it), promotion role. Independent of shakmaty's generation order.
+#[inline]
+pub fn move_key(m: &Move) -> u16 {
+    let from = m.from().map_or(0, |s| s as u16);
+    let promo = m.promotion().map_or(0, |r| r as u16);
+    from << 9 | (m.to() as u16) << 3 | promo
+}
+
+/// The legal moves of `pos` sorted by [`move_key`], into `out`.
+pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
+    *out = pos.legal_moves();
+    out.sort_unstable_by_key(move_key);
+}
+
+/// A game in progress from the standard initial position.
+#[derive(Clone, Debug)]
+pub struct GameState {
+    /// Current position.
+    pub pos: Chess,
+    /// Plies played so far.
+    pub ply: u32,
+    /// Zobrist hash of `pos` (shakmaty's 64-bit keys, legal en passant squares only).
+    pub hash: u64,
+    /// The opponent's last move (the move that led to `pos`).
+    pub last: Option<Move>,
+    /// The side to move's own previous move.
+    pub own_last: Option<Move>,
+    /// Hashes of all earlier positions of the game, for repetition detection.
+    history: Vec<u64>,
+}
+
+impl Default for GameState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl GameState {
+    /// The standard initial position.
+    pub fn new() -> Self {
+        let pos = Chess::default();
+        let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new() }
+    }
+
+    /// Plays legal move `m`.
+    pub fn play(&mut self, m: Move) {
+        let next = self
+            .pos
+            .update_zobrist_hash::<Zobrist64>(Zobrist64(self.hash), m, EnPassantMode::Legal);
+        self.history.push(self.hash);
+        self.pos.play_unchecked(m);
+        self.hash = match next {
+            Some(h) => h.0,
+            None => self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+        };
+        self.ply += 1;
+        self.own_last = self.last;
+        self.last = Some(m);
+    }
+
+    /// How many times the current position occurred before in this game.
+    pub fn repetitions(&self) -> usize {
+        let reversible = self.pos.halfmoves() as usize;
+        self.history.iter().rev().take(reversible).filter(|&&h| h == self.hash).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parse_game;
+
+    #[test]
+    fn incremental_hash_matches_full_hash() {
+        for line in include_str!("../../data/Chess_Games.txt").lines().take(50) {
+            let game = parse_game(line.as_bytes()).unwrap();
+            let mut st = GameState::new();
+            for m in game.moves {
+                st.play(m);
+                assert_eq!(st.hash, st.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+            }
+        }
+    }
+
+    #[test]
+    fn repetitions_are_counted() {
+        let mut st = GameState::new();
+        let line = parse_game(b"Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 *").unwrap();
+        for m in line.moves {
+            st.play(m);
+        }
+        assert_eq!(st.repetitions(), 2);
+    }
+}

@@ -1,0 +1,156 @@
+//! The probability model: for each ply, a frequency table over the legal moves; for each game,
+//! when it ends and its result.
+//!
+//! A [`Model`] is one set of tuned parameters (one file in `models/`, one per level); a
+//! [`Predictor`] applies it to the games of one block, with per-block state (the online book).
+
+pub mod attacks;
+pub mod book;
+pub mod features;
+pub mod game;
+pub mod params;
+pub mod predictor;
+pub mod softmax;
+
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+pub use game::GameState;
+pub use predictor::Predictor;
+
+use crate::Error;
+use crate::engine::SearchConfig;
+use features::{end_layout, move_layout, result_layout};
+use params::{ParamFile, fnv1a64, write_weights};
+
+/// Compression levels: 1 (fastest) ..= [`MAX_LEVEL`] (strongest).
+pub const MIN_LEVEL: u8 = 1;
+/// The strongest level.
+pub const MAX_LEVEL: u8 = 9;
+/// The level used when none is given.
+pub const DEFAULT_LEVEL: u8 = 5;
+
+/// One complete set of model parameters.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Model {
+    /// Compression level this model is for.
+    pub level: u8,
+    /// How the engine scores moves.
+    pub search: SearchConfig,
+    /// Uniform floor mixed into the move distribution, in 1/65536.
+    pub move_floor: u64,
+    /// Weight of the model's distribution against the online book's counts, in 1/256 games.
+    pub book_alpha: u64,
+    /// The book is consulted and filled only for plies below this.
+    pub book_max_ply: u32,
+    /// Move-model weights, laid out by [`features::move_layout`].
+    pub move_weights: Vec<i32>,
+    /// Game-end weights, laid out by [`features::end_layout`].
+    pub end_weights: Vec<i32>,
+    /// Result weights, laid out by [`features::result_layout`].
+    pub result_weights: Vec<i32>,
+}
+
+impl Model {
+    /// Parses a parameter file (see [`params`]); `name` appears in errors.
+    ///
+    /// # Errors
+    /// [`Error::Model`] on syntax errors, wrong group lengths or out-of-range settings.
+    pub fn parse(name: &str, text: &str) -> Result<Model, Error> {
+        let file = ParamFile::parse(name, text)?;
+        let get = |key: &str, default: i64, lo: i64, hi: i64| -> Result<i64, Error> {
+            let v = file.setting(name, key, default)?;
+            if v < lo || v > hi {
+                return Err(Error::Model { name: name.into(), line: 0, message: format!("`{key}` = {v} is outside {lo}..={hi}") });
+            }
+            Ok(v)
+        };
+        Ok(Model {
+            level: get("level", DEFAULT_LEVEL as i64, MIN_LEVEL as i64, MAX_LEVEL as i64)? as u8,
+            search: SearchConfig {
+                depth: get("search.depth", 0, 0, 8)? as u8,
+                quiescence: get("search.quiescence", 0, 0, 1)? == 1,
+                margin: get("search.margin", 600, 0, 100_000)? as i32,
+            },
+            move_floor: get("move.floor", 64, 1, 65536)? as u64,
+            book_alpha: get("book.alpha", 1024, 1, 1 << 30)? as u64,
+            book_max_ply: get("book.max_ply", 0, 0, 1000)? as u32,
+            move_weights: file.weights(name, "move", move_layout::GROUPS, move_layout::LEN)?,
+            end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN)?,
+            result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN)?,
+        })
+    }
+
+    /// The canonical text of this model: what [`Model::parse`] reads, and what [`Model::id`]
+    /// hashes.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "level {}", self.level);
+        let _ = writeln!(s, "search.depth {}", self.search.depth);
+        let _ = writeln!(s, "search.quiescence {}", self.search.quiescence as u8);
+        let _ = writeln!(s, "search.margin {}", self.search.margin);
+        let _ = writeln!(s, "move.floor {}", self.move_floor);
+        let _ = writeln!(s, "book.alpha {}", self.book_alpha);
+        let _ = writeln!(s, "book.max_ply {}", self.book_max_ply);
+        write_weights(&mut s, "move", move_layout::GROUPS, &self.move_weights);
+        write_weights(&mut s, "end", end_layout::GROUPS, &self.end_weights);
+        write_weights(&mut s, "result", result_layout::GROUPS, &self.result_weights);
+        s
+    }
+
+    /// 64-bit id of the parameters (FNV-1a of [`Model::to_text`]), stored in archives so that
+    /// an archive is only ever expanded with the model that made it.
+    pub fn id(&self) -> u64 {
+        fnv1a64(self.to_text().as_bytes())
+    }
+
+    /// The model embedded in this binary for `level` (`MIN_LEVEL..=MAX_LEVEL`).
+    ///
+    /// # Panics
+    /// If `level` is out of range (a bug in the caller) or an embedded file does not parse
+    /// (caught by the tests).
+    pub fn builtin(level: u8) -> &'static Model {
+        assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
+        &BUILTIN[(level - MIN_LEVEL) as usize]
+    }
+
+    /// The embedded model with id `id`, if any.
+    pub fn by_id(id: u64) -> Option<&'static Model> {
+        BUILTIN.iter().find(|m| m.id() == id)
+    }
+}
+
+/// The parameter files in `models/`, one per level, embedded at build time.
+pub const MODEL_FILES: [(&str, &str); 9] = [
+    ("level1.txt", include_str!("../../models/level1.txt")),
+    ("level2.txt", include_str!("../../models/level2.txt")),
+    ("level3.txt", include_str!("../../models/level3.txt")),
+    ("level4.txt", include_str!("../../models/level4.txt")),
+    ("level5.txt", include_str!("../../models/level5.txt")),
+    ("level6.txt", include_str!("../../models/level6.txt")),
+    ("level7.txt", include_str!("../../models/level7.txt")),
+    ("level8.txt", include_str!("../../models/level8.txt")),
+    ("level9.txt", include_str!("../../models/level9.txt")),
+];
+
+static BUILTIN: LazyLock<Vec<Model>> = LazyLock::new(|| {
+    MODEL_FILES
+        .iter()
+        .map(|(name, text)| Model::parse(name, text).unwrap_or_else(|e| panic!("embedded model {name}: {e}")))
+        .collect()
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_models_parse_and_are_distinct() {
+        for level in MIN_LEVEL..=MAX_LEVEL {
+            let m = Model::builtin(level);
+            assert_eq!(m.level, level);
+            assert_eq!(Model::parse("again", &m.to_text()).unwrap(), *m);
+            assert_eq!(Model::by_id(m.id()).unwrap().level, level);
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Applying a [`Model`] ply by ply: legal moves, engine scores, features, frequency tables.
+
+use shakmaty::{Move, MoveList, Position};
+
+use super::book::Book;
+use super::features::{Dot, EndContext, MoveContext, RESULT_CLASSES};
+use super::game::{GameState, legal_moves_sorted, move_key};
+use super::softmax::softmax_into;
+use super::Model;
+use crate::codec::{Cdf, CdfBuf, TOTAL};
+use crate::engine::{MATE, Searcher, static_eval};
+
+/// Uniform floor of the end and result distributions, in 1/65536.
+const OUTCOME_FLOOR: u64 = 16;
+
+/// Per-block model state and scratch buffers. Call [`Predictor::prepare`] once per ply, then
+/// any of the table methods for that ply.
+pub struct Predictor<'m> {
+    model: &'m Model,
+    searcher: Searcher,
+    book: Book,
+    moves: MoveList,
+    scores: Vec<i32>,
+    logits: Vec<i32>,
+    weights: Vec<u64>,
+    table: CdfBuf,
+    prepared_ply: Option<(u32, u64)>,
+}
+
+impl<'m> Predictor<'m> {
+    /// A predictor with an empty book.
+    pub fn new(model: &'m Model) -> Self {
+        Predictor {
+            model,
+            searcher: Searcher::new(),
+            book: Book::new(),
+            moves: MoveList::new(),
+            scores: Vec::new(),
+            logits: Vec::new(),
+            weights: Vec::new(),
+            table: CdfBuf::new(),
+            prepared_ply: None,
+        }
+    }
+
+    /// The model in use.
+    pub fn model(&self) -> &'m Model {
+        self.model
+    }
+
+    /// Generates and scores the legal moves of `st`'s position (canonical order).
+    pub fn prepare(&mut self, st: &GameState) {
+        legal_moves_sorted(&st.pos, &mut self.moves);
+        if self.model.search.depth == 0 && !self.model.search.quiescence {
+            self.scores.clear();
+            self.scores.extend(self.moves.iter().map(|m| crate::engine::move_value(&st.pos, m)));
+        } else {
+            self.searcher.score_moves(&st.pos, &self.moves, &self.model.search, &mut self.scores);
+        }
+        self.prepared_ply = Some((st.ply, st.hash));
+    }
+
+    fn check_prepared(&self, st: &GameState) {
+        debug_assert_eq!(self.prepared_ply, Some((st.ply, st.hash)), "prepare() not called for this ply");
+    }
+
+    /// The legal moves of the prepared position, in canonical order.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
+    /// Engine scores of [`Predictor::moves`] (centipawns, side to move's view).
+    pub fn scores(&self) -> &[i32] {
+        &self.scores
+    }
+
+    /// Move features of the prepared position.
+    pub fn move_context<'a>(&'a self, st: &'a GameState) -> MoveContext<'a> {
+        self.check_prepared(st);
+        MoveContext::new(
+            &st.pos,
+            &self.moves,
+            &self.scores,
+            st.last.map(|m| m.to()),
+            st.own_last.map(|m| m.to()),
+        )
+    }
+
+    /// End and result features of the prepared position.
+    pub fn end_context(&self, st: &GameState) -> EndContext {
+        self.check_prepared(st);
+        let pos = &st.pos;
+        let no_moves = self.moves.is_empty();
+        let eval = if no_moves {
+            if pos.is_check() { -MATE } else { 0 }
+        } else {
+            static_eval(pos) + self.scores.iter().copied().max().unwrap_or(0)
+        };
+        EndContext {
+            eval,
+            ply: st.ply,
+            in_check: pos.is_check(),
+            checkmate: no_moves && pos.is_check(),
+            stalemate: no_moves && !pos.is_check(),
+            insufficient: pos.is_insufficient_material(),
+            repetition: st.repetitions() >= 2,
+            fifty: pos.halfmoves() >= 100,
+            last_capture: st.last.is_some_and(|m| m.is_capture()),
+        }
+    }
+
+    /// Table over {continues, ends} for the prepared ply (only coded when there are legal moves).
+    pub fn end_table(&mut self, st: &GameState) -> Cdf<'_> {
+        let ctx = self.end_context(st);
+        let mut dot = Dot::new(&self.model.end_weights);
+        ctx.end_features(&mut dot);
+        self.logits.clear();
+        self.logits.extend([0, dot.logit()]);
+        softmax_into(&self.logits, OUTCOME_FLOOR, &mut self.weights, &mut self.table);
+        self.table.cdf()
+    }
+
+    /// Table over result classes (side to move wins, loses, draw, unknown) at the final
+    /// position, which must be prepared.
+    pub fn result_table(&mut self, st: &GameState) -> Cdf<'_> {
+        let ctx = self.end_context(st);
+        self.logits.clear();
+        for class in 0..RESULT_CLASSES {
+            let mut dot = Dot::new(&self.model.result_weights);
+            ctx.result_features(class, &mut dot);
+            self.logits.push(dot.logit());
+        }
+        softmax_into(&self.logits, OUTCOME_FLOOR, &mut self.weights, &mut self.table);
+        self.table.cdf()
+    }
+
+    /// Table over the prepared legal moves (which must not be empty).
+    pub fn move_table(&mut self, st: &GameState) -> Cdf<'_> {
+        let mut logits = std::mem::take(&mut self.logits);
+        logits.clear();
+        let ctx = self.move_context(st);
+        for i in 0..self.moves.len() {
+            let mut dot = Dot::new(&self.model.move_weights);
+            ctx.features(i, &mut dot);
+            logits.push(dot.logit());
+        }
+        softmax_into(&logits, self.model.move_floor, &mut self.weights, &mut self.table);
+        self.logits = logits;
+        if st.ply < self.model.book_max_ply {
+            self.mix_book(st.hash);
+        }
+        self.table.cdf()
+    }
+
+    /// Mixes the online book into the move table: `p_i = (c_i + alpha q_i) / (C + alpha)`
+    /// with `q` the model's table and `c_i` the book counts, in integers.
+    fn mix_book(&mut self, hash: u64) {
+        let seen = self.book.get(hash);
+        if seen.is_empty() {
+            return;
+        }
+        let model_table = self.table.cdf();
+        self.weights.clear();
+        for (i, m) in self.moves.iter().enumerate() {
+            let key = move_key(m);
+            let count = seen.iter().find(|(k, _)| *k == key).map_or(0, |&(_, c)| c as u64);
+            self.weights.push(count * TOTAL as u64 * 256 + self.model.book_alpha * model_table.frequency(i) as u64);
+        }
+        self.table.set_weights(&self.weights);
+    }
+
+    /// Records that move `index` of the prepared moves was played (fills the book).
+    pub fn observe(&mut self, st: &GameState, index: usize) {
+        if st.ply < self.model.book_max_ply {
+            self.book.observe(st.hash, move_key(&self.moves[index]));
+        }
+    }
+
+}
