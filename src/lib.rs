@@ -21,6 +21,7 @@ pub mod engine;
 pub mod error;
 pub mod model;
 pub mod text;
+pub mod tune;
 
 pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
 pub use error::{Error, Result};

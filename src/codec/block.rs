@@ -3,11 +3,9 @@
 
 use std::io::Read as _;
 
-use shakmaty::{Color, Position};
-
+use super::game::{GameCoder, MoveText};
 use super::{AdaptiveModel, Decoder, Encoder, SymbolCoder};
-use crate::model::{GameState, Model, Predictor};
-use crate::text::spelling::{self, Convention, Spelling};
+use crate::model::{GameState, Model};
 use crate::text::{Game, GameResult, Terminator, parse_game, render_game, split_lines};
 use crate::Error;
 
@@ -59,26 +57,17 @@ enum LineKind {
 
 /// Adaptive models and the predictor shared by the lines of a block.
 struct BlockCoder<'m> {
-    predictor: Predictor<'m>,
+    games: GameCoder<'m>,
     kind: AdaptiveModel,
     terminator: AdaptiveModel,
-    convention: AdaptiveModel,
-    spelling_hit: AdaptiveModel,
-    spelling: AdaptiveModel,
-    /// Per-symbol cost accounting (encoder with measuring on).
-    move_bits: f64,
 }
 
 impl<'m> BlockCoder<'m> {
     fn new(model: &'m Model) -> Self {
         BlockCoder {
-            predictor: Predictor::new(model),
+            games: GameCoder::new(model),
             kind: AdaptiveModel::new(2, 32),
             terminator: AdaptiveModel::new(Terminator::ALL.len(), 32),
-            convention: AdaptiveModel::new(Convention::ALL.len(), 32),
-            spelling_hit: AdaptiveModel::new(2, 32),
-            spelling: AdaptiveModel::new(Spelling::COUNT, 32),
-            move_bits: 0.0,
         }
     }
 
@@ -97,115 +86,15 @@ impl<'m> BlockCoder<'m> {
             };
         }
         if let LineKind::Game(game) = kind {
-            self.code_game(c, game)?;
+            let mut text = MoveText { moves: std::mem::take(&mut game.moves), spellings: std::mem::take(&mut game.spellings) };
+            let end = self.games.code_moves(c, GameState::new(), &mut text)?;
+            self.games.code_result(c, &end, &mut game.result)?;
+            game.moves = text.moves;
+            game.spellings = text.spellings;
         }
         Ok(())
     }
 
-    /// Codes a game: its spelling convention, then per ply "ends here?" and the move with its
-    /// spelling, then the result.
-    fn code_game<C: SymbolCoder>(&mut self, c: &mut C, game: &mut Game) -> Result<(), Error> {
-        let decoding = c.decoding();
-        let mut conv = if decoding { 0 } else { choose_convention(game).index() };
-        self.convention.code(c, &mut conv)?;
-        let convention = Convention::ALL[conv];
-        let mut st = GameState::new();
-        loop {
-            self.predictor.prepare(&st);
-            let ply = st.ply as usize;
-            if self.predictor.moves().is_empty() {
-                break;
-            }
-            let mut end = (!decoding && ply == game.moves.len()) as usize;
-            c.code(self.predictor.end_table(&st), &mut end)?;
-            if end == 1 {
-                break;
-            }
-            let mut index = if decoding {
-                0
-            } else {
-                let played = game.moves[ply];
-                self.predictor.moves().iter().position(|m| *m == played).expect("parsed moves are legal")
-            };
-            let table = self.predictor.move_table(&st);
-            if !decoding {
-                self.move_bits += table.bits(index);
-            }
-            c.code(table, &mut index)?;
-            self.predictor.observe(&st, index);
-            let m = self.predictor.moves()[index];
-
-            let mut after = st.pos.clone();
-            after.play_unchecked(m);
-            let expected = spelling::expected(&st.pos, &m, self.predictor.moves(), &after, convention);
-            let mut hit = (!decoding && game.spellings[ply] == expected) as usize;
-            self.spelling_hit.code(c, &mut hit)?;
-            let spelled = if hit == 1 {
-                expected
-            } else {
-                let mut s = if decoding { 0 } else { game.spellings[ply].0 as usize };
-                self.spelling.code(c, &mut s)?;
-                Spelling(s as u8)
-            };
-            if decoding {
-                game.moves.push(m);
-                game.spellings.push(spelled);
-            }
-            st.play(m);
-        }
-        let mut class = if decoding { 0 } else { result_class(game.result, st.pos.turn()) };
-        c.code(self.predictor.result_table(&st), &mut class)?;
-        if decoding {
-            game.result = class_result(class, st.pos.turn());
-        }
-        Ok(())
-    }
-}
-
-/// The convention that predicts a game's spellings: check marks if any move has a suffix;
-/// pseudo-legal disambiguation if some move is disambiguated where legal moves need not be.
-fn choose_convention(game: &Game) -> Convention {
-    let check_marks = game.spellings.iter().any(|s| s.suffix().is_some());
-    let pseudo_legal_disambiguation = {
-        let mut pos = shakmaty::Chess::default();
-        let mut found = false;
-        for (m, s) in game.moves.iter().zip(&game.spellings) {
-            if (s.file() || s.rank()) && m.role() != shakmaty::Role::Pawn {
-                let legal: Vec<_> = pos.legal_moves().into_iter().collect();
-                let plain = Convention { check_marks: false, pseudo_legal_disambiguation: false };
-                let mut after = pos.clone();
-                after.play_unchecked(*m);
-                let canonical = spelling::expected(&pos, m, &legal, &after, plain);
-                if (canonical.file(), canonical.rank()) != (s.file(), s.rank()) {
-                    found = true;
-                    break;
-                }
-            }
-            pos.play_unchecked(*m);
-        }
-        found
-    };
-    Convention { check_marks, pseudo_legal_disambiguation }
-}
-
-/// Result class from the side to move's point of view: 0 wins, 1 loses, 2 draw, 3 unknown.
-fn result_class(result: GameResult, turn: Color) -> usize {
-    match (result, turn) {
-        (GameResult::WhiteWins, Color::White) | (GameResult::BlackWins, Color::Black) => 0,
-        (GameResult::WhiteWins, Color::Black) | (GameResult::BlackWins, Color::White) => 1,
-        (GameResult::Draw, _) => 2,
-        (GameResult::Unknown, _) => 3,
-    }
-}
-
-/// Inverse of [`result_class`].
-fn class_result(class: usize, turn: Color) -> GameResult {
-    match (class, turn) {
-        (0, Color::White) | (1, Color::Black) => GameResult::WhiteWins,
-        (0, Color::Black) | (1, Color::White) => GameResult::BlackWins,
-        (2, _) => GameResult::Draw,
-        _ => GameResult::Unknown,
-    }
 }
 
 /// Compresses the lines of `text` (a whole number of lines) with `model`.
@@ -237,8 +126,8 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
         }
         coder.code_line(&mut enc, &mut kind, &mut terminator).expect("encoding cannot fail");
     }
-    stats.move_bits = coder.move_bits;
-    stats.other_bits = enc.bits - coder.move_bits;
+    stats.move_bits = coder.games.move_bits;
+    stats.other_bits = enc.bits - coder.games.move_bits;
     let raw = if stats.raw_lines == 0 {
         Vec::new()
     } else {

@@ -8,6 +8,7 @@
 pub mod adaptive;
 pub mod cdf;
 pub mod block;
+pub mod game;
 pub mod range;
 
 pub use adaptive::AdaptiveModel;

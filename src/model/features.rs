@@ -10,6 +10,8 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
+use crate::text::GameResult;
+
 use super::attacks::{CheckInfo, attack_map, role_index};
 
 /// Feature value 1.0.
@@ -117,6 +119,26 @@ crate::feature_layout! {
         REPETITION: 4 => "repetition",
         EVAL: 4 * 12 => "eval",
         PLY: 4 * 10 => "ply",
+    }
+}
+
+/// Result class from the side to move's point of view: 0 wins, 1 loses, 2 draw, 3 unknown.
+pub fn result_class(result: GameResult, turn: Color) -> usize {
+    match (result, turn) {
+        (GameResult::WhiteWins, Color::White) | (GameResult::BlackWins, Color::Black) => 0,
+        (GameResult::WhiteWins, Color::Black) | (GameResult::BlackWins, Color::White) => 1,
+        (GameResult::Draw, _) => 2,
+        (GameResult::Unknown, _) => 3,
+    }
+}
+
+/// Inverse of [`result_class`].
+pub fn class_result(class: usize, turn: Color) -> GameResult {
+    match (class, turn) {
+        (0, Color::White) | (1, Color::Black) => GameResult::WhiteWins,
+        (0, Color::Black) | (1, Color::White) => GameResult::BlackWins,
+        (2, _) => GameResult::Draw,
+        _ => GameResult::Unknown,
     }
 }
 

@@ -43,7 +43,11 @@ impl Default for GameState {
 impl GameState {
     /// The standard initial position.
     pub fn new() -> Self {
-        let pos = Chess::default();
+        Self::from_position(Chess::default())
+    }
+
+    /// A game starting from `pos` (a FEN set-up or a Chess960 position); ply 0, no history.
+    pub fn from_position(pos: Chess) -> Self {
         let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new() }
     }

@@ -1,0 +1,360 @@
+//! Fitting model parameters on training games (the `chesszip tune` command).
+//!
+//! The tuner walks training games with the very [`Predictor`] the coder uses, records the
+//! sparse features of every decision (which move, whether the game ends, which result), and
+//! minimises the cross-entropy with L-BFGS. Weights are then rounded to the integer units of
+//! the parameter file. The online book's mixing weight and depth are chosen by replaying the
+//! book over the training games in blocks, as the coder would. Heldout games are only
+//! evaluated, never fitted; the benchmark file is never read here.
+
+pub mod lbfgs;
+pub mod problem;
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use crate::model::features::{RESULT_CLASSES, result_class, end_layout, move_layout, result_layout};
+use crate::model::game::move_key;
+use crate::model::softmax::{LOGIT_ONE, PROB_ONE};
+use crate::model::{GameState, Model, Predictor};
+use shakmaty::Position;
+use crate::text::{Game, parse_game};
+use problem::Problem;
+
+/// Uniform floor of the end and result models (must match the predictor's).
+const OUTCOME_FLOOR: f64 = 16.0 / PROB_ONE as f64;
+
+/// A ply early enough for the book: what the book simulation needs.
+#[derive(Clone, Debug)]
+struct BookPly {
+    game: u32,
+    ply: u32,
+    decision: u32,
+    hash: u64,
+    keys: Vec<u16>,
+}
+
+/// Everything recorded from a set of games.
+#[derive(Default)]
+pub struct Dataset {
+    /// Move decisions.
+    pub moves: Problem,
+    /// "Game ends here" decisions (candidate 0 continues, 1 ends).
+    pub ends: Problem,
+    /// Result decisions (side to move wins, loses, draw, unknown).
+    pub results: Problem,
+    book: Vec<BookPly>,
+    /// Games recorded.
+    pub games: usize,
+}
+
+/// Parses the games of a movetext file, skipping lines that are not games.
+pub fn load_games(text: &[u8]) -> Vec<Game> {
+    text.split(|&b| b == b'\n').filter_map(|l| parse_game(l.strip_suffix(b"\r").unwrap_or(l))).collect()
+}
+
+/// Records the decisions of `games` (numbered from `first`) under `model`'s engine settings.
+fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Dataset {
+    let mut ds = Dataset {
+        moves: Problem::new(move_layout::LEN),
+        ends: Problem::new(end_layout::LEN),
+        results: Problem::new(result_layout::LEN),
+        ..Default::default()
+    };
+    let mut predictor = Predictor::new(model);
+    for (g, game) in games.iter().enumerate() {
+        let mut st = GameState::new();
+        for (ply, m) in game.moves.iter().enumerate() {
+            predictor.prepare(&st);
+            let ctx = predictor.end_context(&st);
+            ds.ends.end_candidate();
+            ctx.end_features(&mut ds.ends);
+            ds.ends.end_candidate();
+            ds.ends.end_decision(0);
+
+            let moves = predictor.moves();
+            let label = moves.iter().position(|c| c == m).expect("legal");
+            if (ply as u32) < book_plies {
+                ds.book.push(BookPly {
+                    game: (first + g) as u32,
+                    ply: ply as u32,
+                    decision: ds.moves.len() as u32,
+                    hash: st.hash,
+                    keys: moves.iter().map(move_key).collect(),
+                });
+            }
+            let mctx = predictor.move_context(&st);
+            for i in 0..moves.len() {
+                mctx.features(i, &mut ds.moves);
+                ds.moves.end_candidate();
+            }
+            ds.moves.end_decision(label);
+            st.play(*m);
+        }
+        predictor.prepare(&st);
+        let ctx = predictor.end_context(&st);
+        if !predictor.moves().is_empty() {
+            ds.ends.end_candidate();
+            ctx.end_features(&mut ds.ends);
+            ds.ends.end_candidate();
+            ds.ends.end_decision(1);
+        }
+        for class in 0..RESULT_CLASSES {
+            ctx.result_features(class, &mut ds.results);
+            ds.results.end_candidate();
+        }
+        ds.results.end_decision(result_class(game.result, st.pos.turn()));
+        ds.games += 1;
+    }
+    ds
+}
+
+/// Records `games` in parallel (chunks of games, merged in order).
+pub fn record_all(model: &Model, games: &[Game], book_plies: u32) -> Dataset {
+    let chunk = 64;
+    let parts: Vec<Dataset> = games
+        .par_chunks(chunk)
+        .enumerate()
+        .map(|(k, gs)| record(model, gs, k * chunk, book_plies))
+        .collect();
+    let mut all = Dataset {
+        moves: Problem::new(move_layout::LEN),
+        ends: Problem::new(end_layout::LEN),
+        results: Problem::new(result_layout::LEN),
+        ..Default::default()
+    };
+    for p in parts {
+        let base = all.moves.len() as u32;
+        all.moves.append(&p.moves);
+        all.ends.append(&p.ends);
+        all.results.append(&p.results);
+        all.book.extend(p.book.into_iter().map(|mut b| {
+            b.decision += base;
+            b
+        }));
+        all.games += p.games;
+    }
+    all
+}
+
+/// Integer weights (1/256 nat) to float weights (nats per feature unit).
+fn to_float(w: &[i32]) -> Vec<f64> {
+    w.iter().map(|&v| v as f64 / LOGIT_ONE as f64).collect()
+}
+
+/// Float weights to integer weights, rounded.
+fn to_int(w: &[f64]) -> Vec<i32> {
+    w.iter().map(|&v| (v * LOGIT_ONE as f64).round().clamp(-1e9, 1e9) as i32).collect()
+}
+
+/// Fits `problem` from `start` with L2 penalty `l2` on the weights whose `mask` is true.
+/// Returns the fitted weights (nats) and the training cross-entropy in bits per decision.
+pub fn fit(problem: &Problem, start: &[f64], floor: f64, l2: f64, mask: &[bool], max_iter: usize) -> (Vec<f64>, f64) {
+    let mut w = start.to_vec();
+    for (wi, &m) in w.iter_mut().zip(mask) {
+        if !m {
+            *wi = 0.0;
+        }
+    }
+    let n = problem.len().max(1) as f64;
+    lbfgs::minimize(&mut w, max_iter, 1e-7, |x, g| {
+        g.iter_mut().for_each(|v| *v = 0.0);
+        let mut loss = problem.loss_and_gradient(x, floor, Some(g)) / n;
+        for i in 0..x.len() {
+            if mask[i] {
+                g[i] = g[i] / n + l2 * x[i];
+                loss += 0.5 * l2 * x[i] * x[i];
+            } else {
+                g[i] = 0.0;
+            }
+        }
+        loss
+    });
+    let bits = problem.loss_and_gradient(&w, floor, None) / n / std::f64::consts::LN_2;
+    (w, bits)
+}
+
+/// Cross-entropy of `problem` under float weights `w`, in bits per decision.
+pub fn bits_per_decision(problem: &Problem, w: &[f64], floor: f64) -> f64 {
+    problem.loss_and_gradient(w, floor, None) / problem.len().max(1) as f64 / std::f64::consts::LN_2
+}
+
+/// Per-candidate probabilities of a move decision under float weights.
+fn move_probabilities(problem: &Problem, d: usize, w: &[f64], floor: f64) -> Vec<f64> {
+    let (c0, c1) = (problem.cand_start[d] as usize, problem.cand_start[d + 1] as usize);
+    let mut z: Vec<f64> = (c0..c1)
+        .map(|c| {
+            let (f0, f1) = (problem.feat_start[c] as usize, problem.feat_start[c + 1] as usize);
+            (f0..f1).map(|f| w[problem.feat_index[f] as usize] * problem.feat_value[f] as f64).sum::<f64>() / 256.0
+        })
+        .collect();
+    let zmax = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let sum: f64 = z.iter_mut().map(|v| {
+        *v = (*v - zmax).exp();
+        *v
+    }).sum();
+    let n = z.len() as f64;
+    z.iter().map(|v| (1.0 - floor) * v / sum + floor / n).collect()
+}
+
+/// Bits saved by the online book over the model alone, for games coded in blocks of
+/// `block_games`, mixing weight `alpha` (games) and book depth `max_ply`. Also returns the
+/// number of move decisions.
+fn book_saving(ds: &Dataset, w: &[f64], floor: f64, block_games: usize, alpha: f64, max_ply: u32) -> f64 {
+    let mut saving = 0.0;
+    let mut book: HashMap<u64, Vec<(u16, u32)>> = HashMap::new();
+    let mut block = u32::MAX;
+    for b in &ds.book {
+        if b.ply >= max_ply {
+            continue;
+        }
+        if b.game / block_games as u32 != block {
+            block = b.game / block_games as u32;
+            book.clear();
+        }
+        let d = b.decision as usize;
+        let y = ds.moves.label[d] as usize;
+        let q = move_probabilities(&ds.moves, d, w, floor);
+        let seen = book.entry(b.hash).or_default();
+        let total: u32 = seen.iter().map(|&(_, c)| c).sum();
+        if total > 0 {
+            let c_y = seen.iter().find(|(k, _)| *k == b.keys[y]).map_or(0, |&(_, c)| c) as f64;
+            let p = (c_y + alpha * q[y]) / (total as f64 + alpha);
+            saving += (p / q[y]).log2();
+        }
+        match seen.iter_mut().find(|(k, _)| *k == b.keys[y]) {
+            Some((_, c)) => *c += 1,
+            None => seen.push((b.keys[y], 1)),
+        }
+    }
+    saving
+}
+
+/// Settings of a tuning run.
+#[derive(Clone, Debug)]
+pub struct TuneOptions {
+    /// L2 penalty of the move weights (nats^-2 per decision).
+    pub l2: f64,
+    /// L-BFGS iterations.
+    pub max_iter: usize,
+    /// Games per block assumed for the book simulation.
+    pub block_games: usize,
+    /// Weight groups (`move.<name>`) forced to zero, for ablations.
+    pub drop_groups: Vec<String>,
+}
+
+impl Default for TuneOptions {
+    fn default() -> Self {
+        TuneOptions { l2: 1e-6, max_iter: 300, block_games: crate::archive::DEFAULT_BLOCK_LINES as usize, drop_groups: Vec::new() }
+    }
+}
+
+/// Outcome of a tuning run.
+#[derive(Clone, Debug)]
+pub struct TuneReport {
+    /// The fitted model.
+    pub model: Model,
+    /// Training cross-entropy of moves, bits per ply (before the book).
+    pub train_move_bits: f64,
+    /// Heldout cross-entropy of moves, bits per ply (before the book).
+    pub heldout_move_bits: f64,
+    /// Book saving on heldout, bits per ply.
+    pub heldout_book_saving: f64,
+    /// Heldout end-of-game cost, bits per ply.
+    pub heldout_end_bits: f64,
+    /// Heldout result cost, bits per game.
+    pub heldout_result_bits: f64,
+    /// Plies in the heldout games.
+    pub heldout_plies: usize,
+}
+
+fn mask_for(groups: &[crate::model::params::Group], len: usize, drop: &[String]) -> Vec<bool> {
+    let mut mask = vec![true; len];
+    for g in groups {
+        if drop.iter().any(|d| d == g.name) {
+            mask[g.offset..g.offset + g.len].iter_mut().for_each(|m| *m = false);
+        }
+    }
+    mask
+}
+
+/// Fits all weights of `base`'s level on `train` and evaluates on `heldout`. `log` receives
+/// progress lines.
+pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, log: &mut dyn FnMut(&str)) -> TuneReport {
+    let t = Instant::now();
+    const BOOK_PLIES: u32 = 80;
+    let ds = record_all(base, train, BOOK_PLIES);
+    let hd = record_all(base, heldout, BOOK_PLIES);
+    log(&format!(
+        "recorded {} train plies, {} heldout plies in {:.1?}",
+        ds.moves.len(),
+        hd.moves.len(),
+        t.elapsed()
+    ));
+    let floor = base.move_floor as f64 / PROB_ONE as f64;
+    let mask = mask_for(move_layout::GROUPS, move_layout::LEN, &opts.drop_groups);
+    let (w_move, train_bits) = fit(&ds.moves, &to_float(&base.move_weights), floor, opts.l2, &mask, opts.max_iter);
+    let heldout_bits = bits_per_decision(&hd.moves, &w_move, floor);
+    log(&format!("moves: train {train_bits:.4} bits/ply, heldout {heldout_bits:.4} bits/ply ({:.1?})", t.elapsed()));
+
+    // Floor: a small grid, weights fixed.
+    let mut best_floor = (base.move_floor, bits_per_decision(&ds.moves, &w_move, floor));
+    for f in [4u64, 8, 16, 32, 64, 128, 256] {
+        let b = bits_per_decision(&ds.moves, &w_move, f as f64 / PROB_ONE as f64);
+        if b < best_floor.1 {
+            best_floor = (f, b);
+        }
+    }
+    let floor = best_floor.0 as f64 / PROB_ONE as f64;
+
+    let ones = |n| vec![true; n];
+    let (w_end, end_train) = fit(&ds.ends, &to_float(&base.end_weights), OUTCOME_FLOOR, 1e-6, &ones(end_layout::LEN), opts.max_iter);
+    let (w_result, result_train) =
+        fit(&ds.results, &to_float(&base.result_weights), OUTCOME_FLOOR, 1e-4, &ones(result_layout::LEN), opts.max_iter);
+    let end_heldout = bits_per_decision(&hd.ends, &w_end, OUTCOME_FLOOR) * hd.ends.len() as f64 / hd.moves.len().max(1) as f64;
+    let result_heldout = bits_per_decision(&hd.results, &w_result, OUTCOME_FLOOR);
+    log(&format!(
+        "end: train {:.4} bits/ply; result: train {result_train:.3} bits/game; heldout end {end_heldout:.4} bits/ply, result {result_heldout:.3} bits/game",
+        end_train * ds.ends.len() as f64 / ds.moves.len().max(1) as f64
+    ));
+
+    // Book: mixing weight and depth, chosen on the training games.
+    let mut best_book = (0.0, base.book_alpha, 0u32);
+    for max_ply in [0u32, 10, 16, 20, 24, 30, 40, 60, 80] {
+        for alpha in [64u64, 128, 256, 512, 1024, 2048, 4096, 8192] {
+            let s = book_saving(&ds, &w_move, floor, opts.block_games, alpha as f64 / 256.0, max_ply);
+            if s > best_book.0 {
+                best_book = (s, alpha, max_ply);
+            }
+        }
+    }
+    let (_, book_alpha, book_max_ply) = best_book;
+    let heldout_saving = book_saving(&hd, &w_move, floor, opts.block_games, book_alpha as f64 / 256.0, book_max_ply);
+    log(&format!(
+        "book: alpha {:.2} games, max ply {book_max_ply}; saves {:.4} bits/ply on train, {:.4} on heldout",
+        book_alpha as f64 / 256.0,
+        best_book.0 / ds.moves.len().max(1) as f64,
+        heldout_saving / hd.moves.len().max(1) as f64
+    ));
+
+    let model = Model {
+        move_weights: to_int(&w_move),
+        end_weights: to_int(&w_end),
+        result_weights: to_int(&w_result),
+        move_floor: best_floor.0,
+        book_alpha,
+        book_max_ply,
+        ..base.clone()
+    };
+    TuneReport {
+        model,
+        train_move_bits: train_bits,
+        heldout_move_bits: bits_per_decision(&hd.moves, &w_move, floor),
+        heldout_book_saving: heldout_saving / hd.moves.len().max(1) as f64,
+        heldout_end_bits: end_heldout,
+        heldout_result_bits: result_heldout,
+        heldout_plies: hd.moves.len(),
+    }
+}
