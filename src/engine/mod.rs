@@ -6,13 +6,26 @@
 //! incremental value ([`move_value`], Sunfish's `value(move)`) minus the score of the best reply
 //! found by alpha-beta search with quiescence ([`Searcher::score_moves`]).
 //!
+//! For the model's features there are also a static exchange evaluator ([`see`]) and a cheap
+//! attack summary ([`Threats`]).
+//!
 //! Every function here is a pure function of its arguments: the encoder and decoder, and the
 //! tuner, must get identical scores for the same position whatever else they scored before.
+//! All arithmetic is integer.
 
+mod board;
 pub mod pst;
+#[doc(hidden)]
+pub mod reference;
 pub mod search;
+#[cfg(test)]
+mod search_tests;
+mod see;
+mod threats;
 
 pub use search::{SearchConfig, Searcher};
+pub use see::see;
+pub use threats::Threats;
 
 use shakmaty::{Chess, Color, Move, Position, Role};
 

@@ -1,7 +1,49 @@
 //! Alpha-beta search with quiescence that scores every legal move of a root position.
+//!
+//! # What is computed
+//!
+//! For a root move `m` with incremental value `v(m)` ([`move_value`]), its score is
+//! `v(m) - V(child, depth)`, where `V` is the negamax value of the following tree, with every
+//! node's value relative to that node's own static evaluation (a child's value is the move's
+//! `v` minus the grandchild's value):
+//!
+//! * `V(p, d)` for `d >= 1`: the maximum over the legal moves `x` of `p` of
+//!   `v(x) - V(p after x, d - 1)`; if `p` has no legal move, `-MATE + ply` when in check
+//!   (`ply` = plies from the root position, so faster mates score higher) and `0` for stalemate.
+//! * `V(p, 0)` with quiescence: `Q(p)` = the maximum of `0` (stand pat) and, over the legal
+//!   captures (en passant and capture-promotions included) and non-capture promotions `x`,
+//!   of `v(x) - Q(p after x)`. No mate detection. Without quiescence `V(p, 0) = 0`.
+//!
+//! Then every score is clamped from below at `max - margin`. Only scores above that floor need
+//! to be exact, which is what lets alpha-beta cut.
+//!
+//! # How
+//!
+//! The root position is converted once to a compact copy-make bitboard board
+//! (`super::board`); moves are generated pseudo-legally with shakmaty's magic attack tables and
+//! checked for legality after making them (own king attacked), so the tree is exactly the one
+//! shakmaty's legal move generation defines. Move lists live on one stack buffer owned by the
+//! [`Searcher`] (no allocation per node once warmed up). A position reached by an illegal
+//! move is recognised by the child when it finds the enemy king among its capture targets.
+//!
+//! The search is fail-soft alpha-beta with principal variation search at nodes two or more
+//! plies above the horizon and a killer move per ply. All pruning is sound: a skipped move
+//! provably cannot raise its node above `alpha`. In particular, since `Q >= 0`, a move `x`
+//! leading to a quiescence node (or to a leaf without quiescence) scores at most `v(x)`, so
+//! once moves are visited in decreasing `v` order the first `v(x) <= alpha` ends the node; and
+//! at the root with `depth == 0` a move with `v(m) <= best - margin` ends at the floor unsearched.
+//!
+//! Every node's result is on the correct side of its window (`<= alpha`, `>= beta`, or exact in
+//! between) whatever the move order, so a root score is exact whenever it is above the floor
+//! known when it is searched, and at most that floor otherwise; after clamping, each score is
+//! `max(true score, best - margin)`. Hence the scores do not depend on move order, killers,
+//! buffer contents or earlier calls: they are a pure function of `(pos, moves, cfg)`, computed
+//! with integer arithmetic only. The tests check them against a straightforward
+//! reference implementation (the original shakmaty-based searcher) position by position.
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move};
 
+use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
 use super::{MATE, move_value};
 
 /// What the search does per root move; chosen by the compression level.
@@ -14,14 +56,47 @@ pub struct SearchConfig {
     pub quiescence: bool,
     /// Scores below `best - margin` (centipawns) are clamped to `best - margin`: the search only
     /// needs exact scores for moves that are not hopeless, which lets alpha-beta cut more.
+    /// Should be `>= 0`; a negative margin clamps every score to `best - margin`.
     pub margin: i32,
 }
 
-/// Reusable search state (move buffers). Scores do not depend on earlier calls.
+/// Full-width nodes at least this deep use principal variation search (null-window searches of
+/// all but the first move). Shallower nodes lose more to re-searches than they gain.
+const PVS_DEPTH: u8 = 2;
+
+/// Plies with a killer-move slot.
+const MAX_KILLER_PLY: usize = 64;
+
+/// A move that never matches a generated one (empty killer slot).
+const NO_MOVE: Mv = Mv(u32::MAX);
+
+/// Infinity for search windows (above any reachable score).
+const INF: i32 = 2 * MATE;
+
+/// Returned by a node whose position arose from an illegal move (the mover's king can be
+/// captured); never a real score.
+const ILLEGAL: i32 = i32::MAX;
+
+/// Reusable search state (move stack and root buffers). Scores do not depend on earlier calls.
 #[derive(Default)]
 pub struct Searcher {
-    /// Nodes visited since construction, for benchmarks.
+    /// Nodes visited since construction (every position reached by making a move during a
+    /// search counts once), for benchmarks.
     pub nodes: u64,
+    /// Move stack shared by all nodes: a node's moves occupy `stack[sp..]` while it runs, its
+    /// children's moves come after its own remaining ones.
+    stack: Vec<Scored>,
+    /// First free entry of `stack`.
+    sp: usize,
+    /// Per ply, the last move that caused a beta cutoff at a full-width node of this call
+    /// (tried first at its siblings; only affects the order moves are searched in).
+    killers: Vec<Mv>,
+    /// Root move order (indices into `moves`) and values.
+    root: Vec<(i32, u32)>,
+    /// Castling geometry of the current root position.
+    castling: CastleInfo,
+    /// Whether the current search uses quiescence at the horizon.
+    quiescence: bool,
 }
 
 impl Searcher {
@@ -36,84 +111,185 @@ impl Searcher {
     /// A move's score is its [`move_value`] minus the negamax value of the reply position
     /// searched `cfg.depth` plies deep plus quiescence; the position's own static evaluation is
     /// not included (scores are relative). Scores are clamped from below at
-    /// `max(scores) - cfg.margin`.
+    /// `max(scores) - cfg.margin`. See the [module documentation](self) for the exact tree.
     pub fn score_moves(&mut self, pos: &Chess, moves: &[Move], cfg: &SearchConfig, scores: &mut Vec<i32>) {
         scores.clear();
-        let mut best = -2 * MATE;
-        for m in moves {
-            let value = move_value(pos, m);
-            let s = if cfg.depth == 0 && !cfg.quiescence {
+        if moves.is_empty() {
+            return;
+        }
+        if cfg.depth == 0 && !cfg.quiescence {
+            scores.extend(moves.iter().map(|m| move_value(pos, m)));
+            clamp(scores, cfg.margin);
+            return;
+        }
+        let board = Board::from_chess(pos);
+        self.killers.clear();
+        self.killers.resize(MAX_KILLER_PLY, NO_MOVE);
+        self.castling = CastleInfo::from_chess(pos);
+        self.quiescence = cfg.quiescence;
+        scores.resize(moves.len(), 0);
+
+        // Visit root moves in decreasing value order: the best score is usually found first,
+        // which narrows the windows of the others.
+        self.root.clear();
+        for (i, m) in moves.iter().enumerate() {
+            self.root.push((board.value(board.convert(m)), i as u32));
+        }
+        self.root.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+
+        // Exact scores are only needed above best - margin; a negative margin still needs the
+        // exact best.
+        let margin = cfg.margin.max(0);
+        let mut best = -INF;
+        for k in 0..self.root.len() {
+            let (value, i) = self.root[k];
+            let alpha = best.saturating_sub(margin).max(-INF);
+            let s = if cfg.depth == 0 && value <= alpha {
+                // The reply's quiescence value is >= 0, so this move scores <= value <= alpha:
+                // it ends up at the floor whatever its exact score.
                 value
             } else {
-                let mut child = pos.clone();
-                child.play_unchecked(*m);
-                // The reply's search window: we only need exact values above best - margin.
-                let alpha = best.saturating_sub(cfg.margin).max(-2 * MATE);
-                value - self.negamax(&child, cfg.depth, cfg.quiescence, -MATE * 2, value - alpha, 1)
+                let mut child = board;
+                child.make(board.convert(&moves[i as usize]));
+                self.nodes += 1;
+                match self.negamax(&child, cfg.depth, -INF, value - alpha, 1) {
+                    // Only for an illegal root move (a caller error): score it hopeless.
+                    ILLEGAL => -INF,
+                    r => value - r,
+                }
             };
             best = best.max(s);
-            scores.push(s);
+            scores[i as usize] = s;
         }
-        let floor = best - cfg.margin;
-        for s in scores.iter_mut() {
-            *s = (*s).max(floor);
-        }
+        clamp(scores, cfg.margin);
     }
 
-    /// Fail-soft negamax from `pos`'s side to move, scores relative to `pos`'s static value
-    /// (every child adds its move value), `depth` full plies then quiescence.
-    fn negamax(&mut self, pos: &Chess, depth: u8, quiescence: bool, alpha: i32, beta: i32, ply: i32) -> i32 {
-        self.nodes += 1;
+    /// Fail-soft negamax from `b`'s side to move, values relative to `b`'s static value,
+    /// `depth` full plies then quiescence (or 0). Returns [`ILLEGAL`] if the move that led to
+    /// `b` left the mover's king attacked.
+    fn negamax(&mut self, b: &Board, depth: u8, alpha: i32, beta: i32, ply: i32) -> i32 {
         if depth == 0 {
-            return if quiescence { self.quiesce(pos, alpha, beta, ply) } else { 0 };
+            return if self.quiescence {
+                self.quiesce(b, alpha, beta)
+            } else if b.mover_in_check() {
+                ILLEGAL
+            } else {
+                0
+            };
         }
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return if pos.is_check() { -MATE + ply } else { 0 };
-        }
-        let mut ordered: Vec<(i32, Move)> = moves.iter().map(|m| (move_value(pos, m), *m)).collect();
-        ordered.sort_by(|a, b| b.0.cmp(&a.0));
-        let mut best = -2 * MATE;
+        let base = self.sp;
+        let mut n = {
+            let castling = self.castling;
+            let mut list = self.list(base);
+            if b.gen_all(&mut list, &castling) {
+                return ILLEGAL;
+            }
+            list.len
+        };
+        // Children of depth-1 nodes are leaves valued >= 0 (quiescence) or == 0, so a move's
+        // score is at most its value.
+        let leaf_children = depth == 1;
+        let mut best = -INF;
         let mut alpha = alpha;
-        for (value, m) in ordered {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let s = value - self.negamax(&child, depth - 1, quiescence, value - beta, value - alpha, ply + 1);
+        let mut found_legal = false;
+        // The killer move, if generated here, is searched first; then by decreasing value.
+        let killer = self.killers.get(ply as usize).copied().unwrap_or(NO_MOVE);
+        let mut killer_at = self.stack[base..base + n].iter().position(|x| x.mv == killer);
+        while n > 0 {
+            let Scored { value, mv } = match killer_at.take() {
+                Some(j) if !(leaf_children && self.stack[base + j].value <= alpha) => {
+                    self.stack.swap(base + j, base + n - 1);
+                    self.stack[base + n - 1]
+                }
+                _ => pick_best(&mut self.stack[base..base + n]),
+            };
+            n -= 1;
+            self.sp = base + n;
+            if leaf_children && value <= alpha {
+                // This and every remaining move score <= value <= alpha. They bound the node
+                // from above by `value`, provided the node has a legal move at all.
+                if !found_legal {
+                    found_legal = is_legal(b, mv) || self.stack[base..base + n].iter().any(|x| is_legal(b, x.mv));
+                }
+                if found_legal {
+                    best = best.max(value);
+                }
+                break;
+            }
+            let mut child = *b;
+            child.make(mv);
+            let pvs = found_legal && depth >= PVS_DEPTH && beta - alpha > 1;
+            let mut r = if pvs {
+                // Principal variation search: prove with a null window that this move does
+                // not beat alpha, and search it properly only if it does.
+                self.negamax(&child, depth - 1, value - alpha - 1, value - alpha, ply + 1)
+            } else {
+                self.negamax(&child, depth - 1, value - beta, value - alpha, ply + 1)
+            };
+            if r == ILLEGAL {
+                continue;
+            }
+            if pvs && value - r > alpha {
+                r = self.negamax(&child, depth - 1, value - beta, value - alpha, ply + 1);
+            }
+            found_legal = true;
+            self.nodes += 1;
+            let s = value - r;
             if s > best {
                 best = s;
                 if s > alpha {
                     alpha = s;
                     if alpha >= beta {
+                        if let Some(k) = self.killers.get_mut(ply as usize) {
+                            *k = mv;
+                        }
                         break;
                     }
                 }
             }
         }
+        self.sp = base;
+        if !found_legal {
+            return if b.in_check() { -MATE + ply } else { 0 };
+        }
         best
     }
 
-    /// Capture-only search with stand pat at 0 (the static value relative to the node).
-    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32) -> i32 {
-        self.nodes += 1;
+    /// Capture quiescence with stand pat at 0 (the static value relative to the node).
+    /// Returns [`ILLEGAL`] if the move that led to `b` left the mover's king attacked.
+    fn quiesce(&mut self, b: &Board, alpha: i32, beta: i32) -> i32 {
         let mut best = 0;
         if best >= beta {
-            return best;
+            // Not reached from the searches below (children are only searched when they can
+            // raise alpha, i.e. beta > 0), but keep the legality contract.
+            return if b.mover_in_check() { ILLEGAL } else { best };
         }
         let mut alpha = alpha.max(best);
-        let mut captures: Vec<(i32, Move)> = pos
-            .capture_moves()
-            .iter()
-            .chain(pos.promotion_moves().iter().filter(|m| !m.is_capture()))
-            .map(|m| (move_value(pos, m), *m))
-            .collect();
-        captures.sort_by(|a, b| b.0.cmp(&a.0));
-        for (value, m) in captures {
+        let base = self.sp;
+        // A move scores at most its value (the reply's quiescence value is >= 0): only moves
+        // worth more than alpha can matter.
+        let mut n = {
+            let mut list = self.list(base);
+            if b.gen_captures(&mut list, alpha) {
+                return ILLEGAL;
+            }
+            list.len
+        };
+        while n > 0 {
+            let Scored { value, mv } = pick_best(&mut self.stack[base..base + n]);
+            n -= 1;
             if value <= alpha {
                 break;
             }
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let s = value - self.quiesce(&child, value - beta, value - alpha, ply + 1);
+            self.sp = base + n;
+            let mut child = *b;
+            child.make(mv);
+            let r = self.quiesce(&child, value - beta, value - alpha);
+            if r == ILLEGAL {
+                continue;
+            }
+            self.nodes += 1;
+            let s = value - r;
             if s > best {
                 best = s;
                 if s > alpha {
@@ -124,6 +300,50 @@ impl Searcher {
                 }
             }
         }
+        self.sp = base;
         best
+    }
+
+    /// The move list of a node whose moves start at `base` on the move stack (grown as needed;
+    /// its contents never influence results).
+    #[inline]
+    fn list(&mut self, base: usize) -> MoveList<'_> {
+        if self.stack.len() < base + LIST_LEN {
+            self.stack.resize(base + LIST_LEN, Scored { value: 0, mv: Mv(0) });
+        }
+        MoveList::new(&mut self.stack[base..base + LIST_LEN])
+    }
+}
+
+/// Whether pseudo-legal `m` does not leave the mover's king attacked.
+#[inline]
+fn is_legal(b: &Board, m: Mv) -> bool {
+    let mut child = *b;
+    child.make(m);
+    !child.mover_in_check()
+}
+
+/// Moves the highest-valued move of `moves` to its end and returns it.
+#[inline]
+fn pick_best(moves: &mut [Scored]) -> Scored {
+    let last = moves.len() - 1;
+    let mut bi = last;
+    let mut bv = moves[last].value;
+    for (j, m) in moves[..last].iter().enumerate() {
+        if m.value > bv {
+            bv = m.value;
+            bi = j;
+        }
+    }
+    moves.swap(bi, last);
+    moves[last]
+}
+
+/// Clamps `scores` from below at `max(scores) - margin`.
+fn clamp(scores: &mut [i32], margin: i32) {
+    let best = scores.iter().copied().max().unwrap_or(0);
+    let floor = best.saturating_sub(margin);
+    for s in scores.iter_mut() {
+        *s = (*s).max(floor);
     }
 }

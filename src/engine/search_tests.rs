@@ -1,0 +1,373 @@
+//! Tests of the fast searcher: exact agreement with the reference implementation on positions
+//! from `data/Chess_Games.txt`, move generation against shakmaty, and hand-checked positions.
+
+use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, san::San, uci::UciMove};
+
+use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
+use super::{MATE, SearchConfig, Searcher, move_value, reference};
+
+/// Replays the games of `data/Chess_Games.txt` and returns the position before every `step`-th
+/// ply (starting at ply `offset`) that has legal moves, at most `max` of them.
+fn sample_positions(step: usize, offset: usize, max: usize) -> Vec<Chess> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/Chess_Games.txt");
+    let text = std::fs::read_to_string(path).expect("read data/Chess_Games.txt");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut pos = Chess::default();
+        for (ply, token) in line.split_ascii_whitespace().enumerate() {
+            let Ok(san) = San::from_ascii(token.as_bytes()) else {
+                break;
+            };
+            let Ok(m) = san.to_move(&pos) else { break };
+            if ply % step == offset && !pos.legal_moves().is_empty() {
+                out.push(pos.clone());
+                if out.len() == max {
+                    return out;
+                }
+            }
+            pos.play_unchecked(m);
+        }
+    }
+    out
+}
+
+fn position(fen: &str) -> Chess {
+    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap()
+}
+
+/// Chess960 positions with castling rights (perft suite), for the general castling code.
+const CHESS960: [&str; 4] = [
+    "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+    "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9",
+    "b1q1rrkb/pppppppp/3nn3/8/P7/1PPP4/4PPPP/BQNNRKRB w GE - 1 9",
+    "qbbnnrkr/2pp2pp/p7/1p2pp2/8/P3PP2/1PPP1KPP/QBBNNR1R w hf - 0 9",
+];
+
+fn position960(fen: &str) -> Chess {
+    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
+}
+
+fn legal(pos: &Chess) -> Vec<Move> {
+    pos.legal_moves().into_iter().collect()
+}
+
+/// Compares fast and reference scores on `positions` for each config; returns total nodes of
+/// (fast, reference).
+fn assert_same_as_reference(positions: &[Chess], configs: &[SearchConfig]) -> (u64, u64) {
+    let mut fast = Searcher::new();
+    let mut slow = reference::Searcher::new();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for cfg in configs {
+        for (k, pos) in positions.iter().enumerate() {
+            let moves = legal(pos);
+            fast.score_moves(pos, &moves, cfg, &mut a);
+            slow.score_moves(pos, &moves, cfg, &mut b);
+            if a != b {
+                let fen = Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
+                let diffs: Vec<String> = moves
+                    .iter()
+                    .zip(a.iter().zip(&b))
+                    .filter(|(_, (x, y))| x != y)
+                    .map(|(m, (x, y))| format!("{}: fast {x} reference {y}", m.to_uci(CastlingMode::Standard)))
+                    .collect();
+                panic!("position {k} {fen} {cfg:?}: {diffs:?}");
+            }
+        }
+    }
+    (fast.nodes, slow.nodes)
+}
+
+fn q(depth: u8, margin: i32) -> SearchConfig {
+    SearchConfig { depth, quiescence: true, margin }
+}
+
+#[test]
+fn same_scores_as_reference_depth0() {
+    let positions = sample_positions(3, 1, 6000);
+    assert!(positions.len() == 6000);
+    assert_same_as_reference(&positions, &[q(0, 300), q(0, 600), q(0, 10_000)]);
+}
+
+#[test]
+fn same_scores_as_reference_depth1() {
+    let positions = sample_positions(3, 2, 5000);
+    assert!(positions.len() == 5000);
+    assert_same_as_reference(&positions, &[q(1, 300), q(1, 600), q(1, 10_000)]);
+}
+
+#[test]
+fn same_scores_as_reference_depth2_margin300() {
+    let positions = sample_positions(5, 0, 3000);
+    assert!(positions.len() == 3000);
+    assert_same_as_reference(&positions, &[q(2, 300)]);
+}
+
+#[test]
+fn same_scores_as_reference_depth2_margin10000() {
+    let positions = sample_positions(5, 3, 3000);
+    assert!(positions.len() == 3000);
+    assert_same_as_reference(&positions, &[q(2, 10_000)]);
+}
+
+#[test]
+fn same_scores_as_reference_other_configs() {
+    // No quiescence, zero, other and huge margins, depth 3 on a few positions.
+    let positions = sample_positions(11, 5, 400);
+    let configs = [
+        SearchConfig { depth: 0, quiescence: false, margin: 300 },
+        SearchConfig { depth: 1, quiescence: false, margin: 300 },
+        SearchConfig { depth: 2, quiescence: false, margin: 10_000 },
+        q(0, 0),
+        q(1, 0),
+        q(2, 400),
+        q(2, 800),
+        q(0, 1_000_000),
+        q(1, 1_000_000),
+    ];
+    assert_same_as_reference(&positions, &configs);
+    assert_same_as_reference(&positions[..60], &[q(3, 400), q(3, 800)]);
+}
+
+#[test]
+fn same_scores_as_reference_tricky_positions() {
+    // Castling through attacked squares, en passant pins, promotions, checks, mates.
+    let fens = [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        "8/8/8/2k5/2pP4/8/B7/4K3 b - d3 0 3",
+        "8/8/3k4/8/KPp4r/8/8/8 b - b3 0 1",
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
+        "r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1",
+        "1r2k2r/8/8/8/8/8/8/R3K2R w KQk - 0 1",
+        "4k3/1P6/8/8/8/8/6p1/4K2R w K - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1",
+        "7k/8/8/8/8/8/8/K4Q2 w - - 0 1",
+        "3k4/3P4/3K4/8/8/8/8/8 b - - 0 1",
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+    ];
+    let mut positions: Vec<Chess> = fens.iter().map(|f| position(f)).collect();
+    positions.extend(CHESS960.iter().map(|f| position960(f)));
+    let configs = [q(0, 300), q(1, 300), q(2, 300), q(0, 10_000), q(1, 10_000), q(2, 10_000), q(3, 10_000)];
+    assert_same_as_reference(&positions, &configs);
+}
+
+/// Legal moves of `board` per the fast generator (pseudo-legal + make/check), as UCI strings.
+fn fast_legal(board: &Board, castling: &CastleInfo, captures_only: bool) -> Vec<(String, i32)> {
+    let mut buf = vec![Scored { value: 0, mv: Mv(0) }; LIST_LEN];
+    let mut list = MoveList::new(&mut buf);
+    if captures_only {
+        assert!(!board.gen_captures(&mut list, i32::MIN));
+    } else {
+        assert!(!board.gen_all(&mut list, castling));
+    }
+    let n = list.len;
+    let mut out: Vec<(String, i32)> = buf[..n]
+        .iter()
+        .filter(|s| {
+            let mut child = *board;
+            child.make(s.mv);
+            !child.mover_in_check()
+        })
+        .map(|s| (format!("{}{}{}", s.mv.from(), s.mv.to(), s.mv.0 >> 18 & 7), s.value))
+        .collect();
+    out.sort();
+    out
+}
+
+fn key(board: &Board, m: &Move) -> String {
+    let mv = board.convert(m);
+    format!("{}{}{}", mv.from(), mv.to(), mv.0 >> 18 & 7)
+}
+
+#[test]
+fn move_generation_and_make_match_shakmaty() {
+    let mut positions = sample_positions(7, 3, 3000);
+    for fen in [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "8/8/3k4/8/KPp4r/8/8/8 b - b3 0 1",
+        "1r2k2r/8/8/8/8/8/8/R3K2R w KQk - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+    ] {
+        positions.push(position(fen));
+    }
+    positions.extend(CHESS960.iter().map(|f| position960(f)));
+    // Also every child of the sampled positions (covers fresh en-passant squares and castling
+    // rights changes).
+    let mut checked = 0;
+    for root in &positions {
+        let castling = CastleInfo::from_chess(root);
+        let root_board = Board::from_chess(root);
+        let mut todo = vec![(root.clone(), root_board)];
+        for m in root.legal_moves() {
+            let mut child = root.clone();
+            child.play_unchecked(m);
+            let mut b = root_board;
+            b.make(root_board.convert(&m));
+            assert!(
+                b == Board::from_chess(&child),
+                "make {m:?} in {}",
+                Fen::from_position(root, shakmaty::EnPassantMode::Legal)
+            );
+            todo.push((child, b));
+        }
+        for (pos, board) in todo {
+            let mut expected: Vec<(String, i32)> =
+                pos.legal_moves().iter().map(|m| (key(&board, m), move_value(&pos, m))).collect();
+            expected.sort();
+            assert_eq!(
+                fast_legal(&board, &castling, false),
+                expected,
+                "{}",
+                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
+            let mut expected: Vec<(String, i32)> = pos
+                .capture_moves()
+                .iter()
+                .chain(pos.promotion_moves().iter().filter(|m| !m.is_capture()))
+                .map(|m| (key(&board, m), move_value(&pos, m)))
+                .collect();
+            expected.sort();
+            assert_eq!(
+                fast_legal(&board, &castling, true),
+                expected,
+                "{}",
+                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
+            assert_eq!(board.in_check(), pos.is_check());
+            checked += 1;
+        }
+    }
+    assert!(checked > 50_000);
+}
+
+fn scores(fen: &str, cfg: SearchConfig) -> (Chess, Vec<Move>, Vec<i32>) {
+    let pos = position(fen);
+    let moves = legal(&pos);
+    let mut out = Vec::new();
+    Searcher::new().score_moves(&pos, &moves, &cfg, &mut out);
+    (pos, moves, out)
+}
+
+fn score_of(moves: &[Move], scores: &[i32], uci: &str) -> i32 {
+    let i = moves
+        .iter()
+        .position(|m| m.to_uci(CastlingMode::Standard).to_string() == uci)
+        .unwrap_or_else(|| panic!("no move {uci}"));
+    scores[i]
+}
+
+#[test]
+fn hanging_queen_is_taken() {
+    // The black queen on d5 hangs to the rook on d2 (and attacks it).
+    let fen = "4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1";
+    for cfg in [q(0, 300), q(1, 300), q(2, 300), q(0, 10_000), q(2, 10_000)] {
+        let (_, moves, s) = scores(fen, cfg);
+        let take = score_of(&moves, &s, "d2d5");
+        assert!(s.iter().all(|&x| x <= take), "{cfg:?}: {s:?}");
+        assert!(take >= 900, "{cfg:?}: {take}");
+        // A move that leaves the rook en prise loses it (quiescence sees QxR): below the floor
+        // with a 300 margin, about -479 with a wide one.
+        let blunder = score_of(&moves, &s, "d2a2");
+        if cfg.margin == 300 {
+            assert_eq!(blunder, take - 300, "{cfg:?}");
+        } else {
+            assert!((-600..-400).contains(&blunder), "{cfg:?}: {blunder}");
+        }
+    }
+}
+
+#[test]
+fn mate_in_one_is_found() {
+    // Back-rank mate Ra8#.
+    for cfg in
+        [q(1, 300), q(2, 300), q(1, 10_000), q(2, 10_000), SearchConfig { depth: 1, quiescence: false, margin: 300 }]
+    {
+        let (_, moves, s) = scores("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", cfg);
+        let mate = score_of(&moves, &s, "a1a8");
+        assert!(mate >= MATE - 10, "{cfg:?}: {mate}");
+        assert!(s.iter().all(|&x| x <= mate));
+    }
+    // Without a full-width ply the mate is not seen (quiescence has no mate detection).
+    let (_, moves, s) = scores("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", q(0, 300));
+    assert!(score_of(&moves, &s, "a1a8") < 1000);
+}
+
+#[test]
+fn allowing_mate_in_one_scores_as_mated() {
+    // White to move with a weak back rank: unless the rook guards the first rank, Black mates
+    // with Re1#.
+    let fen = "4r1k1/5ppp/8/8/8/8/R4PPP/6K1 w - - 0 1";
+    let (_, moves, s) = scores(fen, q(2, 3 * MATE));
+    // Ra2-a3 leaves e1 unguarded: Re1# follows.
+    let blunder = score_of(&moves, &s, "a2a3");
+    assert!(blunder <= -MATE + 1000, "{blunder}");
+    // Ra2-a1 keeps the rank guarded.
+    assert!(score_of(&moves, &s, "a2a1") > -1000);
+}
+
+#[test]
+fn stalemate_scores_zero() {
+    // Qf1-f7 stalemates the king on h8: the reply position is worth exactly 0, so the move
+    // scores its own value; at depth 2 likewise (no legal reply).
+    let fen = "7k/8/8/8/8/8/8/K4Q2 w - - 0 1";
+    let pos = position(fen);
+    let stalemate = legal(&pos).into_iter().find(|m| m.to_uci(CastlingMode::Standard).to_string() == "f1f7").unwrap();
+    for cfg in [q(1, 10_000), q(2, 10_000), SearchConfig { depth: 1, quiescence: false, margin: 10_000 }] {
+        let (_, moves, s) = scores(fen, cfg);
+        assert_eq!(score_of(&moves, &s, "f1f7"), move_value(&pos, &stalemate), "{cfg:?}");
+    }
+    // Black to move, stalemated after nothing: a position without legal moves gets no scores.
+    let pos = position("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1");
+    let mut out = vec![1, 2, 3];
+    Searcher::new().score_moves(&pos, &[], &q(2, 300), &mut out);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn scores_do_not_depend_on_history_or_move_order() {
+    let positions = sample_positions(13, 7, 200);
+    for cfg in [q(0, 300), q(1, 300), q(2, 300)] {
+        // A searcher that has seen every position vs a fresh one per position, and the moves
+        // reversed.
+        let mut warm = Searcher::new();
+        let mut out = Vec::new();
+        for pos in &positions {
+            warm.score_moves(pos, &legal(pos), &cfg, &mut out);
+        }
+        for pos in positions.iter().rev() {
+            let moves = legal(pos);
+            let mut a = Vec::new();
+            warm.score_moves(pos, &moves, &cfg, &mut a);
+            let mut b = Vec::new();
+            Searcher::new().score_moves(pos, &moves, &cfg, &mut b);
+            assert_eq!(a, b);
+            let reversed: Vec<Move> = moves.iter().rev().copied().collect();
+            let mut c = Vec::new();
+            Searcher::new().score_moves(pos, &reversed, &cfg, &mut c);
+            c.reverse();
+            assert_eq!(a, c);
+        }
+    }
+}
+
+#[test]
+fn subset_of_moves_is_scored_consistently() {
+    // Scoring a single move gives its unclamped score (the floor is relative to that move).
+    let pos = position("r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10");
+    let moves = legal(&pos);
+    let cfg = q(2, 100_000);
+    let mut all = Vec::new();
+    Searcher::new().score_moves(&pos, &moves, &cfg, &mut all);
+    for (m, &s) in moves.iter().zip(&all) {
+        let mut one = Vec::new();
+        Searcher::new().score_moves(&pos, std::slice::from_ref(m), &cfg, &mut one);
+        assert_eq!(one, vec![s], "{}", UciMove::from_standard(*m));
+    }
+}
