@@ -75,7 +75,7 @@ impl<'m> GameCoder<'m> {
                 self.move_bits += table.bits(index);
             }
             c.code(table, &mut index)?;
-            self.predictor.observe(&st, index);
+            self.predictor.observe(&mut st, index);
             let m = self.predictor.moves()[index];
 
             let mut after = st.pos.clone();

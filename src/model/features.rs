@@ -10,6 +10,7 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
+use crate::model::GameState;
 use crate::text::GameResult;
 
 use super::attacks::{CheckInfo, attack_map, role_index};
@@ -56,8 +57,14 @@ pub const LOSS_KNOTS: [i32; 8] = [0, 15, 40, 80, 150, 300, 600, 1200];
 /// Game phases, by non-pawn material on the board.
 pub const PHASES: usize = 3;
 
+/// Skill classes of the side to move ([`crate::model::GameState::skill`]).
+pub const SKILLS: usize = 5;
+
 /// Buckets of the side to move's evaluation (centipawns) for end and result features.
 pub const EVAL_EDGES: [i32; 11] = [-900, -500, -300, -150, -60, 0, 60, 150, 300, 500, 900];
+
+/// Buckets of the last move's loss (centipawns) for end and result features.
+pub const LAST_LOSS_EDGES: [i32; 5] = [1, 50, 150, 300, 600];
 
 /// Buckets of the ply number for end and result features.
 pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
@@ -65,7 +72,7 @@ pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
 crate::feature_layout! {
     /// Weights of the move model.
     pub mod move_layout {
-        LOSS: super::PHASES * 8 => "loss",
+        LOSS: super::PHASES * super::SKILLS * 8 => "loss",
         FROM_P: 64 => "from.P",
         FROM_N: 64 => "from.N",
         FROM_B: 64 => "from.B",
@@ -102,6 +109,7 @@ crate::feature_layout! {
         REPETITION: 1 => "repetition",
         FIFTY: 1 => "fifty",
         LAST_CAPTURE: 1 => "last_capture",
+        LAST_LOSS: 6 => "last_loss",
     }
 }
 
@@ -119,6 +127,7 @@ crate::feature_layout! {
         REPETITION: 4 => "repetition",
         EVAL: 4 * 12 => "eval",
         PLY: 4 * 10 => "ply",
+        LAST_LOSS: 4 * 6 => "last_loss",
     }
 }
 
@@ -188,6 +197,7 @@ pub struct MoveContext<'a> {
     /// Destination of the side to move's own previous move, if any.
     pub own_last_to: Option<Square>,
     phase: usize,
+    skill: usize,
     their_attacks: Bitboard,
     our_attacks: Bitboard,
     checks: CheckInfo,
@@ -195,22 +205,18 @@ pub struct MoveContext<'a> {
 
 impl<'a> MoveContext<'a> {
     /// Precomputes the per-position facts.
-    pub fn new(
-        pos: &'a Chess,
-        moves: &'a [Move],
-        scores: &'a [i32],
-        last_to: Option<Square>,
-        own_last_to: Option<Square>,
-    ) -> Self {
+    pub fn new(st: &'a GameState, moves: &'a [Move], scores: &'a [i32]) -> Self {
+        let pos = &st.pos;
         let us = pos.turn();
         MoveContext {
             pos,
             moves,
             scores,
             best: scores.iter().copied().max().unwrap_or(0),
-            last_to,
-            own_last_to,
+            last_to: st.last.map(|m| m.to()),
+            own_last_to: st.own_last.map(|m| m.to()),
             phase: phase(pos),
+            skill: st.skill(),
             their_attacks: attack_map(pos, !us),
             our_attacks: attack_map(pos, us),
             checks: CheckInfo::new(pos),
@@ -238,7 +244,7 @@ impl<'a> MoveContext<'a> {
         let loss = (self.best - self.scores[i]).clamp(0, LOSS_KNOTS[7]);
         let k = LOSS_KNOTS.iter().rposition(|&x| loss >= x).expect("loss >= 0").min(6);
         let frac = (loss - LOSS_KNOTS[k]) * ONE / (LOSS_KNOTS[k + 1] - LOSS_KNOTS[k]);
-        let base = LOSS + self.phase * 8;
+        let base = LOSS + (self.phase * SKILLS + self.skill) * 8;
         if frac < ONE {
             sink.put(base + k, ONE - frac);
         }
@@ -305,6 +311,8 @@ pub struct EndContext {
     pub fifty: bool,
     /// The last move captured.
     pub last_capture: bool,
+    /// Loss of the last move against the engine's best (centipawns, capped).
+    pub last_loss: i32,
 }
 
 impl EndContext {
@@ -314,6 +322,7 @@ impl EndContext {
         sink.put(BIAS, ONE);
         sink.put(EVAL + bucket(self.eval, &EVAL_EDGES), ONE);
         sink.put(PLY + bucket(self.ply, &PLY_EDGES), ONE);
+        sink.put(LAST_LOSS + bucket(self.last_loss, &LAST_LOSS_EDGES), ONE);
         for (on, index) in [
             (self.in_check, IN_CHECK),
             (self.insufficient, INSUFFICIENT),
@@ -334,6 +343,7 @@ impl EndContext {
         sink.put(BIAS + class, ONE);
         sink.put(EVAL + 4 * bucket(self.eval, &EVAL_EDGES) + class, ONE);
         sink.put(PLY + 4 * bucket(self.ply, &PLY_EDGES) + class, ONE);
+        sink.put(LAST_LOSS + 4 * bucket(self.last_loss, &LAST_LOSS_EDGES) + class, ONE);
         for (on, index) in [
             (self.checkmate, CHECKMATE),
             (self.stalemate, STALEMATE),

@@ -57,6 +57,19 @@ impl Model {
     /// # Errors
     /// [`Error::Model`] on syntax errors, wrong group lengths or out-of-range settings.
     pub fn parse(name: &str, text: &str) -> Result<Model, Error> {
+        Self::parse_with(name, text, false)
+    }
+
+    /// Like [`Model::parse`], but weight groups whose length does not match the current
+    /// layout are read as zeros: the tuner's starting point after features changed.
+    ///
+    /// # Errors
+    /// As [`Model::parse`], except for group lengths.
+    pub fn parse_lenient(name: &str, text: &str) -> Result<Model, Error> {
+        Self::parse_with(name, text, true)
+    }
+
+    fn parse_with(name: &str, text: &str, lenient: bool) -> Result<Model, Error> {
         let file = ParamFile::parse(name, text)?;
         let get = |key: &str, default: i64, lo: i64, hi: i64| -> Result<i64, Error> {
             let v = file.setting(name, key, default)?;
@@ -75,9 +88,9 @@ impl Model {
             move_floor: get("move.floor", 64, 1, 65536)? as u64,
             book_alpha: get("book.alpha", 1024, 1, 1 << 30)? as u64,
             book_max_ply: get("book.max_ply", 0, 0, 1000)? as u32,
-            move_weights: file.weights(name, "move", move_layout::GROUPS, move_layout::LEN)?,
-            end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN)?,
-            result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN)?,
+            move_weights: file.weights(name, "move", move_layout::GROUPS, move_layout::LEN, lenient)?,
+            end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN, lenient)?,
+            result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN, lenient)?,
         })
     }
 

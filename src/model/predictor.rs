@@ -77,13 +77,7 @@ impl<'m> Predictor<'m> {
     /// Move features of the prepared position.
     pub fn move_context<'a>(&'a self, st: &'a GameState) -> MoveContext<'a> {
         self.check_prepared(st);
-        MoveContext::new(
-            &st.pos,
-            &self.moves,
-            &self.scores,
-            st.last.map(|m| m.to()),
-            st.own_last.map(|m| m.to()),
-        )
+        MoveContext::new(st, &self.moves, &self.scores)
     }
 
     /// End and result features of the prepared position.
@@ -106,6 +100,7 @@ impl<'m> Predictor<'m> {
             repetition: st.repetitions() >= 2,
             fifty: pos.halfmoves() >= 100,
             last_capture: st.last.is_some_and(|m| m.is_capture()),
+            last_loss: st.last_loss,
         }
     }
 
@@ -169,11 +164,14 @@ impl<'m> Predictor<'m> {
         self.table.set_weights(&self.weights);
     }
 
-    /// Records that move `index` of the prepared moves was played (fills the book).
-    pub fn observe(&mut self, st: &GameState, index: usize) {
+    /// Records that move `index` of the prepared moves is being played: fills the book and
+    /// the side's skill estimate. Call before [`GameState::play`].
+    pub fn observe(&mut self, st: &mut GameState, index: usize) {
         if st.ply < self.model.book_max_ply {
             self.book.observe(st.hash, move_key(&self.moves[index]));
         }
+        let best = self.scores.iter().copied().max().unwrap_or(0);
+        st.record_loss(best - self.scores[index]);
     }
 
 }

@@ -91,6 +91,8 @@ fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Datas
                 ds.moves.end_candidate();
             }
             ds.moves.end_decision(label);
+            let best = predictor.scores().iter().copied().max().unwrap_or(0);
+            st.record_loss(best - predictor.scores()[label]);
             st.play(*m);
         }
         predictor.prepare(&st);

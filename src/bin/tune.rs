@@ -1,0 +1,101 @@
+//! `tune`: fits a level's model parameters on training games and writes its parameter file.
+//!
+//! ```text
+//! cargo run --release --bin tune -- --level 2 \
+//!     --train ../shared/data/train/lichess_train.txt \
+//!     --heldout ../shared/data/heldout/lichess_heldout.txt
+//! ```
+//! Reads `models/levelN.txt` for the level's settings (search depth, ...) and as the starting
+//! point, fits on `--train`, evaluates on `--heldout`, and rewrites `models/levelN.txt`
+//! (or `--out`). Never give it the benchmark file.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+
+use chesszip::model::Model;
+use chesszip::tune::{TuneOptions, load_games, tune};
+
+#[derive(Parser)]
+#[command(about = "Fit a chesszip model on training games")]
+struct Args {
+    /// Level whose model to fit (1..=9).
+    #[arg(long)]
+    level: u8,
+    /// Training games (movetext, one game per line).
+    #[arg(long)]
+    train: PathBuf,
+    /// Heldout games for validation (movetext).
+    #[arg(long)]
+    heldout: PathBuf,
+    /// Parameter file to start from (default models/levelN.txt).
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// Where to write the fitted parameters (default: the --from file).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Use only this fraction of the training games (learning curves).
+    #[arg(long, default_value_t = 1.0)]
+    fraction: f64,
+    /// Move-feature groups to leave out (ablations), e.g. `--drop check,recapture`.
+    #[arg(long, value_delimiter = ',')]
+    drop: Vec<String>,
+    /// L-BFGS iterations.
+    #[arg(long, default_value_t = 300)]
+    iterations: usize,
+    /// Do not write the parameter file (measure only).
+    #[arg(long)]
+    dry_run: bool,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    for p in [&args.train, &args.heldout] {
+        if p.file_name().is_some_and(|n| n == "Chess_Games.txt") {
+            bail!("{} is the benchmark file: never tune on it", p.display());
+        }
+    }
+    let from = args.from.clone().unwrap_or_else(|| PathBuf::from(format!("models/level{}.txt", args.level)));
+    let text = std::fs::read_to_string(&from).with_context(|| format!("reading {}", from.display()))?;
+    let base = Model::parse_lenient(&from.display().to_string(), &text)?;
+    if base.level != args.level {
+        bail!("{} is for level {}, not {}", from.display(), base.level, args.level);
+    }
+    let mut train = load_games(&std::fs::read(&args.train).with_context(|| format!("reading {}", args.train.display()))?);
+    let heldout = load_games(&std::fs::read(&args.heldout).with_context(|| format!("reading {}", args.heldout.display()))?);
+    train.truncate(((train.len() as f64) * args.fraction.clamp(0.0, 1.0)).round() as usize);
+    eprintln!("level {}: {} training games, {} heldout games", args.level, train.len(), heldout.len());
+    let opts = TuneOptions { drop_groups: args.drop.clone(), max_iter: args.iterations, ..Default::default() };
+    let r = tune(&base, &train, &heldout, &opts, &mut |s| eprintln!("  {s}"));
+    let total = r.heldout_move_bits - r.heldout_book_saving + r.heldout_end_bits;
+    println!(
+        "level {} fraction {} drop [{}]: train moves {:.4} bits/ply, heldout moves {:.4}, book -{:.4}, end {:.4}, result {:.3} bits/game => heldout {:.4} bits/ply",
+        args.level,
+        args.fraction,
+        args.drop.join(","),
+        r.train_move_bits,
+        r.heldout_move_bits,
+        r.heldout_book_saving,
+        r.heldout_end_bits,
+        r.heldout_result_bits,
+        total
+    );
+    if !args.dry_run {
+        let out = args.out.unwrap_or(from);
+        let header = format!(
+            "# chesszip model parameters, level {}.\n# Fitted by `tune` on {} ({} games); heldout {}: {:.4} bits/ply (moves {:.4}, book -{:.4}, end {:.4}).\n# Logits in 1/256 nat; PST rows are ranks 1..8 from the mover's side, files a..h.\n",
+            args.level,
+            args.train.file_name().unwrap_or_default().to_string_lossy(),
+            train.len(),
+            args.heldout.file_name().unwrap_or_default().to_string_lossy(),
+            total,
+            r.heldout_move_bits,
+            r.heldout_book_saving,
+            r.heldout_end_bits
+        );
+        std::fs::write(&out, header + &r.model.to_text()).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
+}
