@@ -44,6 +44,10 @@ struct Args {
     /// L-BFGS iterations.
     #[arg(long, default_value_t = 300)]
     iterations: usize,
+    /// Also write the prior opening book built from the training games here
+    /// (models/book.txt; shared by all levels).
+    #[arg(long)]
+    book_out: Option<PathBuf>,
     /// Do not write the parameter file (measure only).
     #[arg(long)]
     dry_run: bool,
@@ -96,6 +100,15 @@ fn main() -> anyhow::Result<()> {
         );
         std::fs::write(&out, header + &r.model.to_text()).with_context(|| format!("writing {}", out.display()))?;
         eprintln!("wrote {}", out.display());
+        if let Some(book) = &args.book_out {
+            let header = format!(
+                "# chesszip prior opening book: move counts of the positions before ply 20 reached at least\n# twice in {} ({} games). Format: see src/model/book.rs.\n",
+                args.train.file_name().unwrap_or_default().to_string_lossy(),
+                train.len()
+            );
+            std::fs::write(book, header + &r.book_text).with_context(|| format!("writing {}", book.display()))?;
+            eprintln!("wrote {}", book.display());
+        }
     }
     Ok(())
 }

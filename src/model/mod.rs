@@ -43,6 +43,8 @@ pub struct Model {
     pub book_alpha: u64,
     /// The book is consulted and filled only for plies below this.
     pub book_max_ply: u32,
+    /// Weight of one play in the prior book ([`book::PRIOR`]), in 1/256 games (0 = unused).
+    pub book_prior_weight: u64,
     /// Move-model weights, laid out by [`features::move_layout`].
     pub move_weights: Vec<i32>,
     /// Game-end weights, laid out by [`features::end_layout`].
@@ -88,6 +90,7 @@ impl Model {
             move_floor: get("move.floor", 64, 1, 65536)? as u64,
             book_alpha: get("book.alpha", 1024, 1, 1 << 30)? as u64,
             book_max_ply: get("book.max_ply", 0, 0, 1000)? as u32,
+            book_prior_weight: get("book.prior_weight", 0, 0, 1 << 16)? as u64,
             move_weights: file.weights(name, "move", move_layout::GROUPS, move_layout::LEN, lenient)?,
             end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN, lenient)?,
             result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN, lenient)?,
@@ -105,16 +108,22 @@ impl Model {
         let _ = writeln!(s, "move.floor {}", self.move_floor);
         let _ = writeln!(s, "book.alpha {}", self.book_alpha);
         let _ = writeln!(s, "book.max_ply {}", self.book_max_ply);
+        let _ = writeln!(s, "book.prior_weight {}", self.book_prior_weight);
         write_weights(&mut s, "move", move_layout::GROUPS, &self.move_weights);
         write_weights(&mut s, "end", end_layout::GROUPS, &self.end_weights);
         write_weights(&mut s, "result", result_layout::GROUPS, &self.result_weights);
         s
     }
 
-    /// 64-bit id of the parameters (FNV-1a of [`Model::to_text`]), stored in archives so that
+    /// 64-bit id of the parameters (FNV-1a of [`Model::to_text`] and, when used, of the prior
+    /// book), stored in archives so that
     /// an archive is only ever expanded with the model that made it.
     pub fn id(&self) -> u64 {
-        fnv1a64(self.to_text().as_bytes())
+        let mut bytes = self.to_text().into_bytes();
+        if self.book_prior_weight > 0 {
+            bytes.extend_from_slice(book::BOOK_TEXT.as_bytes());
+        }
+        fnv1a64(&bytes)
     }
 
     /// The model embedded in this binary for `level` (`MIN_LEVEL..=MAX_LEVEL`).
