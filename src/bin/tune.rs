@@ -1,13 +1,15 @@
-//! `tune`: fits a level's model parameters on training games and writes its parameter file.
+//! `tune`: fits a level's model parameters on training games (`tune fit`), and traces the
+//! embedded model's predictions on a file for plots (`tune trace`).
 //!
 //! ```text
-//! cargo run --release --bin tune -- --level 2 \
+//! cargo run --release --bin tune -- fit --level 2 \
 //!     --train ../shared/data/train/lichess_train.txt \
 //!     --heldout ../shared/data/heldout/lichess_heldout.txt
+//! cargo run --release --bin tune -- trace --level 2 FILE --out-dir DIR
 //! ```
-//! Reads `models/levelN.txt` for the level's settings (search depth, ...) and as the starting
-//! point, fits on `--train`, evaluates on `--heldout`, and rewrites `models/levelN.txt`
-//! (or `--out`). Never give it the benchmark file.
+//! `fit` reads `models/levelN.txt` for the level's settings (search depth, ...) and as the
+//! starting point, fits on `--train`, evaluates on `--heldout`, and rewrites
+//! `models/levelN.txt` (or `--out`). It refuses the benchmark file.
 
 use std::path::PathBuf;
 
@@ -18,7 +20,31 @@ use chesszip::model::Model;
 use chesszip::tune::{TuneOptions, load_games, tune};
 
 #[derive(Parser)]
-#[command(about = "Fit a chesszip model on training games")]
+#[command(about = "Fit chesszip models on training games and analyse their predictions")]
+enum Command {
+    /// Fit a level's parameters on training games.
+    Fit(Args),
+    /// Code a file with the embedded model of a level and write bits per ply by ply number
+    /// and calibration tables (CSV) for plots.
+    Trace(TraceArgs),
+}
+
+#[derive(clap::Args)]
+struct TraceArgs {
+    /// Level of the embedded model to use.
+    #[arg(long)]
+    level: u8,
+    /// Movetext file to code.
+    input: PathBuf,
+    /// Directory for `<name>.by_ply.csv` and `<name>.calibration.csv`.
+    #[arg(long)]
+    out_dir: PathBuf,
+    /// Name used in the output files (default: the input's file stem).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+#[derive(clap::Args)]
 struct Args {
     /// Level whose model to fit (1..=9).
     #[arg(long)]
@@ -54,7 +80,28 @@ struct Args {
 }
 
 fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
+    match Command::parse() {
+        Command::Fit(args) => fit(args),
+        Command::Trace(args) => trace(args),
+    }
+}
+
+fn trace(args: TraceArgs) -> anyhow::Result<()> {
+    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&args.level) {
+        bail!("level {} out of range", args.level);
+    }
+    let text = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
+    let t = chesszip::tune::trace(Model::builtin(args.level), &text, chesszip::archive::DEFAULT_BLOCK_LINES as usize);
+    let name = args.name.unwrap_or_else(|| args.input.file_stem().unwrap_or_default().to_string_lossy().into_owned());
+    std::fs::create_dir_all(&args.out_dir)?;
+    std::fs::write(args.out_dir.join(format!("{name}.by_ply.csv")), t.by_ply_csv())?;
+    std::fs::write(args.out_dir.join(format!("{name}.calibration.csv")), t.calibration_csv())?;
+    let (n, bits) = t.by_ply.iter().fold((0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+    println!("{name}: level {} {n} moves, {:.4} bits per move", args.level, bits / n.max(1) as f64);
+    Ok(())
+}
+
+fn fit(args: Args) -> anyhow::Result<()> {
     for p in [&args.train, &args.heldout] {
         if p.file_name().is_some_and(|n| n == "Chess_Games.txt") {
             bail!("{} is the benchmark file: never tune on it", p.display());

@@ -11,6 +11,7 @@ pub mod game;
 pub mod params;
 pub mod predictor;
 pub mod softmax;
+pub mod trace;
 
 use std::fmt::Write as _;
 use std::sync::LazyLock;

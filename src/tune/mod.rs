@@ -18,6 +18,7 @@ use crate::model::features::{RESULT_CLASSES, result_class, end_layout, move_layo
 use crate::model::game::move_key;
 use crate::model::softmax::{LOGIT_ONE, PROB_ONE};
 use crate::model::book::{Book, PriorBook};
+use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
 use shakmaty::Position;
 use crate::text::{Game, parse_game};
@@ -240,6 +241,27 @@ pub fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
     let text = PriorBook::build_text(&lines, max_ply, 2);
     let book = PriorBook::parse("built", &text).expect("a built book parses").book;
     (text, book)
+}
+
+/// Codes `text` (movetext) with `model` in blocks of `block_lines` lines, in parallel, and
+/// returns the merged prediction statistics.
+pub fn trace(model: &Model, text: &[u8], block_lines: usize) -> Trace {
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let cut = memchr::memchr_iter(b'\n', rest).nth(block_lines - 1).map_or(rest.len(), |i| i + 1);
+        blocks.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    let traces: Vec<Trace> = blocks
+        .par_iter()
+        .map(|b| crate::codec::block::encode_block_traced(model, b, true).2.expect("tracing was requested"))
+        .collect();
+    let mut all = Trace::default();
+    for t in &traces {
+        all.merge(t);
+    }
+    all
 }
 
 /// Settings of a tuning run.
