@@ -13,7 +13,7 @@ use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 use crate::model::GameState;
 use crate::text::GameResult;
 
-use super::attacks::{CheckInfo, attack_map, role_index};
+use super::attacks::{CheckInfo, attack_map, pawn_attack_map, role_index};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -95,6 +95,10 @@ crate::feature_layout! {
         ESCAPE_HANGING: 6 => "escape_hanging",
         TO_ATTACKED: 6 => "to_attacked",
         TO_HANGING: 6 => "to_hanging",
+        THREATENS: 5 => "threatens",
+        CAPTURE_FREE: 5 => "capture_free",
+        TO_PAWN_ATTACKED: 6 => "to_pawn_attacked",
+        ESCAPE_THREAT: 6 => "escape_threat",
     }
 }
 
@@ -182,6 +186,26 @@ pub fn phase(pos: &Chess) -> usize {
     }
 }
 
+/// `color`'s pieces (kings excluded) attacked by a less valuable enemy piece, or attacked and
+/// not defended. `enemy_attacks` and `own_attacks` are the two sides' attack maps.
+fn threatened(pos: &Chess, color: Color, enemy_attacks: Bitboard, own_attacks: Bitboard) -> Bitboard {
+    let board = pos.board();
+    let occupied = board.occupied();
+    let mut out = Bitboard::EMPTY;
+    for sq in (board.by_color(color) & !board.kings()) & enemy_attacks {
+        let role = board.role_at(sq).expect("occupied");
+        if !own_attacks.contains(sq) {
+            out.add(sq);
+            continue;
+        }
+        let attackers = board.attacks_to(sq, !color, occupied);
+        if attackers.into_iter().any(|a| board.role_at(a).is_some_and(|r| r < role)) {
+            out.add(sq);
+        }
+    }
+    out
+}
+
 /// Everything about one position that move features need, computed once per ply.
 pub struct MoveContext<'a> {
     /// The position before the move.
@@ -200,6 +224,12 @@ pub struct MoveContext<'a> {
     skill: usize,
     their_attacks: Bitboard,
     our_attacks: Bitboard,
+    /// Enemy pieces defended by another enemy piece.
+    their_defended: Bitboard,
+    /// Squares attacked by enemy pawns.
+    their_pawn_attacks: Bitboard,
+    /// Our pieces attacked by a less valuable enemy piece, or attacked and undefended.
+    our_threatened: Bitboard,
     checks: CheckInfo,
 }
 
@@ -208,6 +238,8 @@ impl<'a> MoveContext<'a> {
     pub fn new(st: &'a GameState, moves: &'a [Move], scores: &'a [i32]) -> Self {
         let pos = &st.pos;
         let us = pos.turn();
+        let their_attacks = attack_map(pos, !us);
+        let our_attacks = attack_map(pos, us);
         MoveContext {
             pos,
             moves,
@@ -217,8 +249,11 @@ impl<'a> MoveContext<'a> {
             own_last_to: st.own_last.map(|m| m.to()),
             phase: phase(pos),
             skill: st.skill(),
-            their_attacks: attack_map(pos, !us),
-            our_attacks: attack_map(pos, us),
+            their_attacks,
+            our_attacks,
+            their_defended: their_attacks & pos.board().by_color(!us),
+            their_pawn_attacks: pawn_attack_map(pos, !us),
+            our_threatened: threatened(pos, us, their_attacks, our_attacks),
             checks: CheckInfo::new(pos),
         }
     }
@@ -257,6 +292,9 @@ impl<'a> MoveContext<'a> {
 
         if let Some(victim) = m.capture() {
             sink.put(CAPTURE + r * 6 + role_index(victim), ONE);
+            if !self.their_defended.contains(to) {
+                sink.put(CAPTURE_FREE + role_index(victim), ONE);
+            }
             if Some(to) == self.last_to {
                 sink.put(RECAPTURE + r, ONE);
             }
@@ -274,11 +312,17 @@ impl<'a> MoveContext<'a> {
             sink.put(DIST_LAST + (last.distance(to) as usize).min(7), ONE);
         }
         if role != Role::King {
+            if self.our_threatened.contains(from) {
+                sink.put(ESCAPE_THREAT + r, ONE);
+            }
             if self.their_attacks.contains(from) {
                 sink.put(ESCAPE + r, ONE);
                 if !self.our_attacks.contains(from) {
                     sink.put(ESCAPE_HANGING + r, ONE);
                 }
+            }
+            if self.their_pawn_attacks.contains(to) {
+                sink.put(TO_PAWN_ATTACKED + r, ONE);
             }
             if self.their_attacks.contains(to) {
                 sink.put(TO_ATTACKED + r, ONE);
@@ -286,6 +330,22 @@ impl<'a> MoveContext<'a> {
                     sink.put(TO_HANGING + r, ONE);
                 }
             }
+        }
+        // New threats: enemy pieces the moved piece attacks from its destination that are worth
+        // more than it or are undefended; the most valuable one counts.
+        let board = self.pos.board();
+        let occupied = (board.occupied() ^ from) | to;
+        let piece = shakmaty::Piece { color: us, role: m.promotion().unwrap_or(role) };
+        let targets = shakmaty::attacks::attacks(to, piece, occupied) & board.by_color(!us) & !board.kings();
+        let mut best: Option<Role> = None;
+        for t in targets {
+            let victim = board.role_at(t).expect("occupied");
+            if (victim > piece.role || !self.their_defended.contains(t)) && best.is_none_or(|b| victim > b) {
+                best = Some(victim);
+            }
+        }
+        if let Some(victim) = best {
+            sink.put(THREATENS + role_index(victim), ONE);
         }
     }
 }
