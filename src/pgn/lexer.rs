@@ -50,6 +50,9 @@ pub struct Lexed<'a> {
     pub gaps: Vec<&'a [u8]>,
 }
 
+/// The UTF-8 byte order mark.
+pub const BOM: &[u8] = "\u{feff}".as_bytes();
+
 /// The move-quality glyphs, indexed by their symbol value.
 pub const GLYPHS: [&[u8]; 6] = [b"!", b"?", b"!!", b"??", b"!?", b"?!"];
 
@@ -61,28 +64,18 @@ fn is_symbol(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'#' | b'=' | b':' | b'/' | b'-')
 }
 
-/// Length of a canonical tag pair `[Name "value"]` at the start of `s`, if there is one.
-/// The value may contain `\"` and `\\` escapes but no line break.
+/// Length of a tag pair `[Name "value"]` at the start of `s`, if there is one: one space
+/// after the name, and the value ends at the first `"]` (so escapes, and even the unescaped
+/// quotes some exporters write, stay in the value as they are); no line break inside.
 fn tag_len(s: &[u8]) -> Option<usize> {
     let name = s.get(1..)?.iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
     if name == 0 || s.get(1 + name..3 + name)? != b" \"" {
         return None;
     }
-    let mut i = 3 + name;
-    loop {
-        match *s.get(i)? {
-            b'\\' => {
-                if !matches!(s.get(i + 1)?, b'\\' | b'"') {
-                    return None;
-                }
-                i += 2;
-            }
-            b'"' => break,
-            b'\n' | b'\r' => return None,
-            _ => i += 1,
-        }
-    }
-    (s.get(i + 1)? == &b']').then_some(i + 2)
+    let start = 3 + name;
+    let line = memchr::memchr2(b'\n', b'\r', &s[start..]).map_or(s.len(), |i| start + i);
+    let end = memchr::memmem::find(&s[start..line], b"\"]")?;
+    Some(start + end + 2)
 }
 
 /// The name and raw value (escapes kept) of a canonical tag token.
@@ -94,9 +87,10 @@ pub fn tag_parts(text: &[u8]) -> (&[u8], &[u8]) {
 /// Splits `s` into tokens and gaps; `None` if some part is not a token this lexer knows.
 pub fn lex(s: &[u8]) -> Option<Lexed<'_>> {
     let mut out = Lexed::default();
-    let mut i = 0;
+    // A byte order mark at the start is part of the first gap.
+    let mut i = if s.starts_with(BOM) { BOM.len() } else { 0 };
     loop {
-        let start = i;
+        let start = if out.gaps.is_empty() { 0 } else { i };
         while i < s.len() && is_space(s[i]) {
             i += 1;
         }
@@ -173,6 +167,7 @@ enum LastLine {
 
 /// Whether `line` (without its terminator) is a tag line for [`GameSplitter`].
 pub fn is_tag_line(line: &[u8]) -> bool {
+    let line = line.trim_ascii_start();
     line.first() == Some(&b'[') && line.get(1).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }
 
@@ -246,11 +241,16 @@ mod tests {
         assert_eq!(kinds, [Tag, MoveNo, San, San, Glyph, MoveNo, San, Nag, Comment, VarStart, MoveNo, San, VarEnd, LineComment, Result, Result]);
         assert_eq!(tag_parts(l.tokens[0].text), (&b"Event"[..], &b"a \\\"b\\\""[..]));
         assert_eq!(l.tokens[13].text, b"; x");
+        let odd = "\u{feff}[White \"\"Mirage\"\"] *".as_bytes();
+        let l = lex(odd).unwrap();
+        assert_eq!(concat(&l), odd);
+        assert_eq!(l.gaps[0], BOM);
+        assert_eq!(tag_parts(l.tokens[0].text).1, b"\"Mirage\"");
     }
 
     #[test]
     fn unknown_text_is_refused() {
-        for s in [&b"[Event  \"x\"]"[..], b"[Event \"x\" ]", b"{ open", b"1. e4 \xc2\xbd-\xc2\xbd", b"01. e4", b"$01", b"e4 !!!", b"%x", b"--"] {
+        for s in [&b"[Event  \"x\"]"[..], b"[Event \"x\" ]", b"[Event \"x\n\"]", b"{ open", b"1. e4 \xc2\xbd-\xc2\xbd", b"01. e4", b"$01", b"e4 !!!", b"%x", b"--"] {
             assert!(lex(s).is_none(), "{}", String::from_utf8_lossy(s));
         }
         assert_eq!(lex(b"").unwrap().gaps, [b""]);
