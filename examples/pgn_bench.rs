@@ -64,9 +64,14 @@ fn main() {
         for (i, name) in Stream::NAMES.iter().enumerate() {
             println!("  {name:>9}: {:>9.0} bytes", total.bits[i] / 8.0);
         }
+        let mut tags = total.tag_bits.clone();
+        tags.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let list: Vec<String> = tags.iter().take(12).map(|(n, b)| format!("{} {:.0}", String::from_utf8_lossy(n), b / 8.0)).collect();
+        println!("  tag values (bytes): {}", list.join(", "));
         println!("  range-coded {} bytes; side stream {} bytes (from {} text + {} raw)", total.range_bytes, total.side_bytes, total.text_bytes, total.raw_bytes);
         println!(
-            "  moves: {:.4} bits/ply in PGN vs {:.4} bits/ply as movetext ({} plies, movetext archive {} bytes)",
+            "  moves: {:.4} bits/ply of move choices ({:.4} with ends, results, spellings) vs {:.4} bits/ply as movetext ({} plies, movetext archive {} bytes)",
+            total.move_choice_bits / plies.max(1) as f64,
             total.bits[Stream::Moves as usize] / plies.max(1) as f64,
             mt_summary.stats.move_bits / mt_summary.stats.plies.max(1) as f64,
             mt_summary.stats.plies,

@@ -35,7 +35,7 @@ use crate::model::{GameState, Model};
 const SIDE_ZSTD_LEVEL: i32 = 19;
 
 /// Sizes of a block's parts, for the breakdown by stream.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PgnStats {
     /// Information content of the range-coded symbols per [`Stream`], in bits.
     pub bits: [f64; Stream::COUNT],
@@ -51,6 +51,11 @@ pub struct PgnStats {
     pub games: u64,
     /// Pieces kept raw.
     pub raw_games: u64,
+    /// Bits of tag values per tag name (the rest of [`Stream::Tags`] is names and counts).
+    pub tag_bits: Vec<(Vec<u8>, f64)>,
+    /// Bits of the move choices alone (as [`BlockStats::move_bits`] counts them in the movetext
+    /// format); the rest of [`Stream::Moves`] is game ends, results and spellings.
+    pub move_choice_bits: f64,
 }
 
 impl std::ops::AddAssign for PgnStats {
@@ -64,6 +69,13 @@ impl std::ops::AddAssign for PgnStats {
         self.side_bytes += o.side_bytes;
         self.games += o.games;
         self.raw_games += o.raw_games;
+        self.move_choice_bits += o.move_choice_bits;
+        for (name, bits) in o.tag_bits {
+            match self.tag_bits.iter_mut().find(|(n, _)| *n == name) {
+                Some(entry) => entry.1 += bits,
+                None => self.tag_bits.push((name, bits)),
+            }
+        }
     }
 }
 
@@ -110,8 +122,8 @@ impl<'m> PgnCoder<'m> {
         }
     }
 
-    /// Codes one piece (decoding: fills it). `limit` bounds decoded lengths.
-    fn code_piece<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, piece: &mut Piece, side: &mut Side<'_>, limit: usize) -> Result<(), Error> {
+    /// Codes one piece (decoding: fills it).
+    fn code_piece<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, piece: &mut Piece, side: &mut Side<'_>) -> Result<(), Error> {
         c.set(Stream::Layout);
         let is_game = self.structured.code_value(c, matches!(piece, Piece::Game(_)))?;
         if c.decoding() {
@@ -119,11 +131,11 @@ impl<'m> PgnCoder<'m> {
         }
         match piece {
             Piece::Raw(bytes) => side.code(c, &mut self.raw_len, bytes),
-            Piece::Game(game) => self.code_game(c, game, side, limit),
+            Piece::Game(game) => self.code_game(c, game, side),
         }
     }
 
-    fn code_game<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, side: &mut Side<'_>, limit: usize) -> Result<(), Error> {
+    fn code_game<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, side: &mut Side<'_>) -> Result<(), Error> {
         let decoding = c.decoding();
         // 1. Line breaks and tags.
         let mut crlf = if decoding {
@@ -135,7 +147,7 @@ impl<'m> PgnCoder<'m> {
         };
         self.layout.code_crlf(c, &mut crlf)?;
         c.set(Stream::Tags);
-        self.tags.code_tags(c, &mut game.tags, limit)?;
+        self.tags.code_tags(c, &mut game.tags)?;
 
         // 2. Main line and result.
         let start = start_position(&game.tags).ok_or_else(|| Error::Corrupt("PGN game with an impossible start position".into()))?;
@@ -149,12 +161,12 @@ impl<'m> PgnCoder<'m> {
         // 3. Tags that follow from the moves.
         c.set(Stream::Tags);
         let plies = game.lines[0].moves.len();
-        self.tags.code_derived(c, &mut game.tags, plies, game.result, limit)?;
+        self.tags.code_derived(c, &mut game.tags, plies, game.result)?;
 
         // 4. Items.
         let control = game.tag(b"TimeControl").and_then(time_control);
         self.comments.start_game(control);
-        self.code_items(c, game, start, side, limit)?;
+        self.code_items(c, game, start, side)?;
 
         // 5. Gaps.
         c.set(Stream::Layout);
@@ -165,11 +177,11 @@ impl<'m> PgnCoder<'m> {
         if decoding {
             game.gaps.clear();
         }
-        self.layout.code_gaps(c, crlf, &tokens, &ends, &classes, &mut game.gaps, limit)?;
+        self.layout.code_gaps(c, crlf, &tokens, &ends, &classes, &mut game.gaps)?;
         Ok(())
     }
 
-    fn code_items<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, start: Chess, side: &mut Side<'_>, limit: usize) -> Result<(), Error> {
+    fn code_items<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, start: Chess, side: &mut Side<'_>) -> Result<(), Error> {
         let decoding = c.decoding();
         let corrupt = |m: &str| Error::Corrupt(format!("PGN move text: {m}"));
         let mut frames = vec![Frame { line: 0, done: 0, pos: start, before: None }];
@@ -186,9 +198,7 @@ impl<'m> PgnCoder<'m> {
                 break;
             }
             if decoding {
-                if i > limit {
-                    return Err(corrupt("too many items"));
-                }
+                c.spend(1)?;
                 game.items.push(match kind {
                     0 => Item::MoveNo { number: 0, dots: 0 },
                     1 => Item::Move,
@@ -214,7 +224,7 @@ impl<'m> PgnCoder<'m> {
                 Item::Nag(n) => self.layout.code_nag(c, n)?,
                 Item::Comment(content) => {
                     let mover = if white { 1 } else { 0 };
-                    self.comments.code(c, mover, content, side, limit)?;
+                    self.comments.code(c, mover, content, side)?;
                 }
                 Item::LineComment(text) => {
                     c.set(Stream::Comments);
@@ -278,11 +288,13 @@ pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, Block
         };
         c.set(Stream::Layout);
         coder.more.code_value(&mut c, true).expect("encoding cannot fail");
-        coder.code_piece(&mut c, &mut p, &mut side, text.len()).expect("encoding cannot fail");
+        coder.code_piece(&mut c, &mut p, &mut side).expect("encoding cannot fail");
     }
     c.set(Stream::Layout);
     coder.more.code_value(&mut c, false).expect("encoding cannot fail");
     pgn.bits = c.bits;
+    pgn.tag_bits = coder.tags.costs().map(|(n, b)| (n.to_vec(), b)).collect();
+    pgn.move_choice_bits = coder.games.move_bits + coder.variations.as_ref().map_or(0.0, |v| v.move_bits);
     stats.move_bits = pgn.bits[Stream::Moves as usize];
     stats.other_bits = pgn.bits.iter().sum::<f64>() - stats.move_bits;
     pgn.text_bytes = side.written.len() as u64 - pgn.raw_bytes;
@@ -323,11 +335,11 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, max_len: usize, out: &m
         buf
     };
     let mut side = Side::reader(&side_bytes);
-    let mut c = Metered::new(&mut dec);
+    let mut c = Metered::new(&mut dec).with_budget(max_len);
     let start = out.len();
     while coder.more.code_value(&mut c, false)? {
         let mut piece = Piece::Raw(Vec::new());
-        coder.code_piece(&mut c, &mut piece, &mut side, max_len)?;
+        coder.code_piece(&mut c, &mut piece, &mut side)?;
         let before = out.len();
         match &piece {
             Piece::Raw(bytes) => out.extend_from_slice(bytes),

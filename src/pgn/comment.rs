@@ -299,7 +299,6 @@ impl CommentModel {
         color: usize,
         content: &mut Vec<u8>,
         side: &mut Side<'_>,
-        limit: usize,
     ) -> Result<(), Error> {
         let decoding = c.decoding();
         let (mut shape, mut payloads) = if decoding { (Vec::new(), Vec::new()) } else { split(content) };
@@ -308,7 +307,11 @@ impl CommentModel {
         let ctx = self.last_rank.min(2);
         let sym = self.rank[ctx].code_value(c, rank.map_or(0, |r| r as u64 + 1))? as usize;
         if sym == 0 {
-            self.shape_text.code(c, SHAPE_CLASS, false, &mut shape, limit)?;
+            let budget = c.budget();
+            self.shape_text.code(c, SHAPE_CLASS, false, &mut shape, budget)?;
+            if decoding {
+                c.spend(shape.len())?;
+            }
             if self.shapes.len() == SHAPES {
                 self.shapes.pop();
             }
@@ -318,6 +321,9 @@ impl CommentModel {
                 return Err(Error::Corrupt("comment shape rank out of range".into()));
             }
             shape = self.shapes.remove(r);
+            if decoding {
+                c.spend(shape.len())?;
+            }
         }
         self.last_rank = sym;
         self.shapes.insert(0, shape.clone());

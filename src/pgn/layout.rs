@@ -196,7 +196,6 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    #[allow(clippy::too_many_arguments)]
     pub fn code_gaps<C: SymbolCoder>(
         &mut self,
         c: &mut Metered<'_, C>,
@@ -205,7 +204,6 @@ impl LayoutModel {
         ends: &[usize],
         classes: &[Option<usize>],
         gaps: &mut Vec<Vec<u8>>,
-        limit: usize,
     ) -> Result<(), Error> {
         let decoding = c.decoding();
         let nl: &[u8] = if crlf { b"\r\n" } else { b"\n" };
@@ -240,7 +238,13 @@ impl LayoutModel {
                 1 => *gap = b" ".to_vec(),
                 2 => *gap = nl.to_vec(),
                 3 => *gap = [nl, nl].concat(),
-                4 => self.gap_text.code(c, 0, false, gap, limit)?,
+                4 => {
+                    let budget = c.budget();
+                    self.gap_text.code(c, 0, false, gap, budget)?;
+                    if decoding {
+                        c.spend(gap.len())?;
+                    }
+                }
                 _ => return Err(Error::Corrupt("unknown gap class".into())),
             }
             advance(&mut col, gap);

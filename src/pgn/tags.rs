@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use super::game::Tag;
-use super::metered::Metered;
+use super::metered::{Metered, Stream};
 use super::models::{Bit, NumberModel, SignedModel, StringModel};
 use crate::Error;
 use crate::codec::SymbolCoder;
@@ -120,6 +120,8 @@ pub struct TagModel {
     elo_delta: [SignedModel; 3],
     last_elo: Option<i64>,
     strings: StringModel,
+    /// Bits coded per tag id (values) and, last, for names and the tag count (encoder only).
+    costs: Vec<f64>,
 }
 
 impl TagModel {
@@ -136,16 +138,21 @@ impl TagModel {
         self.ids.insert(name.to_vec(), id);
         self.names.push(name.to_vec());
         self.states.push(TagState { kind: Some(kind_of(name)), ..TagState::default() });
+        self.costs.push(0.0);
         id
+    }
+
+    /// Bits spent on each tag's values so far (encoder only), by tag name.
+    pub fn costs(&self) -> impl Iterator<Item = (&[u8], f64)> {
+        self.names.iter().map(|n| &n[..]).zip(self.costs.iter().copied())
     }
 
     /// Codes the tag names and all values except those of `Result` and `PlyCount` (see
     /// [`TagModel::code_derived`]). When decoding, `tags` is filled (those two values empty).
-    /// `limit` bounds decoded lengths.
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_tags<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut Vec<Tag>, limit: usize) -> Result<(), Error> {
+    pub fn code_tags<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut Vec<Tag>) -> Result<(), Error> {
         let decoding = c.decoding();
         let mut names = Vec::new();
         for i in 0.. {
@@ -154,9 +161,7 @@ impl TagModel {
                 break;
             }
             if decoding {
-                if 5 * i > limit {
-                    return Err(Error::Corrupt("too many tags".into()));
-                }
+                c.spend(5)?;
                 tags.push(Tag::default());
             }
             let predicted = self.prev_names.get(i).copied();
@@ -171,7 +176,11 @@ impl TagModel {
                 let sym = self.name_id.code_value(c, known.map_or(0, |k| k as u64 + 1))?;
                 if sym == 0 {
                     let mut name = std::mem::take(&mut tags[i].name);
-                    self.strings.code(c, NAME_CLASS, false, &mut name, limit)?;
+                    let budget = c.budget();
+                    self.strings.code(c, NAME_CLASS, false, &mut name, budget)?;
+                    if decoding {
+                        c.spend(name.len())?;
+                    }
                     if decoding && self.ids.contains_key(&name) {
                         return Err(Error::Corrupt("known tag name coded as new".into()));
                     }
@@ -189,15 +198,17 @@ impl TagModel {
                 tags[i].name = self.names[id].clone();
             }
             names.push(id);
+            let before = c.bits[Stream::Tags as usize];
             match self.states[id].kind.expect("set at creation") {
                 Kind::PlyCount | Kind::Result => {}
-                Kind::Elo(color) => self.code_elo(c, id, color, i, tags, limit)?,
+                Kind::Elo(color) => self.code_elo(c, id, color, i, tags)?,
                 Kind::Player | Kind::Generic => {
                     let mut v = std::mem::take(&mut tags[i].value);
-                    self.code_value(c, id, &mut v, limit)?;
+                    self.code_value(c, id, &mut v)?;
                     tags[i].value = v;
                 }
             }
+            self.costs[id] += c.bits[Stream::Tags as usize] - before;
         }
         self.prev_names = names;
         Ok(())
@@ -208,7 +219,7 @@ impl TagModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_derived<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag], plies: usize, result: GameResult, limit: usize) -> Result<(), Error> {
+    pub fn code_derived<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag], plies: usize, result: GameResult) -> Result<(), Error> {
         for tag in tags.iter_mut() {
             let id = self.id(&tag.name);
             let predicted: Vec<u8> = match self.states[id].kind {
@@ -216,18 +227,20 @@ impl TagModel {
                 Some(Kind::Result) => result.token().to_vec(),
                 _ => continue,
             };
+            let before = c.bits[Stream::Tags as usize];
             let hit = self.states[id].hit.code_value(c, tag.value == predicted)?;
             if hit {
                 tag.value = predicted;
             } else {
-                self.code_value(c, id, &mut tag.value, limit)?;
+                self.code_value(c, id, &mut tag.value)?;
             }
+            self.costs[id] += c.bits[Stream::Tags as usize] - before;
         }
         Ok(())
     }
 
     /// The generic value model (see the module documentation).
-    fn code_value<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>, limit: usize) -> Result<(), Error> {
+    fn code_value<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>) -> Result<(), Error> {
         let decoding = c.decoding();
         let shared = self.states[id].kind == Some(Kind::Player);
         let class = if shared { PLAYER_CLASS } else { id as u32 };
@@ -240,6 +253,7 @@ impl TagModel {
             let r = (sym - 1) as usize;
             let item = history.items.get(r).ok_or_else(|| Error::Corrupt("tag value rank out of range".into()))?;
             if decoding {
+                c.spend(item.len())?;
                 *v = item.clone();
             }
             history.touch(v, Some(r));
@@ -263,8 +277,10 @@ impl TagModel {
             }
             let prefix = last[..common].to_vec();
             let mut rest = if decoding { Vec::new() } else { v[common..].to_vec() };
-            self.strings.code(c, class, common >= ID_PREFIX, &mut rest, limit)?;
+            let budget = c.budget();
+            self.strings.code(c, class, common >= ID_PREFIX, &mut rest, budget)?;
             if decoding {
+                c.spend(prefix.len() + rest.len())?;
                 *v = prefix;
                 v.extend_from_slice(&rest);
             }
@@ -278,7 +294,7 @@ impl TagModel {
     /// A rating: the difference from the player's last rating in the block, else from the
     /// opponent's rating in this game, else from the last rating seen; a value that is not a
     /// plain integer goes through the generic model.
-    fn code_elo<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, color: usize, i: usize, tags: &mut [Tag], limit: usize) -> Result<(), Error> {
+    fn code_elo<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, color: usize, i: usize, tags: &mut [Tag]) -> Result<(), Error> {
         let decoding = c.decoding();
         let find = |name: &[u8]| tags[..i].iter().find(|t| t.name == name).map(|t| t.value.clone());
         let player = find([&b"White"[..], b"Black"][color]);
@@ -286,7 +302,7 @@ impl TagModel {
         let int = if decoding { None } else { canonical_int(&tags[i].value) };
         if !self.states[id].numeric.code_value(c, int.is_some())? {
             let mut v = std::mem::take(&mut tags[i].value);
-            self.code_value(c, id, &mut v, limit)?;
+            self.code_value(c, id, &mut v)?;
             tags[i].value = v;
             return Ok(());
         }
