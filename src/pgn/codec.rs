@@ -4,10 +4,11 @@
 //! structurally, or kept raw in the side stream. A structured game is coded in this order,
 //! each step using what the earlier ones decoded:
 //!
-//! 1. line break style, tag names and values (except `Result` and `PlyCount`);
+//! 1. line break style, tag names, and the values of the tags that set up the position;
 //! 2. the main line's moves and the result with the engine-guided model ([`GameCoder`]),
-//!    from the position the tags set up;
-//! 3. the `Result` and `PlyCount` tags, predicted from the moves;
+//!    from that position;
+//! 3. the other tag values, knowing the result and the final position (`Result` and
+//!    `PlyCount` then cost almost nothing);
 //! 4. the move text items (move numbers, moves, comments with clocks and evaluations, NAGs,
 //!    variations, whose moves go through a second [`GameCoder`], result tokens);
 //! 5. the whitespace between all tokens.
@@ -24,7 +25,7 @@ use super::lexer::split_games;
 use super::metered::{Metered, Stream};
 use super::models::{Bit, NumberModel};
 use super::side::Side;
-use super::tags::TagModel;
+use super::tags::{GameInfo, TagModel};
 use crate::Error;
 use crate::codec::block::{BlockStats, EncodedBlock};
 use crate::codec::game::{GameCoder, MoveText};
@@ -158,10 +159,10 @@ impl<'m> PgnCoder<'m> {
         let end = self.games.code_moves(c, GameState::from_position(start.clone()), &mut game.lines[0])?;
         self.games.code_result(c, &end, &mut game.result)?;
 
-        // 3. Tags that follow from the moves.
+        // 3. The other tag values, knowing what the moves say.
         c.set(Stream::Tags);
-        let plies = game.lines[0].moves.len();
-        self.tags.code_derived(c, &mut game.tags, plies, game.result)?;
+        let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result };
+        self.tags.code_values(c, &mut game.tags, &info)?;
 
         // 4. Items.
         let control = game.tag(b"TimeControl").and_then(time_control);

@@ -19,6 +19,9 @@ const P_MIN: i32 = 16;
 /// Adaptation stops slowing down after this many observations (then the rate is 1/(LIMIT+2)).
 const LIMIT: u8 = 30;
 
+/// Adaptation limit of the bits of [`ByteModel`].
+const BYTE_LIMIT: u8 = 126;
+
 /// An adaptive binary decision: the probability of `true` moves towards each observed value,
 /// fast at first (close to counting) and then at a fixed rate.
 #[derive(Clone, Copy, Debug)]
@@ -48,12 +51,22 @@ impl Bit {
     /// As [`SymbolCoder::code`].
     #[inline]
     pub fn code<C: SymbolCoder>(&mut self, c: &mut C, bit: &mut bool) -> Result<(), Error> {
+        self.code_limited(c, bit, LIMIT)
+    }
+
+    /// [`Bit::code`] with adaptation slowing down until `limit` observations (for stationary
+    /// statistics such as the letters of random identifiers).
+    ///
+    /// # Errors
+    /// As [`SymbolCoder::code`].
+    #[inline]
+    pub fn code_limited<C: SymbolCoder>(&mut self, c: &mut C, bit: &mut bool, limit: u8) -> Result<(), Error> {
         let f1 = ((self.p as i32).clamp(P_MIN, ONE - P_MIN) as u32) << 8;
         let cum = [0, TOTAL - f1, TOTAL];
         let mut s = *bit as usize;
         c.code(Cdf::new(&cum), &mut s)?;
         *bit = s == 1;
-        self.update(*bit);
+        self.update_limited(*bit, limit);
         Ok(())
     }
 
@@ -71,11 +84,17 @@ impl Bit {
     /// Adapts to one observation.
     #[inline]
     pub fn update(&mut self, bit: bool) {
+        self.update_limited(bit, LIMIT);
+    }
+
+    /// [`Bit::update`] with another adaptation limit.
+    #[inline]
+    pub fn update_limited(&mut self, bit: bool, limit: u8) {
         let target = if bit { ONE - 1 } else { 0 };
         let p = self.p as i32;
         let p = p + (target - p) / (self.n as i32 + 2);
         self.p = p.clamp(0, ONE - 1) as u16;
-        if self.n < LIMIT {
+        if self.n < limit {
             self.n += 1;
         }
     }
@@ -247,7 +266,7 @@ impl ByteModel {
         let mut node = 1usize;
         for i in (0..8).rev() {
             let mut b = (*byte >> i) & 1 == 1;
-            tree[node].code(c, &mut b)?;
+            tree[node].code_limited(c, &mut b, BYTE_LIMIT)?;
             node = node << 1 | b as usize;
         }
         *byte = (node - 256) as u8;

@@ -3,10 +3,12 @@
 //! Names: the list of the previous game predicts the next (lichess writes the same tags in the
 //! same order every time), so a name usually costs a fraction of a bit.
 //!
-//! Values, by kind of tag:
-//! - `Result` and `PlyCount` are coded after the moves, as "equal to what the moves say".
+//! Values: `FEN`, `SetUp` and `Variant` are coded with the names, before the moves (they set
+//! up the position); all others after the moves, so that what the moves say is known:
+//! - `Result` and `PlyCount`: "equal to what the moves say".
 //! - `WhiteElo`/`BlackElo`: the difference from the same player's rating in an earlier game of
-//!   the block, else from the opponent's rating.
+//!   the block, in the context of this game's result for the player (a rating moves with
+//!   results), else from the opponent's rating.
 //! - everything else (player names, which share one list between `White` and `Black`, dates,
 //!   time controls, openings, sites): the rank in a move-to-front list of earlier values of
 //!   the tag (0 = same as last time), else a new value: an integer as a difference from the
@@ -44,7 +46,20 @@ enum Kind {
     PlyCount,
     /// Coded after the moves.
     Result,
+    /// `FEN`, `SetUp`, `Variant`: coded before the moves.
+    Setup,
 }
+
+/// What the moves say about a game, for coding its tags.
+#[derive(Clone, Copy, Debug)]
+pub struct GameInfo {
+    /// Plies of the main line.
+    pub plies: usize,
+    /// The game's result.
+    pub result: GameResult,
+}
+
+
 
 fn kind_of(name: &[u8]) -> Kind {
     match name {
@@ -53,6 +68,7 @@ fn kind_of(name: &[u8]) -> Kind {
         b"BlackElo" => Kind::Elo(1),
         b"PlyCount" => Kind::PlyCount,
         b"Result" => Kind::Result,
+        b"FEN" | b"SetUp" | b"Variant" => Kind::Setup,
         _ => Kind::Generic,
     }
 }
@@ -117,7 +133,7 @@ pub struct TagModel {
     name_id: NumberModel,
     players: Mtf,
     elo: HashMap<Vec<u8>, i64>,
-    elo_delta: [SignedModel; 3],
+    elo_delta: [SignedModel; 6],
     last_elo: Option<i64>,
     strings: StringModel,
     /// Bits coded per tag id (values) and, last, for names and the tag count (encoder only).
@@ -147,8 +163,8 @@ impl TagModel {
         self.names.iter().map(|n| &n[..]).zip(self.costs.iter().copied())
     }
 
-    /// Codes the tag names and all values except those of `Result` and `PlyCount` (see
-    /// [`TagModel::code_derived`]). When decoding, `tags` is filled (those two values empty).
+    /// Codes the tag names and the values of the tags that set up the position (the others:
+    /// [`TagModel::code_values`]). When decoding, `tags` is filled (other values empty).
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
@@ -198,41 +214,51 @@ impl TagModel {
                 tags[i].name = self.names[id].clone();
             }
             names.push(id);
-            let before = c.bits[Stream::Tags as usize];
-            match self.states[id].kind.expect("set at creation") {
-                Kind::PlyCount | Kind::Result => {}
-                Kind::Elo(color) => self.code_elo(c, id, color, i, tags)?,
-                Kind::Player | Kind::Generic => {
-                    let mut v = std::mem::take(&mut tags[i].value);
-                    self.code_value(c, id, &mut v)?;
-                    tags[i].value = v;
-                }
+            if self.states[id].kind == Some(Kind::Setup) {
+                let before = c.bits[Stream::Tags as usize];
+                let mut v = std::mem::take(&mut tags[i].value);
+                self.code_value(c, id, &mut v)?;
+                tags[i].value = v;
+                self.costs[id] += c.bits[Stream::Tags as usize] - before;
             }
-            self.costs[id] += c.bits[Stream::Tags as usize] - before;
         }
         self.prev_names = names;
         Ok(())
     }
 
-    /// Codes the values of `Result` and `PlyCount` tags, predicted from the game's `result`
-    /// and the `plies` of its main line.
+    /// Codes the values [`TagModel::code_tags`] left out, knowing what the moves say.
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_derived<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag], plies: usize, result: GameResult) -> Result<(), Error> {
-        for tag in tags.iter_mut() {
-            let id = self.id(&tag.name);
-            let predicted: Vec<u8> = match self.states[id].kind {
-                Some(Kind::PlyCount) => plies.to_string().into_bytes(),
-                Some(Kind::Result) => result.token().to_vec(),
-                _ => continue,
-            };
+    pub fn code_values<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag], info: &GameInfo) -> Result<(), Error> {
+        for i in 0..tags.len() {
+            let id = self.id(&tags[i].name);
             let before = c.bits[Stream::Tags as usize];
-            let hit = self.states[id].hit.code_value(c, tag.value == predicted)?;
+            let kind = self.states[id].kind.expect("set at creation");
+            let predicted: Vec<u8> = match kind {
+                Kind::Setup => continue,
+                Kind::Elo(color) => {
+                    self.code_elo(c, id, color, i, tags, info.result)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
+                Kind::Player | Kind::Generic => {
+                    let mut v = std::mem::take(&mut tags[i].value);
+                    self.code_value(c, id, &mut v)?;
+                    tags[i].value = v;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
+                Kind::PlyCount => info.plies.to_string().into_bytes(),
+                Kind::Result => info.result.token().to_vec(),
+            };
+            let hit = self.states[id].hit.code_value(c, tags[i].value == predicted)?;
             if hit {
-                tag.value = predicted;
+                tags[i].value = predicted;
             } else {
-                self.code_value(c, id, &mut tag.value)?;
+                let mut v = std::mem::take(&mut tags[i].value);
+                self.code_value(c, id, &mut v)?;
+                tags[i].value = v;
             }
             self.costs[id] += c.bits[Stream::Tags as usize] - before;
         }
@@ -291,10 +317,10 @@ impl TagModel {
         Ok(())
     }
 
-    /// A rating: the difference from the player's last rating in the block, else from the
-    /// opponent's rating in this game, else from the last rating seen; a value that is not a
-    /// plain integer goes through the generic model.
-    fn code_elo<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, color: usize, i: usize, tags: &mut [Tag]) -> Result<(), Error> {
+    /// A rating: the difference from the player's last rating in the block (in the context of
+    /// the player's result), else from the opponent's rating in this game, else from the last
+    /// rating seen; a value that is not a plain integer goes through the generic model.
+    fn code_elo<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, color: usize, i: usize, tags: &mut [Tag], result: GameResult) -> Result<(), Error> {
         let decoding = c.decoding();
         let find = |name: &[u8]| tags[..i].iter().find(|t| t.name == name).map(|t| t.value.clone());
         let player = find([&b"White"[..], b"Black"][color]);
@@ -306,11 +332,18 @@ impl TagModel {
             tags[i].value = v;
             return Ok(());
         }
+        // The player's result: 0 win, 1 loss, 2 draw, 3 unknown.
+        let outcome = match (result, color) {
+            (GameResult::WhiteWins, 0) | (GameResult::BlackWins, 1) => 0,
+            (GameResult::WhiteWins, _) | (GameResult::BlackWins, _) => 1,
+            (GameResult::Draw, _) => 2,
+            (GameResult::Unknown, _) => 3,
+        };
         let known = player.as_ref().and_then(|p| self.elo.get(p).copied());
         let (base, ctx) = match (known, opponent, self.last_elo) {
-            (Some(e), _, _) => (e, 0),
-            (None, Some(o), _) => (o, 1),
-            (None, None, l) => (l.unwrap_or(1500), 2),
+            (Some(e), _, _) => (e, outcome),
+            (None, Some(o), _) => (o, 4),
+            (None, None, l) => (l.unwrap_or(1500), 5),
         };
         let delta = self.elo_delta[ctx].code_value(c, int.unwrap_or(0).wrapping_sub(base))?;
         let elo = base.wrapping_add(delta);
