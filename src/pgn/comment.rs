@@ -308,7 +308,7 @@ impl CommentModel {
         let sym = self.rank[ctx].code_value(c, rank.map_or(0, |r| r as u64 + 1))? as usize;
         if sym == 0 {
             let budget = c.budget();
-            self.shape_text.code(c, SHAPE_CLASS, false, &mut shape, budget)?;
+            self.shape_text.code(c, SHAPE_CLASS, &mut shape, budget)?;
             if decoding {
                 c.spend(shape.len())?;
             }

@@ -240,7 +240,7 @@ impl LayoutModel {
                 3 => *gap = [nl, nl].concat(),
                 4 => {
                     let budget = c.budget();
-                    self.gap_text.code(c, 0, false, gap, budget)?;
+                    self.gap_text.code(c, 0, gap, budget)?;
                     if decoding {
                         c.spend(gap.len())?;
                     }

@@ -25,6 +25,7 @@ pub mod metered;
 pub mod models;
 pub mod side;
 pub mod tags;
+pub mod text;
 
 pub use blocks::{BlockReader, detect};
 pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed};

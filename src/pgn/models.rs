@@ -1,13 +1,14 @@
 //! Small adaptive models built from binary decisions, in the style of LZMA's coders: an
 //! adaptive bit ([`Bit`]), symbols as bit trees ([`BitTree`]), integers as a length class plus
-//! mantissa bits ([`NumberModel`], [`SignedModel`]) and bytes under a caller-chosen context
-//! ([`ByteModel`]).
+//! mantissa bits ([`NumberModel`], [`SignedModel`]), and strings ([`StringModel`]: a length
+//! and the bytes under [`TextModel`]).
 //!
 //! Every probability is an integer updated by integer arithmetic, so encoder and decoder stay
 //! identical. Coding one binary decision costs a table of three `u32`s on the stack, which
 //! keeps the per-symbol cost far below [`crate::codec::AdaptiveModel`]'s for the many
 //! near-certain decisions of a PGN file (a space after a move, a move number where expected).
 
+use super::text::TextModel;
 use crate::Error;
 use crate::codec::{Cdf, SymbolCoder, TOTAL};
 
@@ -18,9 +19,6 @@ const ONE: i32 = 1 << 16;
 const P_MIN: i32 = 16;
 /// Adaptation stops slowing down after this many observations (then the rate is 1/(LIMIT+2)).
 const LIMIT: u8 = 30;
-
-/// Adaptation limit of the bits of [`ByteModel`].
-const BYTE_LIMIT: u8 = 126;
 
 /// An adaptive binary decision: the probability of `true` moves towards each observed value,
 /// fast at first (close to counting) and then at a fixed rate.
@@ -51,22 +49,12 @@ impl Bit {
     /// As [`SymbolCoder::code`].
     #[inline]
     pub fn code<C: SymbolCoder>(&mut self, c: &mut C, bit: &mut bool) -> Result<(), Error> {
-        self.code_limited(c, bit, LIMIT)
-    }
-
-    /// [`Bit::code`] with adaptation slowing down until `limit` observations (for stationary
-    /// statistics such as the letters of random identifiers).
-    ///
-    /// # Errors
-    /// As [`SymbolCoder::code`].
-    #[inline]
-    pub fn code_limited<C: SymbolCoder>(&mut self, c: &mut C, bit: &mut bool, limit: u8) -> Result<(), Error> {
         let f1 = ((self.p as i32).clamp(P_MIN, ONE - P_MIN) as u32) << 8;
         let cum = [0, TOTAL - f1, TOTAL];
         let mut s = *bit as usize;
         c.code(Cdf::new(&cum), &mut s)?;
         *bit = s == 1;
-        self.update_limited(*bit, limit);
+        self.update(*bit);
         Ok(())
     }
 
@@ -84,17 +72,11 @@ impl Bit {
     /// Adapts to one observation.
     #[inline]
     pub fn update(&mut self, bit: bool) {
-        self.update_limited(bit, LIMIT);
-    }
-
-    /// [`Bit::update`] with another adaptation limit.
-    #[inline]
-    pub fn update_limited(&mut self, bit: bool, limit: u8) {
         let target = if bit { ONE - 1 } else { 0 };
         let p = self.p as i32;
         let p = p + (target - p) / (self.n as i32 + 2);
         self.p = p.clamp(0, ONE - 1) as u16;
-        if self.n < limit {
+        if self.n < LIMIT {
             self.n += 1;
         }
     }
@@ -244,43 +226,12 @@ impl SignedModel {
     }
 }
 
-/// Bytes under caller-chosen integer contexts (for example a tag's id and the previous byte),
-/// each context a 256-leaf tree of [`Bit`]s allocated on first use.
-#[derive(Debug, Default)]
-pub struct ByteModel {
-    contexts: std::collections::HashMap<u32, Box<[Bit; 256]>>,
-}
-
-impl ByteModel {
-    /// A model with no contexts yet.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Codes `*byte` in context `ctx`.
-    ///
-    /// # Errors
-    /// As [`SymbolCoder::code`].
-    pub fn code<C: SymbolCoder>(&mut self, c: &mut C, ctx: u32, byte: &mut u8) -> Result<(), Error> {
-        let tree = self.contexts.entry(ctx).or_insert_with(|| Box::new([Bit::default(); 256]));
-        let mut node = 1usize;
-        for i in (0..8).rev() {
-            let mut b = (*byte >> i) & 1 == 1;
-            tree[node].code_limited(c, &mut b, BYTE_LIMIT)?;
-            node = node << 1 | b as usize;
-        }
-        *byte = (node - 256) as u8;
-        Ok(())
-    }
-}
-
-/// Byte strings: the length with a [`NumberModel`], then each byte in the context of
-/// `class` and the previous byte (order-1), or of `class` alone (order-0) when the class is
-/// marked random-like.
+/// Byte strings: the length with a [`NumberModel`] per class, then the bytes with the
+/// context-mixing [`TextModel`].
 #[derive(Debug, Default)]
 pub struct StringModel {
     lengths: std::collections::HashMap<u32, NumberModel>,
-    bytes: ByteModel,
+    bytes: TextModel,
 }
 
 impl StringModel {
@@ -289,12 +240,11 @@ impl StringModel {
         Self::default()
     }
 
-    /// Codes `s` in `class`; `order0` drops the previous-byte context (for random identifiers).
-    /// When decoding, `s` is replaced; `limit` bounds the decoded length.
+    /// Codes `s` in `class`. When decoding, `s` is replaced; `limit` bounds the decoded length.
     ///
     /// # Errors
     /// As [`SymbolCoder::code`]; [`Error::Corrupt`] if a decoded length exceeds `limit`.
-    pub fn code<C: SymbolCoder>(&mut self, c: &mut C, class: u32, order0: bool, s: &mut Vec<u8>, limit: usize) -> Result<(), Error> {
+    pub fn code<C: SymbolCoder>(&mut self, c: &mut C, class: u32, s: &mut Vec<u8>, limit: usize) -> Result<(), Error> {
         let len = self.lengths.entry(class).or_default().code_value(c, s.len() as u64)?;
         if c.decoding() {
             if len > limit as u64 {
@@ -303,13 +253,7 @@ impl StringModel {
             s.clear();
             s.resize(len as usize, 0);
         }
-        let mut prev = 0u8;
-        for b in s.iter_mut() {
-            let ctx = class << 9 | if order0 { 256 } else { prev as u32 };
-            self.bytes.code(c, ctx, b)?;
-            prev = *b;
-        }
-        Ok(())
+        self.bytes.code(c, class, s)
     }
 }
 
@@ -333,7 +277,7 @@ mod tests {
             sm.code_value(&mut enc, s).unwrap();
         }
         for (i, s) in strings.iter().enumerate() {
-            st.code(&mut enc, i as u32 % 2, i % 3 == 0, &mut s.clone(), 1000).unwrap();
+            st.code(&mut enc, i as u32 % 2, &mut s.clone(), 1000).unwrap();
         }
         for i in 0..100usize {
             bt.code(&mut enc, &mut (i % 8)).unwrap();
@@ -351,7 +295,7 @@ mod tests {
         }
         for (i, s) in strings.iter().enumerate() {
             let mut out = Vec::new();
-            st.code(&mut dec, i as u32 % 2, i % 3 == 0, &mut out, 1000).unwrap();
+            st.code(&mut dec, i as u32 % 2, &mut out, 1000).unwrap();
             assert_eq!(&out, s);
         }
         for i in 0..100usize {

@@ -13,8 +13,7 @@
 //!   time controls, openings, sites): the rank in a move-to-front list of earlier values of
 //!   the tag (0 = same as last time), else a new value: an integer as a difference from the
 //!   tag's last integer, or a string as the length of the prefix it shares with the tag's last
-//!   value plus the rest byte by byte (order-1 contexts, or order-0 after a long shared prefix
-//!   such as `https://lichess.org/`, where the rest is a random game id).
+//!   value plus the rest byte by byte with the context-mixing [`super::text::TextModel`].
 
 use std::collections::HashMap;
 
@@ -27,8 +26,6 @@ use crate::text::GameResult;
 
 /// Most values remembered per move-to-front list.
 const HISTORY: usize = 4096;
-/// A shared prefix at least this long marks the rest of a value as an identifier (order-0).
-const ID_PREFIX: usize = 8;
 /// String class of tag names (tag ids are the other classes).
 const NAME_CLASS: u32 = 1 << 20;
 /// String class of player names (`White` and `Black` share it).
@@ -193,7 +190,7 @@ impl TagModel {
                 if sym == 0 {
                     let mut name = std::mem::take(&mut tags[i].name);
                     let budget = c.budget();
-                    self.strings.code(c, NAME_CLASS, false, &mut name, budget)?;
+                    self.strings.code(c, NAME_CLASS, &mut name, budget)?;
                     if decoding {
                         c.spend(name.len())?;
                     }
@@ -304,7 +301,7 @@ impl TagModel {
             let prefix = last[..common].to_vec();
             let mut rest = if decoding { Vec::new() } else { v[common..].to_vec() };
             let budget = c.budget();
-            self.strings.code(c, class, common >= ID_PREFIX, &mut rest, budget)?;
+            self.strings.code(c, class, &mut rest, budget)?;
             if decoding {
                 c.spend(prefix.len() + rest.len())?;
                 *v = prefix;
