@@ -43,9 +43,13 @@ impl BlockReader {
                 break;
             }
             let content = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-            if self.splitter.starts_game(content) {
+            let start = self.splitter.starts_game(content);
+            if out.is_empty() {
+                // The block's first piece, whatever the line (the first game of the input).
+                count = 1;
+            } else if start {
                 count += 1;
-                if count > games.max(1) && !out.is_empty() {
+                if count > games.max(1) {
                     std::mem::swap(&mut self.pending, &mut self.line);
                     break;
                 }
@@ -112,7 +116,7 @@ mod tests {
             blocks.push(out);
         }
         assert_eq!(blocks.concat(), text);
-        assert!(blocks.iter().skip(1).all(|b| b.starts_with(b"[Event")));
-        assert!(blocks.len() >= 3);
+        assert!(blocks.iter().all(|b| b.starts_with(b"[Event")));
+        assert_eq!(blocks.iter().map(|b| super::super::lexer::split_games(b).len()).collect::<Vec<_>>(), [3, 3, 3, 1]);
     }
 }

@@ -139,13 +139,7 @@ impl<'m> PgnCoder<'m> {
     fn code_game<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, side: &mut Side<'_>) -> Result<(), Error> {
         let decoding = c.decoding();
         // 1. Line breaks and tags.
-        let mut crlf = if decoding {
-            false
-        } else {
-            let mut text = Vec::new();
-            render(game, &mut text)?;
-            uses_crlf(&text)
-        };
+        let mut crlf = !decoding && game.gaps.iter().find(|g| g.contains(&b'\n')).is_some_and(|g| uses_crlf(g));
         self.layout.code_crlf(c, &mut crlf)?;
         c.set(Stream::Tags);
         self.tags.code_tags(c, &mut game.tags)?;

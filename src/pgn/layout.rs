@@ -45,7 +45,7 @@ fn gap_class(gap: &[u8], nl: &[u8]) -> usize {
     }
 }
 
-/// Where the line break of a game's text is `\r\n` rather than `\n`.
+/// Whether the first line break in `text` is `\r\n` rather than `\n`.
 pub fn uses_crlf(text: &[u8]) -> bool {
     memchr::memchr(b'\n', text).is_some_and(|i| i > 0 && text[i - 1] == b'\r')
 }
