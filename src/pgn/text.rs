@@ -85,7 +85,8 @@ impl Counter {
 /// The text model of one block.
 pub struct TextModel {
     index: HashMap<u64, usize>,
-    slots: Vec<[Counter; 256]>,
+    /// A nibble's binary tree (nodes 1..16) per context and half byte.
+    slots: Vec<[Counter; 16]>,
     weights: Vec<i32>,
     stretch: Vec<i16>,
 }
@@ -143,40 +144,58 @@ impl TextModel {
         Ok(())
     }
 
-    fn code_byte<C: SymbolCoder>(&mut self, c: &mut C, keys: &[u64; INPUTS], set: usize, byte: &mut u8) -> Result<(), Error> {
+    /// The slots of `keys` for the high nibble (`high` = None) or the low one.
+    fn slots_for(&mut self, keys: &[u64; INPUTS], high: Option<usize>) -> [usize; INPUTS] {
         let mut slot = [0usize; INPUTS];
-        for (j, k) in keys.iter().enumerate() {
+        for (j, &k) in keys.iter().enumerate() {
+            let k = match high {
+                None => k,
+                Some(h) => key(&[k, 16 + h as u64]),
+            };
             let next = self.slots.len();
-            slot[j] = *self.index.entry(*k).or_insert(next);
+            slot[j] = *self.index.entry(k).or_insert(next);
             if slot[j] == next {
-                self.slots.push([Counter::default(); 256]);
+                self.slots.push([Counter::default(); 16]);
             }
         }
-        let mut node = 1usize;
-        for bit_index in (0..8).rev() {
-            let mut st = [0i32; INPUTS];
-            for (j, &sl) in slot.iter().enumerate() {
-                st[j] = self.stretch[self.slots[sl][node].p() as usize] as i32;
+        slot
+    }
+
+    fn code_byte<C: SymbolCoder>(&mut self, c: &mut C, keys: &[u64; INPUTS], set: usize, byte: &mut u8) -> Result<(), Error> {
+        let mut high = 0;
+        for half in 0..2 {
+            let slot = self.slots_for(keys, (half == 1).then_some(high));
+            let mut node = 1usize;
+            for k in 0..4 {
+                let bit_index = 7 - (4 * half + k);
+                let mut st = [0i32; INPUTS];
+                for (j, &sl) in slot.iter().enumerate() {
+                    st[j] = self.stretch[self.slots[sl][node].p() as usize] as i32;
+                }
+                let at = (set * 8 + 7 - bit_index) * INPUTS;
+                let w = &mut self.weights[at..at + INPUTS];
+                let dot: i64 = st.iter().zip(w.iter()).map(|(&s, &w)| s as i64 * w as i64).sum();
+                let p = squash((dot >> 16).clamp(-2047, 2047) as i32).clamp(1, 4095) as u32;
+                let f1 = p << (24 - P_BITS);
+                let cum = [0, crate::codec::TOTAL - f1, crate::codec::TOTAL];
+                let mut sym = ((*byte >> bit_index) & 1) as usize;
+                c.code(Cdf::new(&cum), &mut sym)?;
+                let bit = sym == 1;
+                let err = ((bit as i32) << P_BITS) - p as i32;
+                for (wj, &s) in w.iter_mut().zip(&st) {
+                    *wj += (s * err) >> 11;
+                }
+                for &sl in &slot {
+                    self.slots[sl][node].update(bit);
+                }
+                node = node << 1 | bit as usize;
             }
-            let at = (set * 8 + 7 - bit_index) * INPUTS;
-            let w = &mut self.weights[at..at + INPUTS];
-            let dot: i64 = st.iter().zip(w.iter()).map(|(&s, &w)| s as i64 * w as i64).sum();
-            let p = squash((dot >> 16).clamp(-2047, 2047) as i32).clamp(1, 4095) as u32;
-            let f1 = p << (24 - P_BITS);
-            let cum = [0, crate::codec::TOTAL - f1, crate::codec::TOTAL];
-            let mut sym = ((*byte >> bit_index) & 1) as usize;
-            c.code(Cdf::new(&cum), &mut sym)?;
-            let bit = sym == 1;
-            let err = ((bit as i32) << P_BITS) - p as i32;
-            for (wj, &s) in w.iter_mut().zip(&st) {
-                *wj += (s * err) >> 11;
+            if half == 0 {
+                high = node - 16;
+            } else {
+                *byte = (high << 4 | (node - 16)) as u8;
             }
-            for &sl in &slot {
-                self.slots[sl][node].update(bit);
-            }
-            node = node << 1 | bit as usize;
         }
-        *byte = (node - 256) as u8;
         Ok(())
     }
 }
