@@ -1,7 +1,7 @@
 //! Measures the PGN format on files: archive size, round trip, times, size by stream, and the
 //! move cost against the movetext format on the same games.
 //!
-//! `cargo run --release --example pgn_bench -- [--level N] [--games N] FILE...`
+//! `cargo run --release --example pgn_bench -- [--level N] [--games N] [--threads N] FILE...`
 
 use std::time::Instant;
 
@@ -24,14 +24,15 @@ fn main() {
     };
     let level = take("--level", 1) as u8;
     let games = take("--games", 1000);
+    let threads = take("--threads", 0) as usize;
     for path in &args {
         let data = std::fs::read(path).expect("read input");
-        let opts = CompressOptions { level, block_lines: games, threads: 0, format: Some(InputFormat::Pgn) };
+        let opts = CompressOptions { level, block_lines: games, threads, format: Some(InputFormat::Pgn) };
         let t = Instant::now();
         let archive = compress_bytes(&data, &opts);
         let t_compress = t.elapsed();
         let t = Instant::now();
-        let back = expand_bytes(&archive, &ExpandOptions::default()).expect("expand");
+        let back = expand_bytes(&archive, &ExpandOptions { threads }).expect("expand");
         let t_expand = t.elapsed();
         assert!(back == data, "{path}: round trip differs");
 
@@ -58,7 +59,7 @@ fn main() {
         let mut mt_archive = Vec::new();
         let mt_summary = chesszip::compress(&mt[..], &mut mt_archive, &mt_opts, &|_| {}).unwrap();
 
-        println!("{path} (level {level}, {games} games/block)");
+        println!("{path} (level {level}, {games} games/block, {} threads)", if threads == 0 { "all".to_string() } else { threads.to_string() });
         println!("  input {} bytes, archive {} bytes ({:.4} of input), compress {:.2?}, expand {:.2?}", data.len(), archive.len(), archive.len() as f64 / data.len() as f64, t_compress, t_expand);
         println!("  games {} structured, {} raw ({} raw bytes); plies {plies}", total.games, total.raw_games, total.raw_bytes);
         for (i, name) in Stream::NAMES.iter().enumerate() {
