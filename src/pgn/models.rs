@@ -119,7 +119,7 @@ impl BitTree {
 const TOP_BITS: u32 = 3;
 
 /// An adaptive model of unsigned integers: the bit length of `v + 1` as a [`BitTree`], then
-/// the bits below the leading one, the first [`TOP_BITS`] of them in the context of the length
+/// the bits below the leading one, the first three of them in the context of the length
 /// and the bits above them.
 #[derive(Clone, Debug)]
 pub struct NumberModel {
