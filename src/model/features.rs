@@ -222,6 +222,13 @@ pub struct MoveContext<'a> {
     pub own_last_to: Option<Square>,
     phase: usize,
     skill: usize,
+    checks: CheckInfo,
+    /// Attack facts for the tactical features, when the model uses them.
+    tactics: Option<Tactics>,
+}
+
+/// Attack facts of a position for the tactical move features.
+struct Tactics {
     their_attacks: Bitboard,
     our_attacks: Bitboard,
     /// Enemy pieces defended by another enemy piece.
@@ -230,16 +237,28 @@ pub struct MoveContext<'a> {
     their_pawn_attacks: Bitboard,
     /// Our pieces attacked by a less valuable enemy piece, or attacked and undefended.
     our_threatened: Bitboard,
-    checks: CheckInfo,
 }
 
-impl<'a> MoveContext<'a> {
-    /// Precomputes the per-position facts.
-    pub fn new(st: &'a GameState, moves: &'a [Move], scores: &'a [i32]) -> Self {
-        let pos = &st.pos;
+impl Tactics {
+    fn new(pos: &Chess) -> Tactics {
         let us = pos.turn();
         let their_attacks = attack_map(pos, !us);
         let our_attacks = attack_map(pos, us);
+        Tactics {
+            their_attacks,
+            our_attacks,
+            their_defended: their_attacks & pos.board().by_color(!us),
+            their_pawn_attacks: pawn_attack_map(pos, !us),
+            our_threatened: threatened(pos, us, their_attacks, our_attacks),
+        }
+    }
+}
+
+impl<'a> MoveContext<'a> {
+    /// Precomputes the per-position facts; the attack facts of the tactical features
+    /// (`escape*`, `to_*`, `threatens`, `capture_free`) only when `tactical` is set.
+    pub fn new(st: &'a GameState, moves: &'a [Move], scores: &'a [i32], tactical: bool) -> Self {
+        let pos = &st.pos;
         MoveContext {
             pos,
             moves,
@@ -249,12 +268,8 @@ impl<'a> MoveContext<'a> {
             own_last_to: st.own_last.map(|m| m.to()),
             phase: phase(pos),
             skill: st.skill(),
-            their_attacks,
-            our_attacks,
-            their_defended: their_attacks & pos.board().by_color(!us),
-            their_pawn_attacks: pawn_attack_map(pos, !us),
-            our_threatened: threatened(pos, us, their_attacks, our_attacks),
             checks: CheckInfo::new(pos),
+            tactics: tactical.then(|| Tactics::new(pos)),
         }
     }
 
@@ -292,9 +307,6 @@ impl<'a> MoveContext<'a> {
 
         if let Some(victim) = m.capture() {
             sink.put(CAPTURE + r * 6 + role_index(victim), ONE);
-            if !self.their_defended.contains(to) {
-                sink.put(CAPTURE_FREE + role_index(victim), ONE);
-            }
             if Some(to) == self.last_to {
                 sink.put(RECAPTURE + r, ONE);
             }
@@ -311,22 +323,39 @@ impl<'a> MoveContext<'a> {
         if let Some(last) = self.last_to {
             sink.put(DIST_LAST + (last.distance(to) as usize).min(7), ONE);
         }
+        if let Some(t) = &self.tactics {
+            self.tactical_features(t, m, from, to, sink);
+        }
+    }
+
+    /// The features that need attack maps: captures of undefended pieces, escapes from
+    /// threats, unsafe destinations, new threats.
+    fn tactical_features(&self, t: &Tactics, m: &Move, from: Square, to: Square, sink: &mut impl Sink) {
+        use move_layout::*;
+        let us = self.pos.turn();
+        let role = m.role();
+        let r = role_index(role);
+        if let Some(victim) = m.capture() {
+            if !t.their_defended.contains(to) {
+                sink.put(CAPTURE_FREE + role_index(victim), ONE);
+            }
+        }
         if role != Role::King {
-            if self.our_threatened.contains(from) {
+            if t.our_threatened.contains(from) {
                 sink.put(ESCAPE_THREAT + r, ONE);
             }
-            if self.their_attacks.contains(from) {
+            if t.their_attacks.contains(from) {
                 sink.put(ESCAPE + r, ONE);
-                if !self.our_attacks.contains(from) {
+                if !t.our_attacks.contains(from) {
                     sink.put(ESCAPE_HANGING + r, ONE);
                 }
             }
-            if self.their_pawn_attacks.contains(to) {
+            if t.their_pawn_attacks.contains(to) {
                 sink.put(TO_PAWN_ATTACKED + r, ONE);
             }
-            if self.their_attacks.contains(to) {
+            if t.their_attacks.contains(to) {
                 sink.put(TO_ATTACKED + r, ONE);
-                if !self.our_attacks.contains(to) {
+                if !t.our_attacks.contains(to) {
                     sink.put(TO_HANGING + r, ONE);
                 }
             }
@@ -338,9 +367,9 @@ impl<'a> MoveContext<'a> {
         let piece = shakmaty::Piece { color: us, role: m.promotion().unwrap_or(role) };
         let targets = shakmaty::attacks::attacks(to, piece, occupied) & board.by_color(!us) & !board.kings();
         let mut best: Option<Role> = None;
-        for t in targets {
-            let victim = board.role_at(t).expect("occupied");
-            if (victim > piece.role || !self.their_defended.contains(t)) && best.is_none_or(|b| victim > b) {
+        for target in targets {
+            let victim = board.role_at(target).expect("occupied");
+            if (victim > piece.role || !t.their_defended.contains(target)) && best.is_none_or(|b| victim > b) {
                 best = Some(victim);
             }
         }

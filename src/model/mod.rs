@@ -38,6 +38,9 @@ pub struct Model {
     pub level: u8,
     /// How the engine scores moves.
     pub search: SearchConfig,
+    /// Whether the tactical move features (attack maps) are computed; without them the level
+    /// is faster and those weights must be zero.
+    pub tactical: bool,
     /// Uniform floor mixed into the move distribution, in 1/65536.
     pub move_floor: u64,
     /// Weight of the model's distribution against the online book's counts, in 1/256 games.
@@ -88,6 +91,7 @@ impl Model {
                 quiescence: get("search.quiescence", 0, 0, 1)? == 1,
                 margin: get("search.margin", 600, 0, 100_000)? as i32,
             },
+            tactical: get("features.tactical", 1, 0, 1)? == 1,
             move_floor: get("move.floor", 64, 1, 65536)? as u64,
             book_alpha: get("book.alpha", 1024, 1, 1 << 30)? as u64,
             book_max_ply: get("book.max_ply", 0, 0, 1000)? as u32,
@@ -106,6 +110,7 @@ impl Model {
         let _ = writeln!(s, "search.depth {}", self.search.depth);
         let _ = writeln!(s, "search.quiescence {}", self.search.quiescence as u8);
         let _ = writeln!(s, "search.margin {}", self.search.margin);
+        let _ = writeln!(s, "features.tactical {}", self.tactical as u8);
         let _ = writeln!(s, "move.floor {}", self.move_floor);
         let _ = writeln!(s, "book.alpha {}", self.book_alpha);
         let _ = writeln!(s, "book.max_ply {}", self.book_max_ply);

@@ -24,6 +24,10 @@ use shakmaty::Position;
 use crate::text::{Game, parse_game};
 use problem::Problem;
 
+/// Move-feature groups computed only when a model sets `features.tactical`.
+pub const TACTICAL_GROUPS: [&str; 8] =
+    ["escape", "escape_hanging", "to_attacked", "to_hanging", "threatens", "capture_free", "to_pawn_attacked", "escape_threat"];
+
 /// The prior book covers positions before this ply.
 const PRIOR_PLIES: usize = 20;
 
@@ -328,7 +332,11 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
         t.elapsed()
     ));
     let floor = base.move_floor as f64 / PROB_ONE as f64;
-    let mask = mask_for(move_layout::GROUPS, move_layout::LEN, &opts.drop_groups);
+    let mut drop = opts.drop_groups.clone();
+    if !base.tactical {
+        drop.extend(TACTICAL_GROUPS.iter().map(|g| g.to_string()));
+    }
+    let mask = mask_for(move_layout::GROUPS, move_layout::LEN, &drop);
     let (w_move, train_bits) = fit(&ds.moves, &to_float(&base.move_weights), floor, opts.l2, &mask, opts.max_iter);
     let heldout_bits = bits_per_decision(&hd.moves, &w_move, floor);
     log(&format!("moves: train {train_bits:.4} bits/ply, heldout {heldout_bits:.4} bits/ply ({:.1?})", t.elapsed()));
