@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use crate::codec::block::{BlockStats, EncodedBlock, decode_block, encode_block};
 use crate::container::{BlockHeader, FileHeader, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
 use crate::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, Model};
-use crate::Error;
+use crate::{Error, pgn};
 
 /// Default number of lines (games) per block: large enough for the online book to learn,
 /// small enough for parallelism and random access.
@@ -19,17 +19,61 @@ pub const DEFAULT_BLOCK_LINES: u32 = 1000;
 pub struct CompressOptions {
     /// Compression level, [`MIN_LEVEL`]..=[`MAX_LEVEL`].
     pub level: u8,
-    /// Lines per block (at least 1).
+    /// Lines per block (at least 1); for PGN, games per block.
     pub block_lines: u32,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
+    /// Input format; `None` detects it from the first bytes ([`pgn::detect`]).
+    pub format: Option<InputFormat>,
 }
 
 impl Default for CompressOptions {
     fn default() -> Self {
-        CompressOptions { level: DEFAULT_LEVEL, block_lines: DEFAULT_BLOCK_LINES, threads: 0 }
+        CompressOptions { level: DEFAULT_LEVEL, block_lines: DEFAULT_BLOCK_LINES, threads: 0, format: None }
     }
 }
+
+// --- Format dispatch (PGN: src/pgn) ---
+
+/// Reads blocks of input in the way of its format.
+enum BlockSource {
+    Movetext,
+    Pgn(pgn::BlockReader),
+}
+
+impl BlockSource {
+    fn new(format: InputFormat) -> Self {
+        match format {
+            InputFormat::Movetext => BlockSource::Movetext,
+            InputFormat::Pgn => BlockSource::Pgn(pgn::BlockReader::new()),
+        }
+    }
+
+    fn read<R: BufRead>(&mut self, input: &mut R, units: u32, out: &mut Vec<u8>) -> Result<(), Error> {
+        match self {
+            BlockSource::Movetext => read_block(input, units, out),
+            BlockSource::Pgn(reader) => reader.read_block(input, units, out),
+        }
+    }
+}
+
+/// Compresses one block of `format`.
+fn encode_any(format: InputFormat, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+    match format {
+        InputFormat::Movetext => encode_block(model, text),
+        InputFormat::Pgn => pgn::encode_block(model, text),
+    }
+}
+
+/// Expands one block of `format`.
+fn decode_any(format: InputFormat, model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+    match format {
+        InputFormat::Movetext => decode_block(model, block, lines, max_len, out),
+        InputFormat::Pgn => pgn::decode_block(model, block, max_len, out),
+    }
+}
+
+// --- End of format dispatch ---
 
 /// Settings of [`expand`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -108,7 +152,12 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
     assert!((MIN_LEVEL..=MAX_LEVEL).contains(&opts.level), "level {} out of range", opts.level);
     assert!(opts.block_lines > 0, "blocks need at least one line");
     let model = Model::builtin(opts.level);
-    let header = FileHeader { format: InputFormat::Movetext, level: opts.level, model_id: model.id() };
+    let format = match opts.format {
+        Some(f) => f,
+        None => pgn::detect(input.fill_buf()?),
+    };
+    let mut source = BlockSource::new(format);
+    let header = FileHeader { format, level: opts.level, model_id: model.id() };
     let mut writer = Writer::new(output, &header)?;
     let pool = pool(opts.threads)?;
     let batch = pool.current_num_threads() * 4;
@@ -117,7 +166,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         let mut texts = Vec::with_capacity(batch);
         for _ in 0..batch {
             let mut text = Vec::new();
-            read_block(&mut input, opts.block_lines, &mut text)?;
+            source.read(&mut input, opts.block_lines, &mut text)?;
             if text.is_empty() {
                 break;
             }
@@ -126,7 +175,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         if texts.is_empty() {
             break;
         }
-        let coded: Vec<(EncodedBlock, BlockStats)> = pool.install(|| texts.par_iter().map(|t| encode_block(model, t)).collect());
+        let coded: Vec<(EncodedBlock, BlockStats)> = pool.install(|| texts.par_iter().map(|t| encode_any(format, model, t)).collect());
         for (text, (block, stats)) in texts.iter().zip(coded) {
             let header = BlockHeader {
                 lines: stats.lines as u32,
@@ -163,9 +212,9 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
 }
 
 /// Decodes one block and checks it against its header.
-fn expand_one(model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
+fn expand_one(format: InputFormat, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
     let mut text = Vec::new();
-    decode_block(model, block, h.lines as u64, h.text_len as usize, &mut text)
+    decode_any(format, model, block, h.lines as u64, h.text_len as usize, &mut text)
         .map_err(|e| match e {
             Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
             other => other,
@@ -185,6 +234,7 @@ fn expand_one(model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> R
 pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
     let mut reader = Reader::new(input)?;
     let model = model_for(reader.header())?;
+    let format = reader.header().format;
     let pool = pool(opts.threads)?;
     let batch = pool.current_num_threads() * 4;
     let mut summary = Summary::default();
@@ -202,7 +252,7 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
             break;
         }
         let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
-            blocks.par_iter().enumerate().map(|(i, (h, b))| expand_one(model, first + i as u64, h, b)).collect()
+            blocks.par_iter().enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect()
         });
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = text?;

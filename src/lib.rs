@@ -20,6 +20,7 @@ pub mod container;
 pub mod engine;
 pub mod error;
 pub mod model;
+pub mod pgn;
 pub mod text;
 pub mod tune;
 

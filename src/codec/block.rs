@@ -5,6 +5,7 @@ use std::io::Read as _;
 
 use super::game::{GameCoder, MoveText};
 use super::{AdaptiveModel, Decoder, Encoder, SymbolCoder};
+use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
 use crate::text::{Game, GameResult, Terminator, parse_game, render_game, split_lines};
 use crate::Error;
@@ -99,7 +100,14 @@ impl<'m> BlockCoder<'m> {
 
 /// Compresses the lines of `text` (a whole number of lines) with `model`.
 pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+    let (block, stats, _) = encode_block_traced(model, text, false);
+    (block, stats)
+}
+
+/// [`encode_block`], also returning prediction statistics when `trace` is set.
+pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedBlock, BlockStats, Option<Trace>) {
     let mut coder = BlockCoder::new(model);
+    coder.games.trace = trace.then(Trace::default);
     let mut enc = Encoder::new();
     enc.measure = true;
     let mut raw = Vec::new();
@@ -133,7 +141,7 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
     } else {
         zstd::bulk::compress(&raw, RAW_ZSTD_LEVEL).expect("in-memory zstd compression cannot fail")
     };
-    (EncodedBlock { range: enc.finish(), raw }, stats)
+    (EncodedBlock { range: enc.finish(), raw }, stats, coder.games.trace.take())
 }
 
 /// Expands a block of `lines` lines, appending the text to `out`. `max_len` bounds the text

@@ -122,21 +122,34 @@ impl CdfBuf {
             }
             return;
         }
+        // Scale weights below 2^39 so that `w * spare` fits in 64 bits (spare < 2^24).
+        let shift = (128 - total_weight.leading_zeros()).saturating_sub(39);
+        let total = (total_weight >> shift) as u64;
+        let spare = spare as u64;
         let mut argmax = 0;
-        let mut given = 0u128;
+        let mut best = 0u64;
+        let mut given = 0u64;
+        let mut scaled = std::mem::take(&mut self.cum);
+        scaled.clear();
+        scaled.push(0);
         for (i, &w) in weights.iter().enumerate() {
-            if w > weights[argmax] {
+            let w = w >> shift;
+            if w > best {
+                best = w;
                 argmax = i;
             }
-            given += w as u128 * spare / total_weight;
+            let share = w * spare / total;
+            given += share;
+            scaled.push(share as u32);
         }
         let rest = (spare - given) as u32;
         let mut acc = 0u32;
-        for (i, &w) in weights.iter().enumerate() {
-            let f = 1 + (w as u128 * spare / total_weight) as u32 + if i == argmax { rest } else { 0 };
+        for i in 0..n {
+            let f = 1 + scaled[i + 1] + if i == argmax { rest } else { 0 };
             acc += f;
-            self.cum.push(acc);
+            scaled[i + 1] = acc;
         }
+        self.cum = scaled;
         debug_assert_eq!(acc, TOTAL);
     }
 

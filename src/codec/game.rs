@@ -6,6 +6,7 @@ use shakmaty::{Chess, Move, Position, Role};
 use super::{AdaptiveModel, SymbolCoder};
 use crate::Error;
 use crate::model::features::{class_result, result_class};
+use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
 use crate::text::GameResult;
 use crate::text::spelling::{self, Convention, Spelling};
@@ -27,6 +28,8 @@ pub struct GameCoder<'m> {
     spelling: AdaptiveModel,
     /// Information content of the coded moves so far, in bits (encoder only).
     pub move_bits: f64,
+    /// Prediction statistics, when analysing (encoder only).
+    pub trace: Option<Trace>,
 }
 
 impl<'m> GameCoder<'m> {
@@ -38,6 +41,7 @@ impl<'m> GameCoder<'m> {
             spelling_hit: AdaptiveModel::new(2, 32),
             spelling: AdaptiveModel::new(Spelling::COUNT, 32),
             move_bits: 0.0,
+            trace: None,
         }
     }
 
@@ -73,9 +77,12 @@ impl<'m> GameCoder<'m> {
             let table = self.predictor.move_table(&st);
             if !decoding {
                 self.move_bits += table.bits(index);
+                if let Some(trace) = &mut self.trace {
+                    trace.record(st.ply, table, index);
+                }
             }
             c.code(table, &mut index)?;
-            self.predictor.observe(&st, index);
+            self.predictor.observe(&mut st, index);
             let m = self.predictor.moves()[index];
 
             let mut after = st.pos.clone();

@@ -28,12 +28,15 @@ const FOOTER_MAGIC: [u8; 8] = *b"\x89CHZEND\0";
 pub enum InputFormat {
     /// One game per line (the benchmark format); anything else is kept raw.
     Movetext = 0,
+    /// PGN files, kept byte for byte (see [`crate::pgn`]).
+    Pgn = 1,
 }
 
 impl InputFormat {
     fn from_byte(b: u8) -> Option<InputFormat> {
         match b {
             0 => Some(InputFormat::Movetext),
+            1 => Some(InputFormat::Pgn),
             _ => None,
         }
     }

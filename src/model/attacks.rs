@@ -14,6 +14,16 @@ pub fn attack_map(pos: &Chess, color: Color) -> Bitboard {
     map
 }
 
+/// Squares attacked by `color`'s pawns in `pos`.
+pub fn pawn_attack_map(pos: &Chess, color: Color) -> Bitboard {
+    let pawns = pos.board().by_piece(shakmaty::Piece { color, role: Role::Pawn });
+    let mut map = Bitboard::EMPTY;
+    for sq in pawns {
+        map |= attacks::pawn_attacks(color, sq);
+    }
+    map
+}
+
 /// Precomputed data to answer "does this move give check?" for every move of a position.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckInfo {

@@ -10,9 +10,10 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
 
+use crate::model::GameState;
 use crate::text::GameResult;
 
-use super::attacks::{CheckInfo, attack_map, role_index};
+use super::attacks::{CheckInfo, attack_map, pawn_attack_map, role_index};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -56,8 +57,14 @@ pub const LOSS_KNOTS: [i32; 8] = [0, 15, 40, 80, 150, 300, 600, 1200];
 /// Game phases, by non-pawn material on the board.
 pub const PHASES: usize = 3;
 
+/// Skill classes of the side to move ([`crate::model::GameState::skill`]).
+pub const SKILLS: usize = 5;
+
 /// Buckets of the side to move's evaluation (centipawns) for end and result features.
 pub const EVAL_EDGES: [i32; 11] = [-900, -500, -300, -150, -60, 0, 60, 150, 300, 500, 900];
+
+/// Buckets of the last move's loss (centipawns) for end and result features.
+pub const LAST_LOSS_EDGES: [i32; 5] = [1, 50, 150, 300, 600];
 
 /// Buckets of the ply number for end and result features.
 pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
@@ -65,7 +72,7 @@ pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
 crate::feature_layout! {
     /// Weights of the move model.
     pub mod move_layout {
-        LOSS: super::PHASES * 8 => "loss",
+        LOSS: super::PHASES * super::SKILLS * 8 => "loss",
         FROM_P: 64 => "from.P",
         FROM_N: 64 => "from.N",
         FROM_B: 64 => "from.B",
@@ -88,6 +95,10 @@ crate::feature_layout! {
         ESCAPE_HANGING: 6 => "escape_hanging",
         TO_ATTACKED: 6 => "to_attacked",
         TO_HANGING: 6 => "to_hanging",
+        THREATENS: 5 => "threatens",
+        CAPTURE_FREE: 5 => "capture_free",
+        TO_PAWN_ATTACKED: 6 => "to_pawn_attacked",
+        ESCAPE_THREAT: 6 => "escape_threat",
     }
 }
 
@@ -102,6 +113,7 @@ crate::feature_layout! {
         REPETITION: 1 => "repetition",
         FIFTY: 1 => "fifty",
         LAST_CAPTURE: 1 => "last_capture",
+        LAST_LOSS: 6 => "last_loss",
     }
 }
 
@@ -119,6 +131,7 @@ crate::feature_layout! {
         REPETITION: 4 => "repetition",
         EVAL: 4 * 12 => "eval",
         PLY: 4 * 10 => "ply",
+        LAST_LOSS: 4 * 6 => "last_loss",
     }
 }
 
@@ -173,6 +186,26 @@ pub fn phase(pos: &Chess) -> usize {
     }
 }
 
+/// `color`'s pieces (kings excluded) attacked by a less valuable enemy piece, or attacked and
+/// not defended. `enemy_attacks` and `own_attacks` are the two sides' attack maps.
+fn threatened(pos: &Chess, color: Color, enemy_attacks: Bitboard, own_attacks: Bitboard) -> Bitboard {
+    let board = pos.board();
+    let occupied = board.occupied();
+    let mut out = Bitboard::EMPTY;
+    for sq in (board.by_color(color) & !board.kings()) & enemy_attacks {
+        let role = board.role_at(sq).expect("occupied");
+        if !own_attacks.contains(sq) {
+            out.add(sq);
+            continue;
+        }
+        let attackers = board.attacks_to(sq, !color, occupied);
+        if attackers.into_iter().any(|a| board.role_at(a).is_some_and(|r| r < role)) {
+            out.add(sq);
+        }
+    }
+    out
+}
+
 /// Everything about one position that move features need, computed once per ply.
 pub struct MoveContext<'a> {
     /// The position before the move.
@@ -188,32 +221,55 @@ pub struct MoveContext<'a> {
     /// Destination of the side to move's own previous move, if any.
     pub own_last_to: Option<Square>,
     phase: usize,
+    skill: usize,
+    checks: CheckInfo,
+    /// Attack facts for the tactical features, when the model uses them.
+    tactics: Option<Tactics>,
+}
+
+/// Attack facts of a position for the tactical move features.
+struct Tactics {
     their_attacks: Bitboard,
     our_attacks: Bitboard,
-    checks: CheckInfo,
+    /// Enemy pieces defended by another enemy piece.
+    their_defended: Bitboard,
+    /// Squares attacked by enemy pawns.
+    their_pawn_attacks: Bitboard,
+    /// Our pieces attacked by a less valuable enemy piece, or attacked and undefended.
+    our_threatened: Bitboard,
+}
+
+impl Tactics {
+    fn new(pos: &Chess) -> Tactics {
+        let us = pos.turn();
+        let their_attacks = attack_map(pos, !us);
+        let our_attacks = attack_map(pos, us);
+        Tactics {
+            their_attacks,
+            our_attacks,
+            their_defended: their_attacks & pos.board().by_color(!us),
+            their_pawn_attacks: pawn_attack_map(pos, !us),
+            our_threatened: threatened(pos, us, their_attacks, our_attacks),
+        }
+    }
 }
 
 impl<'a> MoveContext<'a> {
-    /// Precomputes the per-position facts.
-    pub fn new(
-        pos: &'a Chess,
-        moves: &'a [Move],
-        scores: &'a [i32],
-        last_to: Option<Square>,
-        own_last_to: Option<Square>,
-    ) -> Self {
-        let us = pos.turn();
+    /// Precomputes the per-position facts; the attack facts of the tactical features
+    /// (`escape*`, `to_*`, `threatens`, `capture_free`) only when `tactical` is set.
+    pub fn new(st: &'a GameState, moves: &'a [Move], scores: &'a [i32], tactical: bool) -> Self {
+        let pos = &st.pos;
         MoveContext {
             pos,
             moves,
             scores,
             best: scores.iter().copied().max().unwrap_or(0),
-            last_to,
-            own_last_to,
+            last_to: st.last.map(|m| m.to()),
+            own_last_to: st.own_last.map(|m| m.to()),
             phase: phase(pos),
-            their_attacks: attack_map(pos, !us),
-            our_attacks: attack_map(pos, us),
+            skill: st.skill(),
             checks: CheckInfo::new(pos),
+            tactics: tactical.then(|| Tactics::new(pos)),
         }
     }
 
@@ -238,7 +294,7 @@ impl<'a> MoveContext<'a> {
         let loss = (self.best - self.scores[i]).clamp(0, LOSS_KNOTS[7]);
         let k = LOSS_KNOTS.iter().rposition(|&x| loss >= x).expect("loss >= 0").min(6);
         let frac = (loss - LOSS_KNOTS[k]) * ONE / (LOSS_KNOTS[k + 1] - LOSS_KNOTS[k]);
-        let base = LOSS + self.phase * 8;
+        let base = LOSS + (self.phase * SKILLS + self.skill) * 8;
         if frac < ONE {
             sink.put(base + k, ONE - frac);
         }
@@ -267,19 +323,58 @@ impl<'a> MoveContext<'a> {
         if let Some(last) = self.last_to {
             sink.put(DIST_LAST + (last.distance(to) as usize).min(7), ONE);
         }
+        if let Some(t) = &self.tactics {
+            self.tactical_features(t, m, from, to, sink);
+        }
+    }
+
+    /// The features that need attack maps: captures of undefended pieces, escapes from
+    /// threats, unsafe destinations, new threats.
+    fn tactical_features(&self, t: &Tactics, m: &Move, from: Square, to: Square, sink: &mut impl Sink) {
+        use move_layout::*;
+        let us = self.pos.turn();
+        let role = m.role();
+        let r = role_index(role);
+        if let Some(victim) = m.capture() {
+            if !t.their_defended.contains(to) {
+                sink.put(CAPTURE_FREE + role_index(victim), ONE);
+            }
+        }
         if role != Role::King {
-            if self.their_attacks.contains(from) {
+            if t.our_threatened.contains(from) {
+                sink.put(ESCAPE_THREAT + r, ONE);
+            }
+            if t.their_attacks.contains(from) {
                 sink.put(ESCAPE + r, ONE);
-                if !self.our_attacks.contains(from) {
+                if !t.our_attacks.contains(from) {
                     sink.put(ESCAPE_HANGING + r, ONE);
                 }
             }
-            if self.their_attacks.contains(to) {
+            if t.their_pawn_attacks.contains(to) {
+                sink.put(TO_PAWN_ATTACKED + r, ONE);
+            }
+            if t.their_attacks.contains(to) {
                 sink.put(TO_ATTACKED + r, ONE);
-                if !self.our_attacks.contains(to) {
+                if !t.our_attacks.contains(to) {
                     sink.put(TO_HANGING + r, ONE);
                 }
             }
+        }
+        // New threats: enemy pieces the moved piece attacks from its destination that are worth
+        // more than it or are undefended; the most valuable one counts.
+        let board = self.pos.board();
+        let occupied = (board.occupied() ^ from) | to;
+        let piece = shakmaty::Piece { color: us, role: m.promotion().unwrap_or(role) };
+        let targets = shakmaty::attacks::attacks(to, piece, occupied) & board.by_color(!us) & !board.kings();
+        let mut best: Option<Role> = None;
+        for target in targets {
+            let victim = board.role_at(target).expect("occupied");
+            if (victim > piece.role || !t.their_defended.contains(target)) && best.is_none_or(|b| victim > b) {
+                best = Some(victim);
+            }
+        }
+        if let Some(victim) = best {
+            sink.put(THREATENS + role_index(victim), ONE);
         }
     }
 }
@@ -305,6 +400,8 @@ pub struct EndContext {
     pub fifty: bool,
     /// The last move captured.
     pub last_capture: bool,
+    /// Loss of the last move against the engine's best (centipawns, capped).
+    pub last_loss: i32,
 }
 
 impl EndContext {
@@ -314,6 +411,7 @@ impl EndContext {
         sink.put(BIAS, ONE);
         sink.put(EVAL + bucket(self.eval, &EVAL_EDGES), ONE);
         sink.put(PLY + bucket(self.ply, &PLY_EDGES), ONE);
+        sink.put(LAST_LOSS + bucket(self.last_loss, &LAST_LOSS_EDGES), ONE);
         for (on, index) in [
             (self.in_check, IN_CHECK),
             (self.insufficient, INSUFFICIENT),
@@ -334,6 +432,7 @@ impl EndContext {
         sink.put(BIAS + class, ONE);
         sink.put(EVAL + 4 * bucket(self.eval, &EVAL_EDGES) + class, ONE);
         sink.put(PLY + 4 * bucket(self.ply, &PLY_EDGES) + class, ONE);
+        sink.put(LAST_LOSS + 4 * bucket(self.last_loss, &LAST_LOSS_EDGES) + class, ONE);
         for (on, index) in [
             (self.checkmate, CHECKMATE),
             (self.stalemate, STALEMATE),

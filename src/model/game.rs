@@ -13,8 +13,12 @@ pub fn move_key(m: &Move) -> u16 {
 
 /// The legal moves of `pos` sorted by [`move_key`], into `out`.
 pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
-    *out = pos.legal_moves();
-    out.sort_unstable_by_key(move_key);
+    let generated = pos.legal_moves();
+    // Sort (key, index) pairs packed in a u32: keys are unique among legal moves.
+    let mut order: arrayvec::ArrayVec<u32, 256> = generated.iter().enumerate().map(|(i, m)| (move_key(m) as u32) << 8 | i as u32).collect();
+    order.sort_unstable();
+    out.clear();
+    out.extend(order.iter().map(|&k| generated[(k & 0xff) as usize]));
 }
 
 /// A game in progress from the standard initial position.
@@ -32,6 +36,11 @@ pub struct GameState {
     pub own_last: Option<Move>,
     /// Hashes of all earlier positions of the game, for repetition detection.
     history: Vec<u64>,
+    /// Per colour (indexed by `Color as usize`): sum of the losses (centipawns against the engine's best move,
+    /// capped) of the moves played so far, and their number.
+    losses: [(u32, u32); 2],
+    /// Loss (centipawns, capped at 1200) of the last move played, as recorded.
+    pub last_loss: i32,
 }
 
 impl Default for GameState {
@@ -49,7 +58,7 @@ impl GameState {
     /// A game starting from `pos` (a FEN set-up or a Chess960 position); ply 0, no history.
     pub fn from_position(pos: Chess) -> Self {
         let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
-        GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new() }
+        GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new(), losses: [(0, 0); 2], last_loss: 0 }
     }
 
     /// Plays legal move `m`.
@@ -66,6 +75,25 @@ impl GameState {
         self.ply += 1;
         self.own_last = self.last;
         self.last = Some(m);
+    }
+
+    /// Records the loss (centipawns, >= 0) of the move the side to move is playing.
+    pub fn record_loss(&mut self, loss: i32) {
+        let side = &mut self.losses[self.pos.turn() as usize];
+        self.last_loss = loss.clamp(0, 1200);
+        side.0 += self.last_loss as u32;
+        side.1 += 1;
+    }
+
+    /// Skill class of the side to move from its moves so far: 0 while fewer than 4 moves are
+    /// known, then 1..=4 for average losses below 25, 60, 120 centipawns and above.
+    pub fn skill(&self) -> usize {
+        let (sum, n) = self.losses[self.pos.turn() as usize];
+        if n < 4 {
+            return 0;
+        }
+        let avg = sum / n;
+        1 + [25, 60, 120].iter().take_while(|&&e| avg >= e).count()
     }
 
     /// How many times the current position occurred before in this game.

@@ -11,6 +11,7 @@ pub mod game;
 pub mod params;
 pub mod predictor;
 pub mod softmax;
+pub mod trace;
 
 use std::fmt::Write as _;
 use std::sync::LazyLock;
@@ -37,12 +38,17 @@ pub struct Model {
     pub level: u8,
     /// How the engine scores moves.
     pub search: SearchConfig,
+    /// Whether the tactical move features (attack maps) are computed; without them the level
+    /// is faster and those weights must be zero.
+    pub tactical: bool,
     /// Uniform floor mixed into the move distribution, in 1/65536.
     pub move_floor: u64,
     /// Weight of the model's distribution against the online book's counts, in 1/256 games.
     pub book_alpha: u64,
     /// The book is consulted and filled only for plies below this.
     pub book_max_ply: u32,
+    /// Weight of one play in the prior book ([`book::PRIOR`]), in 1/256 games (0 = unused).
+    pub book_prior_weight: u64,
     /// Move-model weights, laid out by [`features::move_layout`].
     pub move_weights: Vec<i32>,
     /// Game-end weights, laid out by [`features::end_layout`].
@@ -57,6 +63,19 @@ impl Model {
     /// # Errors
     /// [`Error::Model`] on syntax errors, wrong group lengths or out-of-range settings.
     pub fn parse(name: &str, text: &str) -> Result<Model, Error> {
+        Self::parse_with(name, text, false)
+    }
+
+    /// Like [`Model::parse`], but weight groups whose length does not match the current
+    /// layout are read as zeros: the tuner's starting point after features changed.
+    ///
+    /// # Errors
+    /// As [`Model::parse`], except for group lengths.
+    pub fn parse_lenient(name: &str, text: &str) -> Result<Model, Error> {
+        Self::parse_with(name, text, true)
+    }
+
+    fn parse_with(name: &str, text: &str, lenient: bool) -> Result<Model, Error> {
         let file = ParamFile::parse(name, text)?;
         let get = |key: &str, default: i64, lo: i64, hi: i64| -> Result<i64, Error> {
             let v = file.setting(name, key, default)?;
@@ -72,12 +91,14 @@ impl Model {
                 quiescence: get("search.quiescence", 0, 0, 1)? == 1,
                 margin: get("search.margin", 600, 0, 100_000)? as i32,
             },
+            tactical: get("features.tactical", 1, 0, 1)? == 1,
             move_floor: get("move.floor", 64, 1, 65536)? as u64,
             book_alpha: get("book.alpha", 1024, 1, 1 << 30)? as u64,
             book_max_ply: get("book.max_ply", 0, 0, 1000)? as u32,
-            move_weights: file.weights(name, "move", move_layout::GROUPS, move_layout::LEN)?,
-            end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN)?,
-            result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN)?,
+            book_prior_weight: get("book.prior_weight", 0, 0, 1 << 16)? as u64,
+            move_weights: file.weights(name, "move", move_layout::GROUPS, move_layout::LEN, lenient)?,
+            end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN, lenient)?,
+            result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN, lenient)?,
         })
     }
 
@@ -89,19 +110,26 @@ impl Model {
         let _ = writeln!(s, "search.depth {}", self.search.depth);
         let _ = writeln!(s, "search.quiescence {}", self.search.quiescence as u8);
         let _ = writeln!(s, "search.margin {}", self.search.margin);
+        let _ = writeln!(s, "features.tactical {}", self.tactical as u8);
         let _ = writeln!(s, "move.floor {}", self.move_floor);
         let _ = writeln!(s, "book.alpha {}", self.book_alpha);
         let _ = writeln!(s, "book.max_ply {}", self.book_max_ply);
+        let _ = writeln!(s, "book.prior_weight {}", self.book_prior_weight);
         write_weights(&mut s, "move", move_layout::GROUPS, &self.move_weights);
         write_weights(&mut s, "end", end_layout::GROUPS, &self.end_weights);
         write_weights(&mut s, "result", result_layout::GROUPS, &self.result_weights);
         s
     }
 
-    /// 64-bit id of the parameters (FNV-1a of [`Model::to_text`]), stored in archives so that
+    /// 64-bit id of the parameters (FNV-1a of [`Model::to_text`] and, when used, of the prior
+    /// book), stored in archives so that
     /// an archive is only ever expanded with the model that made it.
     pub fn id(&self) -> u64 {
-        fnv1a64(self.to_text().as_bytes())
+        let mut bytes = self.to_text().into_bytes();
+        if self.book_prior_weight > 0 {
+            bytes.extend_from_slice(book::BOOK_TEXT.as_bytes());
+        }
+        fnv1a64(&bytes)
     }
 
     /// The model embedded in this binary for `level` (`MIN_LEVEL..=MAX_LEVEL`).

@@ -115,15 +115,20 @@ impl ParamFile {
     }
 
     /// Reads the weights of `groups` (prefixed by `prefix.`) into a flat vector of `len`;
-    /// missing groups are zero.
+    /// missing groups are zero. With `lenient`, groups of the wrong length are zero too (for
+    /// the tuner, after a layout change).
     ///
     /// # Errors
-    /// [`Error::Model`] if a group has the wrong length or a value does not fit in `i32`.
-    pub fn weights(&self, file_name: &str, prefix: &str, groups: &[Group], len: usize) -> Result<Vec<i32>, Error> {
+    /// [`Error::Model`] if a group has the wrong length (unless lenient) or a value does not
+    /// fit in `i32`.
+    pub fn weights(&self, file_name: &str, prefix: &str, groups: &[Group], len: usize, lenient: bool) -> Result<Vec<i32>, Error> {
         let mut w = vec![0i32; len];
         for g in groups {
             let key = format!("{prefix}.{}", g.name);
             if let Some(values) = self.entries.get(&key) {
+                if values.len() != g.len && lenient {
+                    continue;
+                }
                 if values.len() != g.len {
                     return Err(Error::Model {
                         name: file_name.into(),
@@ -190,7 +195,7 @@ mod tests {
         write_weights(&mut text, "move", demo::GROUPS, &w);
         let file = ParamFile::parse("demo", &text).unwrap();
         assert_eq!(file.setting("demo", "level", 0).unwrap(), 3);
-        assert_eq!(file.weights("demo", "move", demo::GROUPS, demo::LEN).unwrap(), w);
+        assert_eq!(file.weights("demo", "move", demo::GROUPS, demo::LEN, false).unwrap(), w);
         assert_eq!(demo::B, 2);
     }
 

@@ -2,7 +2,7 @@
 
 use shakmaty::{Move, MoveList, Position};
 
-use super::book::Book;
+use super::book::{Book, PRIOR};
 use super::features::{Dot, EndContext, MoveContext, RESULT_CLASSES};
 use super::game::{GameState, legal_moves_sorted, move_key};
 use super::softmax::softmax_into;
@@ -77,13 +77,7 @@ impl<'m> Predictor<'m> {
     /// Move features of the prepared position.
     pub fn move_context<'a>(&'a self, st: &'a GameState) -> MoveContext<'a> {
         self.check_prepared(st);
-        MoveContext::new(
-            &st.pos,
-            &self.moves,
-            &self.scores,
-            st.last.map(|m| m.to()),
-            st.own_last.map(|m| m.to()),
-        )
+        MoveContext::new(st, &self.moves, &self.scores, self.model.tactical)
     }
 
     /// End and result features of the prepared position.
@@ -106,6 +100,7 @@ impl<'m> Predictor<'m> {
             repetition: st.repetitions() >= 2,
             fifty: pos.halfmoves() >= 100,
             last_capture: st.last.is_some_and(|m| m.is_capture()),
+            last_loss: st.last_loss,
         }
     }
 
@@ -156,24 +151,30 @@ impl<'m> Predictor<'m> {
     /// with `q` the model's table and `c_i` the book counts, in integers.
     fn mix_book(&mut self, hash: u64) {
         let seen = self.book.get(hash);
-        if seen.is_empty() {
+        let prior = if self.model.book_prior_weight > 0 { PRIOR.book.get(hash) } else { &[] };
+        if seen.is_empty() && prior.is_empty() {
             return;
         }
+        let count = |list: &[(u16, u32)], key: u16| list.iter().find(|(k, _)| *k == key).map_or(0, |&(_, c)| c as u64);
         let model_table = self.table.cdf();
         self.weights.clear();
         for (i, m) in self.moves.iter().enumerate() {
             let key = move_key(m);
-            let count = seen.iter().find(|(k, _)| *k == key).map_or(0, |&(_, c)| c as u64);
-            self.weights.push(count * TOTAL as u64 * 256 + self.model.book_alpha * model_table.frequency(i) as u64);
+            // Counts in 1/256 games: online plays weigh 256, prior plays `book_prior_weight`.
+            let c = count(seen, key) * 256 + count(prior, key) * self.model.book_prior_weight;
+            self.weights.push(c * TOTAL as u64 + self.model.book_alpha * model_table.frequency(i) as u64);
         }
         self.table.set_weights(&self.weights);
     }
 
-    /// Records that move `index` of the prepared moves was played (fills the book).
-    pub fn observe(&mut self, st: &GameState, index: usize) {
+    /// Records that move `index` of the prepared moves is being played: fills the book and
+    /// the side's skill estimate. Call before [`GameState::play`].
+    pub fn observe(&mut self, st: &mut GameState, index: usize) {
         if st.ply < self.model.book_max_ply {
             self.book.observe(st.hash, move_key(&self.moves[index]));
         }
+        let best = self.scores.iter().copied().max().unwrap_or(0);
+        st.record_loss(best - self.scores[index]);
     }
 
 }

@@ -2,7 +2,7 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use super::spelling::{Spelling, parse_token};
+use super::spelling::{Spelling, parse_token_with};
 
 /// The result token that ends a game line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,8 +58,9 @@ pub fn parse_game(line: &[u8]) -> Option<Game> {
     let mut pos = Chess::default();
     let mut moves = Vec::new();
     let mut spellings = Vec::new();
+    let mut buf = Vec::with_capacity(16);
     for token in tokens {
-        let (m, spelling) = parse_token(&pos, token)?;
+        let (m, spelling) = parse_token_with(&pos, token, &mut buf)?;
         pos.play_unchecked(m);
         moves.push(m);
         spellings.push(spelling);

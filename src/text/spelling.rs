@@ -142,15 +142,20 @@ pub fn expected(pos: &Chess, m: &Move, legal: &[Move], after: &Chess, convention
 /// with that spelling gives back exactly `token`; `None` otherwise (illegal, ambiguous, or a
 /// form such as `0-0` or `e8Q` that [`Spelling::write`] would not reproduce).
 pub fn parse_token(pos: &Chess, token: &[u8]) -> Option<(Move, Spelling)> {
+    parse_token_with(pos, token, &mut Vec::with_capacity(16))
+}
+
+/// [`parse_token`] with a caller-provided scratch buffer (avoids an allocation per move).
+pub fn parse_token_with(pos: &Chess, token: &[u8], buf: &mut Vec<u8>) -> Option<(Move, Spelling)> {
     let san_plus = SanPlus::from_ascii(token).ok()?;
     let m = san_plus.san.to_move(pos).ok()?;
     let spelling = match san_plus.san {
         San::Normal { file, rank, .. } => Spelling::new(file.is_some(), rank.is_some(), san_plus.suffix),
         _ => Spelling::new(false, false, san_plus.suffix),
     };
-    let mut buf = Vec::with_capacity(token.len());
-    spelling.write(&m, &mut buf);
-    (buf == token).then_some((m, spelling))
+    buf.clear();
+    spelling.write(&m, buf);
+    (buf[..] == *token).then_some((m, spelling))
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@
 pub mod lbfgs;
 pub mod problem;
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -18,10 +17,19 @@ use rayon::prelude::*;
 use crate::model::features::{RESULT_CLASSES, result_class, end_layout, move_layout, result_layout};
 use crate::model::game::move_key;
 use crate::model::softmax::{LOGIT_ONE, PROB_ONE};
+use crate::model::book::{Book, PriorBook};
+use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
 use shakmaty::Position;
 use crate::text::{Game, parse_game};
 use problem::Problem;
+
+/// Move-feature groups computed only when a model sets `features.tactical`.
+pub const TACTICAL_GROUPS: [&str; 8] =
+    ["escape", "escape_hanging", "to_attacked", "to_hanging", "threatens", "capture_free", "to_pawn_attacked", "escape_threat"];
+
+/// The prior book covers positions before this ply.
+const PRIOR_PLIES: usize = 20;
 
 /// Uniform floor of the end and result models (must match the predictor's).
 const OUTCOME_FLOOR: f64 = 16.0 / PROB_ONE as f64;
@@ -91,6 +99,8 @@ fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Datas
                 ds.moves.end_candidate();
             }
             ds.moves.end_decision(label);
+            let best = predictor.scores().iter().copied().max().unwrap_or(0);
+            st.record_loss(best - predictor.scores()[label]);
             st.play(*m);
         }
         predictor.prepare(&st);
@@ -199,37 +209,63 @@ fn move_probabilities(problem: &Problem, d: usize, w: &[f64], floor: f64) -> Vec
     z.iter().map(|v| (1.0 - floor) * v / sum + floor / n).collect()
 }
 
-/// Bits saved by the online book over the model alone, for games coded in blocks of
-/// `block_games`, mixing weight `alpha` (games) and book depth `max_ply`. Also returns the
-/// number of move decisions.
-fn book_saving(ds: &Dataset, w: &[f64], floor: f64, block_games: usize, alpha: f64, max_ply: u32) -> f64 {
+/// Bits saved by the books over the model alone on the games numbered `>= first_game`,
+/// coded in blocks of `block_games`, with mixing weight `alpha` (games), book depth `max_ply`,
+/// and `prior` counts weighted `prior_weight` (games per play).
+#[allow(clippy::too_many_arguments)]
+fn book_saving(ds: &Dataset, w: &[f64], floor: f64, block_games: usize, alpha: f64, max_ply: u32, prior: &Book, prior_weight: f64, first_game: u32) -> f64 {
     let mut saving = 0.0;
-    let mut book: HashMap<u64, Vec<(u16, u32)>> = HashMap::new();
+    let mut book = Book::new();
     let mut block = u32::MAX;
-    for b in &ds.book {
-        if b.ply >= max_ply {
-            continue;
-        }
-        if b.game / block_games as u32 != block {
-            block = b.game / block_games as u32;
-            book.clear();
+    let count = |list: &[(u16, u32)], key: u16| list.iter().find(|(k, _)| *k == key).map_or(0, |&(_, c)| c) as f64;
+    for b in ds.book.iter().filter(|b| b.ply < max_ply && b.game >= first_game) {
+        if (b.game - first_game) / block_games as u32 != block {
+            block = (b.game - first_game) / block_games as u32;
+            book = Book::new();
         }
         let d = b.decision as usize;
         let y = ds.moves.label[d] as usize;
-        let q = move_probabilities(&ds.moves, d, w, floor);
-        let seen = book.entry(b.hash).or_default();
-        let total: u32 = seen.iter().map(|&(_, c)| c).sum();
-        if total > 0 {
-            let c_y = seen.iter().find(|(k, _)| *k == b.keys[y]).map_or(0, |&(_, c)| c) as f64;
-            let p = (c_y + alpha * q[y]) / (total as f64 + alpha);
+        let (seen, known) = (book.get(b.hash), prior.get(b.hash));
+        let total = seen.iter().map(|&(_, c)| c as f64).sum::<f64>() + prior_weight * known.iter().map(|&(_, c)| c as f64).sum::<f64>();
+        if total > 0.0 {
+            let q = move_probabilities(&ds.moves, d, w, floor);
+            let c_y = count(seen, b.keys[y]) + prior_weight * count(known, b.keys[y]);
+            let p = (c_y + alpha * q[y]) / (total + alpha);
             saving += (p / q[y]).log2();
         }
-        match seen.iter_mut().find(|(k, _)| *k == b.keys[y]) {
-            Some((_, c)) => *c += 1,
-            None => seen.push((b.keys[y], 1)),
-        }
+        book.observe(b.hash, b.keys[y]);
     }
     saving
+}
+
+/// Builds a prior book from the games' first `max_ply` plies (positions played from at least
+/// twice), as text and parsed.
+pub fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
+    let lines: Vec<Vec<shakmaty::Move>> = games.iter().map(|g| g.moves.clone()).collect();
+    let text = PriorBook::build_text(&lines, max_ply, 2);
+    let book = PriorBook::parse("built", &text).expect("a built book parses").book;
+    (text, book)
+}
+
+/// Codes `text` (movetext) with `model` in blocks of `block_lines` lines, in parallel, and
+/// returns the merged prediction statistics.
+pub fn trace(model: &Model, text: &[u8], block_lines: usize) -> Trace {
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let cut = memchr::memchr_iter(b'\n', rest).nth(block_lines - 1).map_or(rest.len(), |i| i + 1);
+        blocks.push(&rest[..cut]);
+        rest = &rest[cut..];
+    }
+    let traces: Vec<Trace> = blocks
+        .par_iter()
+        .map(|b| crate::codec::block::encode_block_traced(model, b, true).2.expect("tracing was requested"))
+        .collect();
+    let mut all = Trace::default();
+    for t in &traces {
+        all.merge(t);
+    }
+    all
 }
 
 /// Settings of a tuning run.
@@ -268,6 +304,8 @@ pub struct TuneReport {
     pub heldout_result_bits: f64,
     /// Plies in the heldout games.
     pub heldout_plies: usize,
+    /// The prior book built from the training games (`models/book.txt`).
+    pub book_text: String,
 }
 
 fn mask_for(groups: &[crate::model::params::Group], len: usize, drop: &[String]) -> Vec<bool> {
@@ -294,7 +332,11 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
         t.elapsed()
     ));
     let floor = base.move_floor as f64 / PROB_ONE as f64;
-    let mask = mask_for(move_layout::GROUPS, move_layout::LEN, &opts.drop_groups);
+    let mut drop = opts.drop_groups.clone();
+    if !base.tactical {
+        drop.extend(TACTICAL_GROUPS.iter().map(|g| g.to_string()));
+    }
+    let mask = mask_for(move_layout::GROUPS, move_layout::LEN, &drop);
     let (w_move, train_bits) = fit(&ds.moves, &to_float(&base.move_weights), floor, opts.l2, &mask, opts.max_iter);
     let heldout_bits = bits_per_decision(&hd.moves, &w_move, floor);
     log(&format!("moves: train {train_bits:.4} bits/ply, heldout {heldout_bits:.4} bits/ply ({:.1?})", t.elapsed()));
@@ -320,22 +362,30 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
         end_train * ds.ends.len() as f64 / ds.moves.len().max(1) as f64
     ));
 
-    // Book: mixing weight and depth, chosen on the training games.
-    let mut best_book = (0.0, base.book_alpha, 0u32);
-    for max_ply in [0u32, 10, 16, 20, 24, 30, 40, 60, 80] {
-        for alpha in [64u64, 128, 256, 512, 1024, 2048, 4096, 8192] {
-            let s = book_saving(&ds, &w_move, floor, opts.block_games, alpha as f64 / 256.0, max_ply);
-            if s > best_book.0 {
-                best_book = (s, alpha, max_ply);
+    // Books: the prior's weight, the mixing weight and the depth are chosen by building a
+    // prior from the first 80% of the training games and coding the other 20% with it.
+    let split = (train.len() * 4 / 5) as u32;
+    let (_, prior_80) = build_prior(&train[..split as usize], PRIOR_PLIES);
+    let plies_rest: usize = train[split as usize..].iter().map(|g| g.moves.len()).sum::<usize>().max(1);
+    let mut best_book = (f64::MIN, base.book_alpha, 0u32, 0u64);
+    for max_ply in [10u32, 16, 20, 30, 40, 60, 80] {
+        for alpha in [128u64, 256, 512, 1024, 2048] {
+            for prior_weight in [0u64, 32, 64, 128, 256] {
+                let s = book_saving(&ds, &w_move, floor, opts.block_games, alpha as f64 / 256.0, max_ply, &prior_80, prior_weight as f64 / 256.0, split);
+                if s > best_book.0 {
+                    best_book = (s, alpha, max_ply, prior_weight);
+                }
             }
         }
     }
-    let (_, book_alpha, book_max_ply) = best_book;
-    let heldout_saving = book_saving(&hd, &w_move, floor, opts.block_games, book_alpha as f64 / 256.0, book_max_ply);
+    let (_, book_alpha, book_max_ply, book_prior_weight) = best_book;
+    let (book_text, prior) = build_prior(train, PRIOR_PLIES);
+    let heldout_saving = book_saving(&hd, &w_move, floor, opts.block_games, book_alpha as f64 / 256.0, book_max_ply, &prior, book_prior_weight as f64 / 256.0, 0);
     log(&format!(
-        "book: alpha {:.2} games, max ply {book_max_ply}; saves {:.4} bits/ply on train, {:.4} on heldout",
+        "book: alpha {:.2} games, max ply {book_max_ply}, prior weight {:.3}; saves {:.4} bits/ply on the last 20% of train, {:.4} on heldout",
         book_alpha as f64 / 256.0,
-        best_book.0 / ds.moves.len().max(1) as f64,
+        book_prior_weight as f64 / 256.0,
+        best_book.0 / plies_rest as f64,
         heldout_saving / hd.moves.len().max(1) as f64
     ));
 
@@ -346,6 +396,7 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
         move_floor: best_floor.0,
         book_alpha,
         book_max_ply,
+        book_prior_weight,
         ..base.clone()
     };
     TuneReport {
@@ -356,5 +407,6 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
         heldout_end_bits: end_heldout,
         heldout_result_bits: result_heldout,
         heldout_plies: hd.moves.len(),
+        book_text,
     }
 }

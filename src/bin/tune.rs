@@ -1,0 +1,161 @@
+//! `tune`: fits a level's model parameters on training games (`tune fit`), and traces the
+//! embedded model's predictions on a file for plots (`tune trace`).
+//!
+//! ```text
+//! cargo run --release --bin tune -- fit --level 2 \
+//!     --train ../shared/data/train/lichess_train.txt \
+//!     --heldout ../shared/data/heldout/lichess_heldout.txt
+//! cargo run --release --bin tune -- trace --level 2 FILE --out-dir DIR
+//! ```
+//! `fit` reads `models/levelN.txt` for the level's settings (search depth, ...) and as the
+//! starting point, fits on `--train`, evaluates on `--heldout`, and rewrites
+//! `models/levelN.txt` (or `--out`). It refuses the benchmark file.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+
+use chesszip::model::Model;
+use chesszip::tune::{TuneOptions, load_games, tune};
+
+#[derive(Parser)]
+#[command(about = "Fit chesszip models on training games and analyse their predictions")]
+enum Command {
+    /// Fit a level's parameters on training games.
+    Fit(Args),
+    /// Code a file with the embedded model of a level and write bits per ply by ply number
+    /// and calibration tables (CSV) for plots.
+    Trace(TraceArgs),
+}
+
+#[derive(clap::Args)]
+struct TraceArgs {
+    /// Level of the embedded model to use.
+    #[arg(long)]
+    level: u8,
+    /// Movetext file to code.
+    input: PathBuf,
+    /// Directory for `<name>.by_ply.csv` and `<name>.calibration.csv`.
+    #[arg(long)]
+    out_dir: PathBuf,
+    /// Name used in the output files (default: the input's file stem).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct Args {
+    /// Level whose model to fit (1..=9).
+    #[arg(long)]
+    level: u8,
+    /// Training games (movetext, one game per line).
+    #[arg(long)]
+    train: PathBuf,
+    /// Heldout games for validation (movetext).
+    #[arg(long)]
+    heldout: PathBuf,
+    /// Parameter file to start from (default models/levelN.txt).
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// Where to write the fitted parameters (default: the --from file).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Use only this fraction of the training games (learning curves).
+    #[arg(long, default_value_t = 1.0)]
+    fraction: f64,
+    /// Move-feature groups to leave out (ablations), e.g. `--drop check,recapture`.
+    #[arg(long, value_delimiter = ',')]
+    drop: Vec<String>,
+    /// L-BFGS iterations.
+    #[arg(long, default_value_t = 300)]
+    iterations: usize,
+    /// Also write the prior opening book built from the training games here
+    /// (models/book.txt; shared by all levels).
+    #[arg(long)]
+    book_out: Option<PathBuf>,
+    /// Do not write the parameter file (measure only).
+    #[arg(long)]
+    dry_run: bool,
+}
+
+fn main() -> anyhow::Result<()> {
+    match Command::parse() {
+        Command::Fit(args) => fit(args),
+        Command::Trace(args) => trace(args),
+    }
+}
+
+fn trace(args: TraceArgs) -> anyhow::Result<()> {
+    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&args.level) {
+        bail!("level {} out of range", args.level);
+    }
+    let text = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
+    let t = chesszip::tune::trace(Model::builtin(args.level), &text, chesszip::archive::DEFAULT_BLOCK_LINES as usize);
+    let name = args.name.unwrap_or_else(|| args.input.file_stem().unwrap_or_default().to_string_lossy().into_owned());
+    std::fs::create_dir_all(&args.out_dir)?;
+    std::fs::write(args.out_dir.join(format!("{name}.by_ply.csv")), t.by_ply_csv())?;
+    std::fs::write(args.out_dir.join(format!("{name}.calibration.csv")), t.calibration_csv())?;
+    let (n, bits) = t.by_ply.iter().fold((0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+    println!("{name}: level {} {n} moves, {:.4} bits per move", args.level, bits / n.max(1) as f64);
+    Ok(())
+}
+
+fn fit(args: Args) -> anyhow::Result<()> {
+    for p in [&args.train, &args.heldout] {
+        if p.file_name().is_some_and(|n| n == "Chess_Games.txt") {
+            bail!("{} is the benchmark file: never tune on it", p.display());
+        }
+    }
+    let from = args.from.clone().unwrap_or_else(|| PathBuf::from(format!("models/level{}.txt", args.level)));
+    let text = std::fs::read_to_string(&from).with_context(|| format!("reading {}", from.display()))?;
+    let base = Model::parse_lenient(&from.display().to_string(), &text)?;
+    if base.level != args.level {
+        bail!("{} is for level {}, not {}", from.display(), base.level, args.level);
+    }
+    let mut train = load_games(&std::fs::read(&args.train).with_context(|| format!("reading {}", args.train.display()))?);
+    let heldout = load_games(&std::fs::read(&args.heldout).with_context(|| format!("reading {}", args.heldout.display()))?);
+    train.truncate(((train.len() as f64) * args.fraction.clamp(0.0, 1.0)).round() as usize);
+    eprintln!("level {}: {} training games, {} heldout games", args.level, train.len(), heldout.len());
+    let opts = TuneOptions { drop_groups: args.drop.clone(), max_iter: args.iterations, ..Default::default() };
+    let r = tune(&base, &train, &heldout, &opts, &mut |s| eprintln!("  {s}"));
+    let total = r.heldout_move_bits - r.heldout_book_saving + r.heldout_end_bits;
+    println!(
+        "level {} fraction {} drop [{}]: train moves {:.4} bits/ply, heldout moves {:.4}, book -{:.4}, end {:.4}, result {:.3} bits/game => heldout {:.4} bits/ply",
+        args.level,
+        args.fraction,
+        args.drop.join(","),
+        r.train_move_bits,
+        r.heldout_move_bits,
+        r.heldout_book_saving,
+        r.heldout_end_bits,
+        r.heldout_result_bits,
+        total
+    );
+    if !args.dry_run {
+        let out = args.out.unwrap_or(from);
+        let header = format!(
+            "# chesszip model parameters, level {}.\n# Fitted by `tune` on {} ({} games); heldout {}: {:.4} bits/ply (moves {:.4}, book -{:.4}, end {:.4}).\n# Logits in 1/256 nat; PST rows are ranks 1..8 from the mover's side, files a..h.\n",
+            args.level,
+            args.train.file_name().unwrap_or_default().to_string_lossy(),
+            train.len(),
+            args.heldout.file_name().unwrap_or_default().to_string_lossy(),
+            total,
+            r.heldout_move_bits,
+            r.heldout_book_saving,
+            r.heldout_end_bits
+        );
+        std::fs::write(&out, header + &r.model.to_text()).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+        if let Some(book) = &args.book_out {
+            let header = format!(
+                "# chesszip prior opening book: move counts of the positions before ply 20 reached at least\n# twice in {} ({} games). Format: see src/model/book.rs.\n",
+                args.train.file_name().unwrap_or_default().to_string_lossy(),
+                train.len()
+            );
+            std::fs::write(book, header + &r.book_text).with_context(|| format!("writing {}", book.display()))?;
+            eprintln!("wrote {}", book.display());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,381 @@
+//! Coding one block of PGN: the walk over its games, written once for both directions.
+//!
+//! A block is split into games ([`split_games`]); each is either parsed ([`parse`]) and coded
+//! structurally, or kept raw in the side stream. A structured game is coded in this order,
+//! each step using what the earlier ones decoded:
+//!
+//! 1. line break style, tag names, and the values of the tags that set up the position;
+//! 2. the main line's moves and the result with the engine-guided model ([`GameCoder`]),
+//!    from that position;
+//! 3. the other tag values, knowing the result and the final position (`Result` and
+//!    `PlyCount` then cost almost nothing);
+//! 4. the move text items (move numbers, moves, comments with clocks and evaluations, NAGs,
+//!    variations, whose moves go through a second [`GameCoder`], result tokens);
+//! 5. the whitespace between all tokens.
+
+use std::io::Read as _;
+
+use shakmaty::{Chess, Color, Position};
+
+use super::clock::time_control;
+use super::comment::CommentModel;
+use super::game::{Game, Item, parse, render, render_tokens, start_position};
+use super::layout::{ItemContext, LayoutModel, uses_crlf};
+use super::lexer::split_games;
+use super::metered::{Metered, Stream};
+use super::models::{Bit, NumberModel};
+use super::side::Side;
+use super::tags::{GameInfo, TagModel};
+use crate::Error;
+use crate::codec::block::{BlockStats, EncodedBlock};
+use crate::codec::game::{GameCoder, MoveText};
+use crate::codec::{Decoder, Encoder, SymbolCoder};
+use crate::model::{GameState, Model};
+
+/// zstd level of the side stream.
+const SIDE_ZSTD_LEVEL: i32 = 19;
+
+/// Sizes of a block's parts, for the breakdown by stream.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PgnStats {
+    /// Information content of the range-coded symbols per [`Stream`], in bits.
+    pub bits: [f64; Stream::COUNT],
+    /// Bytes of the range-coded stream.
+    pub range_bytes: u64,
+    /// Bytes of the side stream before compression: raw games.
+    pub raw_bytes: u64,
+    /// Bytes of the side stream before compression: free text.
+    pub text_bytes: u64,
+    /// Bytes of the compressed side stream.
+    pub side_bytes: u64,
+    /// Games coded structurally.
+    pub games: u64,
+    /// Pieces kept raw.
+    pub raw_games: u64,
+    /// Bits of tag values per tag name (the rest of [`Stream::Tags`] is names and counts).
+    pub tag_bits: Vec<(Vec<u8>, f64)>,
+    /// Bits of the move choices alone (as [`BlockStats::move_bits`] counts them in the movetext
+    /// format); the rest of [`Stream::Moves`] is game ends, results and spellings.
+    pub move_choice_bits: f64,
+}
+
+impl std::ops::AddAssign for PgnStats {
+    fn add_assign(&mut self, o: PgnStats) {
+        for (a, b) in self.bits.iter_mut().zip(o.bits) {
+            *a += b;
+        }
+        self.range_bytes += o.range_bytes;
+        self.raw_bytes += o.raw_bytes;
+        self.text_bytes += o.text_bytes;
+        self.side_bytes += o.side_bytes;
+        self.games += o.games;
+        self.raw_games += o.raw_games;
+        self.move_choice_bits += o.move_choice_bits;
+        for (name, bits) in o.tag_bits {
+            match self.tag_bits.iter_mut().find(|(n, _)| *n == name) {
+                Some(entry) => entry.1 += bits,
+                None => self.tag_bits.push((name, bits)),
+            }
+        }
+    }
+}
+
+/// A piece of a block as the coder sees it.
+enum Piece {
+    Game(Box<Game>),
+    Raw(Vec<u8>),
+}
+
+/// Models shared by the games of a block.
+struct PgnCoder<'m> {
+    model: &'m Model,
+    games: GameCoder<'m>,
+    variations: Option<GameCoder<'m>>,
+    more: Bit,
+    structured: Bit,
+    raw_len: NumberModel,
+    tags: TagModel,
+    layout: LayoutModel,
+    comments: CommentModel,
+}
+
+/// A line being walked: its index in [`Game::lines`], moves done, position, and the position
+/// before its last move.
+struct Frame {
+    line: usize,
+    done: usize,
+    pos: Chess,
+    before: Option<Chess>,
+}
+
+impl<'m> PgnCoder<'m> {
+    fn new(model: &'m Model) -> Self {
+        PgnCoder {
+            model,
+            games: GameCoder::new(model),
+            variations: None,
+            more: Bit::default(),
+            structured: Bit::default(),
+            raw_len: NumberModel::new(),
+            tags: TagModel::new(),
+            layout: LayoutModel::new(),
+            comments: CommentModel::new(),
+        }
+    }
+
+    /// Codes one piece (decoding: fills it).
+    fn code_piece<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, piece: &mut Piece, side: &mut Side<'_>) -> Result<(), Error> {
+        c.set(Stream::Layout);
+        let is_game = self.structured.code_value(c, matches!(piece, Piece::Game(_)))?;
+        if c.decoding() {
+            *piece = if is_game { Piece::Game(Box::default()) } else { Piece::Raw(Vec::new()) };
+        }
+        match piece {
+            Piece::Raw(bytes) => side.code(c, &mut self.raw_len, bytes),
+            Piece::Game(game) => self.code_game(c, game, side),
+        }
+    }
+
+    fn code_game<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, side: &mut Side<'_>) -> Result<(), Error> {
+        let decoding = c.decoding();
+        // 1. Line breaks and tags.
+        let mut crlf = !decoding && game.gaps.iter().find(|g| g.contains(&b'\n')).is_some_and(|g| uses_crlf(g));
+        self.layout.code_crlf(c, &mut crlf)?;
+        c.set(Stream::Tags);
+        self.tags.code_tags(c, &mut game.tags)?;
+
+        // 2. Main line and result.
+        let start = start_position(&game.tags).ok_or_else(|| Error::Corrupt("PGN game with an impossible start position".into()))?;
+        c.set(Stream::Moves);
+        if decoding {
+            game.lines = vec![MoveText::default()];
+        }
+        let end = self.games.code_moves(c, GameState::from_position(start.clone()), &mut game.lines[0])?;
+        self.games.code_result(c, &end, &mut game.result)?;
+
+        // 3. The other tag values, knowing what the moves say.
+        c.set(Stream::Tags);
+        let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result };
+        self.tags.code_values(c, &mut game.tags, &info)?;
+
+        // 4. Items.
+        let control = game.tag(b"TimeControl").and_then(time_control);
+        self.comments.start_game(control);
+        self.code_items(c, game, start, side)?;
+
+        // 5. Gaps.
+        c.set(Stream::Layout);
+        let mut tokens = Vec::new();
+        let mut ends = Vec::new();
+        render_tokens(game, &mut tokens, &mut ends)?;
+        let classes: Vec<Option<usize>> = game.tags.iter().map(|_| None).chain(game.items.iter().map(|i| Some(i.kind()))).collect();
+        if decoding {
+            game.gaps.clear();
+        }
+        self.layout.code_gaps(c, crlf, &tokens, &ends, &classes, &mut game.gaps)?;
+        Ok(())
+    }
+
+    fn code_items<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, start: Chess, side: &mut Side<'_>) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let corrupt = |m: &str| Error::Corrupt(format!("PGN move text: {m}"));
+        let mut frames = vec![Frame { line: 0, done: 0, pos: start, before: None }];
+        let mut prev = None;
+        let mut next_line = 1;
+        for i in 0.. {
+            c.set(Stream::Layout);
+            let f = frames.last().expect("the main line is never closed");
+            let white = f.pos.turn() == Color::White;
+            let ctx = ItemContext { prev, moves_left: game.lines[f.line].moves.len() > f.done, in_variation: frames.len() > 1, white };
+            let mut kind = if decoding { 0 } else { game.items.get(i).map_or(Item::END, Item::kind) };
+            self.layout.code_kind(c, ctx, &mut kind)?;
+            if kind == Item::END {
+                break;
+            }
+            if decoding {
+                c.spend(1)?;
+                game.items.push(match kind {
+                    0 => Item::MoveNo { number: 0, dots: 0 },
+                    1 => Item::Move,
+                    2 => Item::Glyph(0),
+                    3 => Item::Nag(0),
+                    4 => Item::Comment(Vec::new()),
+                    5 => Item::LineComment(Vec::new()),
+                    6 => Item::VarStart,
+                    7 => Item::VarEnd,
+                    _ => Item::Result(game.result),
+                });
+            }
+            let f = frames.last_mut().expect("the main line is never closed");
+            match &mut game.items[i] {
+                Item::MoveNo { number, dots } => self.layout.code_move_number(c, f.pos.fullmoves().get(), white, number, dots)?,
+                Item::Move => {
+                    let m = *game.lines[f.line].moves.get(f.done).ok_or_else(|| corrupt("more moves than the line has"))?;
+                    f.before = Some(f.pos.clone());
+                    f.pos.play_unchecked(m);
+                    f.done += 1;
+                }
+                Item::Glyph(g) => self.layout.code_glyph(c, g)?,
+                Item::Nag(n) => self.layout.code_nag(c, n)?,
+                Item::Comment(content) => {
+                    let mover = if white { 1 } else { 0 };
+                    self.comments.code(c, mover, content, side)?;
+                }
+                Item::LineComment(text) => {
+                    c.set(Stream::Comments);
+                    side.code(c, &mut self.layout.line_comment_len, text)?;
+                }
+                Item::VarStart => {
+                    let before = f.before.clone().ok_or_else(|| corrupt("variation before any move"))?;
+                    if decoding {
+                        game.lines.push(MoveText::default());
+                    }
+                    let line = next_line;
+                    next_line += 1;
+                    let text = game.lines.get_mut(line).ok_or_else(|| corrupt("missing variation"))?;
+                    c.set(Stream::Moves);
+                    let coder = self.variations.get_or_insert_with(|| GameCoder::new(self.model));
+                    coder.code_moves(c, GameState::from_position(before.clone()), text)?;
+                    frames.push(Frame { line, done: 0, pos: before, before: None });
+                }
+                Item::VarEnd => {
+                    if frames.len() < 2 {
+                        return Err(corrupt("variation end outside a variation"));
+                    }
+                    frames.pop();
+                }
+                Item::Result(r) => self.layout.code_result(c, game.result, frames.len() > 1, r)?,
+            }
+            prev = Some(kind);
+        }
+        Ok(())
+    }
+}
+
+/// Compresses a block of PGN text with `model`.
+pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+    let (block, stats, _) = encode_block_detailed(model, text);
+    (block, stats)
+}
+
+/// [`encode_block`] with the breakdown of the block's size by stream.
+pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
+    let mut coder = PgnCoder::new(model);
+    let mut enc = Encoder::new();
+    let mut side = Side::writer();
+    let mut stats = BlockStats { lines: count_lines(text), ..BlockStats::default() };
+    let mut pgn = PgnStats::default();
+    let mut c = Metered::new(&mut enc);
+    for piece in split_games(text) {
+        let mut p = match parse(piece) {
+            Some(game) => {
+                stats.games += 1;
+                stats.plies += game.lines[0].moves.len() as u64;
+                pgn.games += 1;
+                Piece::Game(Box::new(game))
+            }
+            None => {
+                stats.raw_lines += count_lines(piece);
+                pgn.raw_games += 1;
+                pgn.raw_bytes += piece.len() as u64;
+                Piece::Raw(piece.to_vec())
+            }
+        };
+        c.set(Stream::Layout);
+        coder.more.code_value(&mut c, true).expect("encoding cannot fail");
+        coder.code_piece(&mut c, &mut p, &mut side).expect("encoding cannot fail");
+    }
+    c.set(Stream::Layout);
+    coder.more.code_value(&mut c, false).expect("encoding cannot fail");
+    pgn.bits = c.bits;
+    pgn.tag_bits = coder.tags.costs().map(|(n, b)| (n.to_vec(), b)).collect();
+    pgn.move_choice_bits = coder.games.move_bits + coder.variations.as_ref().map_or(0.0, |v| v.move_bits);
+    stats.move_bits = pgn.bits[Stream::Moves as usize];
+    stats.other_bits = pgn.bits.iter().sum::<f64>() - stats.move_bits;
+    pgn.text_bytes = side.written.len() as u64 - pgn.raw_bytes;
+    let raw = if side.written.is_empty() {
+        Vec::new()
+    } else {
+        zstd::bulk::compress(&side.written, SIDE_ZSTD_LEVEL).expect("in-memory zstd compression cannot fail")
+    };
+    let range = enc.finish();
+    pgn.range_bytes = range.len() as u64;
+    pgn.side_bytes = raw.len() as u64;
+    (EncodedBlock { range, raw }, stats, pgn)
+}
+
+/// Lines of `text`: line breaks, plus one for a last line without one.
+pub fn count_lines(text: &[u8]) -> u64 {
+    let breaks = memchr::memchr_iter(b'\n', text).count() as u64;
+    breaks + (!text.is_empty() && !text.ends_with(b"\n")) as u64
+}
+
+/// Expands a PGN block, appending its text to `out`. `max_len` bounds the text length (from
+/// the block header) so that damaged data cannot make the decoder allocate without limit.
+///
+/// # Errors
+/// [`Error::Corrupt`] when the streams are inconsistent (the caller's checksum catches the rest).
+pub fn decode_block(model: &Model, block: &EncodedBlock, max_len: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+    let mut coder = PgnCoder::new(model);
+    let mut dec = Decoder::new(&block.range)?;
+    let side_bytes = if block.raw.is_empty() {
+        Vec::new()
+    } else {
+        let mut buf = Vec::new();
+        zstd::stream::read::Decoder::new(&block.raw[..])
+            .map_err(|e| Error::Corrupt(format!("side stream: {e}")))?
+            .take(max_len as u64 + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| Error::Corrupt(format!("side stream: {e}")))?;
+        buf
+    };
+    let mut side = Side::reader(&side_bytes);
+    let mut c = Metered::new(&mut dec).with_budget(max_len);
+    let start = out.len();
+    while coder.more.code_value(&mut c, false)? {
+        let mut piece = Piece::Raw(Vec::new());
+        coder.code_piece(&mut c, &mut piece, &mut side)?;
+        let before = out.len();
+        match &piece {
+            Piece::Raw(bytes) => out.extend_from_slice(bytes),
+            Piece::Game(game) => render(game, out)?,
+        }
+        if out.len() == before || out.len() - start > max_len {
+            return Err(Error::Corrupt("PGN block expands to the wrong length".into()));
+        }
+    }
+    if !side.finished() {
+        return Err(Error::Corrupt("side stream has unused bytes".into()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(text: &[u8]) -> PgnStats {
+        let model = Model::builtin(1);
+        let (block, _, stats) = encode_block_detailed(model, text);
+        let mut out = Vec::new();
+        decode_block(model, &block, text.len(), &mut out).unwrap();
+        assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(text));
+        assert_eq!(out, text);
+        stats
+    }
+
+    #[test]
+    fn blocks_round_trip() {
+        round_trip(b"");
+        round_trip(b"\n");
+        round_trip(b"garbage \xff\n");
+        let s = round_trip(
+            b"[Event \"Rated\"]\n[Site \"https://lichess.org/abcdefgh\"]\n[Result \"1-0\"]\n[WhiteElo \"1500\"]\n[TimeControl \"60+1\"]\n\n\
+              1. e4 { [%eval 0.17] [%clk 0:01:00] } 1... e5 { [%clk 0:01:00] } 2. Nf3 $1 (2. f4 exf4 (2... d5)) 2... Nc6?! { Hm. } 1-0\n\n\
+              [Event \"Rated\"]\n[Site \"https://lichess.org/abcdefgx\"]\n[Result \"0-1\"]\n[WhiteElo \"1510\"]\n\n1.d4 d5 ; x\r\n 0-1\n",
+        );
+        assert_eq!((s.games, s.raw_games), (2, 0));
+        let s = round_trip(b"[Variant \"Antichess\"]\n\n1. e3 b5 *\n\n[Event \"x\"]\n\n1. e4 *\n");
+        assert_eq!((s.games, s.raw_games), (1, 1));
+    }
+}

@@ -1,0 +1,68 @@
+//! The PGN format: real PGN files, compressed byte for byte.
+//!
+//! ```text
+//! block text -> games            blocks (whole games), lexer (byte-exact tokens), game (parse/render)
+//!            -> per game         tags, GameCoder (moves, results), layout (items, gaps), comment, clock
+//!            -> two streams      one range-coded stream + a zstd side stream (raw games, free text)
+//! ```
+//!
+//! # Games
+//! A block is cut into games ([`lexer::split_games`]). A game either parses into a
+//! [`game::Game`] that renders back to exactly its bytes, or is kept raw in the side stream:
+//! variants other than standard chess and Chess960, illegal moves, spellings the SAN model
+//! cannot reproduce (`0-0`, `e2-e4`, `Pe4`), null moves, `%` escape lines, text the lexer does
+//! not know (`+-`, `½-½`), a tag pair not of the form `[Name "value"]`. Parsing uses shakmaty
+//! for SAN and FEN and a small lexer of our own for the layout (pgn-reader drops whitespace; see
+//! [`lexer`]).
+//!
+//! # What is coded, and how ([`codec`] has the walk)
+//! Everything except the side stream is one range-coded stream of symbols under adaptive
+//! integer models; each symbol is attributed to one of these streams ([`Stream`]) for the size
+//! breakdown:
+//! - **moves**: the main line and each variation with the engine-guided [`crate::codec::game::GameCoder`]
+//!   exactly as in the movetext format (per-ply end flags, SAN spellings with check marks and
+//!   disambiguation predicted from the position), from the position the tags set up (standard,
+//!   `FEN`, Chess960), and the result.
+//! - **tags** ([`tags`]): names predicted from the previous game; values after the moves, so
+//!   `Result` and `PlyCount` are "as the moves say"; ratings as a change from the player's
+//!   previous rating in the block, in the context of the player's result; other values as a
+//!   rank in a move-to-front list (player names share one), or new: an integer as a difference,
+//!   a string as a prefix shared with the last value (`https://lichess.org/`) plus the rest
+//!   under a context-mixing text model ([`text`]).
+//! - **clocks** ([`clock`]): `[%clk]` as the time spent, predicted from the same player's last
+//!   clock plus the increment (or the base time), in the context of the time control's speed
+//!   and the player's previous time spent.
+//! - **evals** ([`comment`]): `[%eval]` as the change from the previous evaluation.
+//! - **comments** ([`comment`]): each comment's *shape* (whitespace and placeholders for
+//!   clocks, evals, other `[%cmd]`s and free text) as a rank among recent shapes; the free text
+//!   itself goes to the side stream.
+//! - **layout** ([`layout`]): which item comes next (move number, move, comment, NAG, glyph,
+//!   variation, result), move numbers against the expected ones, result tokens against the
+//!   game's result, the whitespace between tokens as a class (none, space, line break, blank
+//!   line, other) in the context of the tokens around it and whether a fixed wrapping width
+//!   would be exceeded, CRLF per game, raw-game flags and lengths.
+//!
+//! The side stream ([`side`]) holds raw games and free text, compressed with zstd.
+//!
+//! # Other entry points
+//! [`blocks`] reads input as blocks of whole games and detects PGN by content; [`convert()`]
+//! writes the games of any archive in the movetext format ([`to_movetext`] for text).
+
+pub mod blocks;
+pub mod clock;
+pub mod codec;
+pub mod comment;
+pub mod convert;
+pub mod game;
+pub mod layout;
+pub mod lexer;
+pub mod metered;
+pub mod models;
+pub mod side;
+pub mod tags;
+pub mod text;
+
+pub use blocks::{BlockReader, detect};
+pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed};
+pub use convert::{ConvertSummary, convert, to_movetext};
+pub use metered::Stream;

@@ -1,0 +1,371 @@
+//! Models of tag names and values.
+//!
+//! Names: the list of the previous game predicts the next (lichess writes the same tags in the
+//! same order every time), so a name usually costs a fraction of a bit.
+//!
+//! Values: `FEN`, `SetUp` and `Variant` are coded with the names, before the moves (they set
+//! up the position); all others after the moves, so that what the moves say is known:
+//! - `Result` and `PlyCount`: "equal to what the moves say".
+//! - `WhiteElo`/`BlackElo`: the difference from the same player's rating in an earlier game of
+//!   the block, in the context of this game's result for the player (a rating moves with
+//!   results), else from the opponent's rating.
+//! - everything else (player names, which share one list between `White` and `Black`, dates,
+//!   time controls, openings, sites): the rank in a move-to-front list of earlier values of
+//!   the tag (0 = same as last time), else a new value: an integer as a difference from the
+//!   tag's last integer, or a string as the length of the prefix it shares with the tag's last
+//!   value plus the rest byte by byte with the context-mixing [`super::text::TextModel`].
+
+use std::collections::HashMap;
+
+use super::game::Tag;
+use super::metered::{Metered, Stream};
+use super::models::{Bit, NumberModel, SignedModel, StringModel};
+use crate::Error;
+use crate::codec::SymbolCoder;
+use crate::text::GameResult;
+
+/// Most values remembered per move-to-front list.
+const HISTORY: usize = 4096;
+/// String class of tag names (tag ids are the other classes).
+const NAME_CLASS: u32 = 1 << 20;
+/// String class of player names (`White` and `Black` share it).
+const PLAYER_CLASS: u32 = NAME_CLASS + 1;
+
+/// How a tag's value is modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Generic,
+    /// `White` or `Black`: values share the players' list.
+    Player,
+    /// `WhiteElo` (0) or `BlackElo` (1).
+    Elo(usize),
+    /// Coded after the moves.
+    PlyCount,
+    /// Coded after the moves.
+    Result,
+    /// `FEN`, `SetUp`, `Variant`: coded before the moves.
+    Setup,
+}
+
+/// What the moves say about a game, for coding its tags.
+#[derive(Clone, Copy, Debug)]
+pub struct GameInfo {
+    /// Plies of the main line.
+    pub plies: usize,
+    /// The game's result.
+    pub result: GameResult,
+}
+
+
+
+fn kind_of(name: &[u8]) -> Kind {
+    match name {
+        b"White" | b"Black" => Kind::Player,
+        b"WhiteElo" => Kind::Elo(0),
+        b"BlackElo" => Kind::Elo(1),
+        b"PlyCount" => Kind::PlyCount,
+        b"Result" => Kind::Result,
+        b"FEN" | b"SetUp" | b"Variant" => Kind::Setup,
+        _ => Kind::Generic,
+    }
+}
+
+/// A canonical decimal integer (optional `-`, no leading zeros, at most 18 digits).
+pub fn canonical_int(v: &[u8]) -> Option<i64> {
+    let digits = v.strip_prefix(b"-").unwrap_or(v);
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) || (digits.len() > 1 && digits[0] == b'0') || v == b"-0" {
+        return None;
+    }
+    std::str::from_utf8(v).ok()?.parse().ok()
+}
+
+/// A move-to-front list of values.
+#[derive(Debug, Default)]
+struct Mtf {
+    items: Vec<Vec<u8>>,
+}
+
+impl Mtf {
+    fn rank(&self, v: &[u8]) -> Option<usize> {
+        self.items.iter().position(|x| x == v)
+    }
+
+    /// Moves `v` (at `rank`, or new) to the front.
+    fn touch(&mut self, v: &[u8], rank: Option<usize>) {
+        let item = match rank {
+            Some(r) => self.items.remove(r),
+            None => {
+                if self.items.len() == HISTORY {
+                    self.items.pop();
+                }
+                v.to_vec()
+            }
+        };
+        self.items.insert(0, item);
+    }
+}
+
+/// Per tag name: its models.
+#[derive(Debug, Default)]
+struct TagState {
+    kind: Option<Kind>,
+    history: Mtf,
+    rank: NumberModel,
+    numeric: Bit,
+    delta: SignedModel,
+    last_numeric: Option<i64>,
+    prefix: NumberModel,
+    hit: Bit,
+}
+
+/// The tag models of one block.
+#[derive(Debug, Default)]
+pub struct TagModel {
+    ids: HashMap<Vec<u8>, usize>,
+    names: Vec<Vec<u8>>,
+    states: Vec<TagState>,
+    prev_names: Vec<usize>,
+    more: [Bit; 3],
+    name_hit: Bit,
+    name_id: NumberModel,
+    players: Mtf,
+    elo: HashMap<Vec<u8>, i64>,
+    elo_delta: [SignedModel; 6],
+    last_elo: Option<i64>,
+    strings: StringModel,
+    /// Bits coded per tag id (values) and, last, for names and the tag count (encoder only).
+    costs: Vec<f64>,
+}
+
+impl TagModel {
+    /// Fresh models.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn id(&mut self, name: &[u8]) -> usize {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.states.len();
+        self.ids.insert(name.to_vec(), id);
+        self.names.push(name.to_vec());
+        self.states.push(TagState { kind: Some(kind_of(name)), ..TagState::default() });
+        self.costs.push(0.0);
+        id
+    }
+
+    /// Bits spent on each tag's values so far (encoder only), by tag name.
+    pub fn costs(&self) -> impl Iterator<Item = (&[u8], f64)> {
+        self.names.iter().map(|n| &n[..]).zip(self.costs.iter().copied())
+    }
+
+    /// Codes the tag names and the values of the tags that set up the position (the others:
+    /// [`TagModel::code_values`]). When decoding, `tags` is filled (other values empty).
+    ///
+    /// # Errors
+    /// The decoder's [`Error::Corrupt`].
+    pub fn code_tags<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut Vec<Tag>) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let mut names = Vec::new();
+        for i in 0.. {
+            let ctx = (i >= self.prev_names.len()) as usize + (i > self.prev_names.len()) as usize;
+            if !self.more[ctx].code_value(c, i < tags.len())? {
+                break;
+            }
+            if decoding {
+                c.spend(5)?;
+                tags.push(Tag::default());
+            }
+            let predicted = self.prev_names.get(i).copied();
+            let known = if decoding { None } else { self.ids.get(&tags[i].name).copied() };
+            let hit = match predicted {
+                Some(p) => self.name_hit.code_value(c, known == Some(p))?,
+                None => false,
+            };
+            let id = if hit {
+                predicted.expect("hit implies a prediction")
+            } else {
+                let sym = self.name_id.code_value(c, known.map_or(0, |k| k as u64 + 1))?;
+                if sym == 0 {
+                    let mut name = std::mem::take(&mut tags[i].name);
+                    let budget = c.budget();
+                    self.strings.code(c, NAME_CLASS, &mut name, budget)?;
+                    if decoding {
+                        c.spend(name.len())?;
+                    }
+                    if decoding && self.ids.contains_key(&name) {
+                        return Err(Error::Corrupt("known tag name coded as new".into()));
+                    }
+                    tags[i].name = name;
+                    self.id(&tags[i].name.clone())
+                } else {
+                    let id = (sym - 1) as usize;
+                    if id >= self.states.len() {
+                        return Err(Error::Corrupt("unknown tag name id".into()));
+                    }
+                    id
+                }
+            };
+            if decoding {
+                tags[i].name = self.names[id].clone();
+            }
+            names.push(id);
+            if self.states[id].kind == Some(Kind::Setup) {
+                let before = c.bits[Stream::Tags as usize];
+                let mut v = std::mem::take(&mut tags[i].value);
+                self.code_value(c, id, &mut v)?;
+                tags[i].value = v;
+                self.costs[id] += c.bits[Stream::Tags as usize] - before;
+            }
+        }
+        self.prev_names = names;
+        Ok(())
+    }
+
+    /// Codes the values [`TagModel::code_tags`] left out, knowing what the moves say.
+    ///
+    /// # Errors
+    /// The decoder's [`Error::Corrupt`].
+    pub fn code_values<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag], info: &GameInfo) -> Result<(), Error> {
+        for i in 0..tags.len() {
+            let id = self.id(&tags[i].name);
+            let before = c.bits[Stream::Tags as usize];
+            let kind = self.states[id].kind.expect("set at creation");
+            let predicted: Vec<u8> = match kind {
+                Kind::Setup => continue,
+                Kind::Elo(color) => {
+                    self.code_elo(c, id, color, i, tags, info.result)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
+                Kind::Player | Kind::Generic => {
+                    let mut v = std::mem::take(&mut tags[i].value);
+                    self.code_value(c, id, &mut v)?;
+                    tags[i].value = v;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
+                Kind::PlyCount => info.plies.to_string().into_bytes(),
+                Kind::Result => info.result.token().to_vec(),
+            };
+            let hit = self.states[id].hit.code_value(c, tags[i].value == predicted)?;
+            if hit {
+                tags[i].value = predicted;
+            } else {
+                let mut v = std::mem::take(&mut tags[i].value);
+                self.code_value(c, id, &mut v)?;
+                tags[i].value = v;
+            }
+            self.costs[id] += c.bits[Stream::Tags as usize] - before;
+        }
+        Ok(())
+    }
+
+    /// The generic value model (see the module documentation).
+    fn code_value<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let shared = self.states[id].kind == Some(Kind::Player);
+        let class = if shared { PLAYER_CLASS } else { id as u32 };
+        let history = if shared { &mut self.players } else { &mut self.states[id].history };
+        let rank = if decoding { None } else { history.rank(v) };
+        let st = &mut self.states[id];
+        let sym = st.rank.code_value(c, rank.map_or(0, |r| r as u64 + 1))?;
+        let history = if shared { &mut self.players } else { &mut st.history };
+        if sym > 0 {
+            let r = (sym - 1) as usize;
+            let item = history.items.get(r).ok_or_else(|| Error::Corrupt("tag value rank out of range".into()))?;
+            if decoding {
+                c.spend(item.len())?;
+                *v = item.clone();
+            }
+            history.touch(v, Some(r));
+            return Ok(());
+        }
+        let int = if decoding { None } else { canonical_int(v) };
+        if st.numeric.code_value(c, int.is_some())? {
+            let base = st.last_numeric.unwrap_or(0);
+            let delta = st.delta.code_value(c, int.unwrap_or(0).wrapping_sub(base))?;
+            let n = base.wrapping_add(delta);
+            if decoding {
+                *v = n.to_string().into_bytes();
+            }
+            st.last_numeric = Some(n);
+        } else {
+            let last: &[u8] = history.items.first().map_or(&[], |x| &x[..]);
+            let common = if decoding { 0 } else { v.iter().zip(last).take_while(|(a, b)| a == b).count() };
+            let common = st.prefix.code_value(c, common as u64)? as usize;
+            if common > last.len() {
+                return Err(Error::Corrupt("tag value prefix too long".into()));
+            }
+            let prefix = last[..common].to_vec();
+            let mut rest = if decoding { Vec::new() } else { v[common..].to_vec() };
+            let budget = c.budget();
+            self.strings.code(c, class, &mut rest, budget)?;
+            if decoding {
+                c.spend(prefix.len() + rest.len())?;
+                *v = prefix;
+                v.extend_from_slice(&rest);
+            }
+        }
+        let history = if shared { &mut self.players } else { &mut self.states[id].history };
+        let rank = if decoding { history.rank(v) } else { None };
+        history.touch(v, rank);
+        Ok(())
+    }
+
+    /// A rating: the difference from the player's last rating in the block (in the context of
+    /// the player's result), else from the opponent's rating in this game, else from the last
+    /// rating seen; a value that is not a plain integer goes through the generic model.
+    fn code_elo<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, color: usize, i: usize, tags: &mut [Tag], result: GameResult) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let find = |name: &[u8]| tags[..i].iter().find(|t| t.name == name).map(|t| t.value.clone());
+        let player = find([&b"White"[..], b"Black"][color]);
+        let opponent = find([&b"BlackElo"[..], b"WhiteElo"][color]).and_then(|v| canonical_int(&v));
+        let int = if decoding { None } else { canonical_int(&tags[i].value) };
+        if !self.states[id].numeric.code_value(c, int.is_some())? {
+            let mut v = std::mem::take(&mut tags[i].value);
+            self.code_value(c, id, &mut v)?;
+            tags[i].value = v;
+            return Ok(());
+        }
+        // The player's result: 0 win, 1 loss, 2 draw, 3 unknown.
+        let outcome = match (result, color) {
+            (GameResult::WhiteWins, 0) | (GameResult::BlackWins, 1) => 0,
+            (GameResult::WhiteWins, _) | (GameResult::BlackWins, _) => 1,
+            (GameResult::Draw, _) => 2,
+            (GameResult::Unknown, _) => 3,
+        };
+        let known = player.as_ref().and_then(|p| self.elo.get(p).copied());
+        let (base, ctx) = match (known, opponent, self.last_elo) {
+            (Some(e), _, _) => (e, outcome),
+            (None, Some(o), _) => (o, 4),
+            (None, None, l) => (l.unwrap_or(1500), 5),
+        };
+        let delta = self.elo_delta[ctx].code_value(c, int.unwrap_or(0).wrapping_sub(base))?;
+        let elo = base.wrapping_add(delta);
+        if decoding {
+            tags[i].value = elo.to_string().into_bytes();
+        }
+        if let Some(p) = player {
+            self.elo.insert(p, elo);
+        }
+        self.last_elo = Some(elo);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_are_canonical_only() {
+        assert_eq!(canonical_int(b"1500"), Some(1500));
+        assert_eq!(canonical_int(b"-7"), Some(-7));
+        assert_eq!(canonical_int(b"0"), Some(0));
+        for s in [&b""[..], b"-", b"-0", b"01", b"+5", b"1.5", b"?", b"1234567890123456789"] {
+            assert_eq!(canonical_int(s), None);
+        }
+    }
+}
