@@ -4,13 +4,43 @@
 use std::io::Read as _;
 
 use super::game::{GameCoder, MoveText};
-use super::{AdaptiveModel, Decoder, Encoder, SymbolCoder};
+use super::{AdaptiveModel, Cdf, Decoder, Encoder, SymbolCoder};
+use crate::container::MAX_BLOCK_TEXT;
 use crate::model::{GameState, Model};
 use crate::text::{Game, GameResult, Terminator, parse_game, render_game, split_lines};
 use crate::Error;
 
 /// zstd level for the raw-line side stream.
 const RAW_ZSTD_LEVEL: i32 = 19;
+
+/// Largest zstd window the decoder accepts, as a power of two: the raw lines of a block never
+/// exceed [`MAX_BLOCK_TEXT`], so a frame asking for more is damaged (and must not make the
+/// decoder allocate a larger window).
+const RAW_WINDOW_LOG_MAX: u32 = MAX_BLOCK_TEXT.ilog2();
+
+/// A decoder that fails once it has decoded `left` symbols. Damaged or hostile data can
+/// otherwise decode forever: past the end of its stream the range decoder reads zeros, and a
+/// game whose end flag never comes up has no natural end. A line of `n` bytes needs fewer
+/// than `5 + 2 n` symbols (two per line, three per game, at most four per ply of three bytes
+/// or more), so the budget of a line is that of the text the block may still produce.
+struct Bounded<'d> {
+    inner: &'d mut Decoder,
+    left: u64,
+}
+
+impl SymbolCoder for Bounded<'_> {
+    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), Error> {
+        if self.left == 0 {
+            return Err(Error::Corrupt("block decodes to more text than its recorded length".into()));
+        }
+        self.left -= 1;
+        self.inner.code(cdf, symbol)
+    }
+
+    fn decoding(&self) -> bool {
+        true
+    }
+}
 
 /// Statistics of an encoded block.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -149,8 +179,10 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
         Vec::new()
     } else {
         let mut buf = Vec::new();
-        zstd::stream::read::Decoder::new(&block.raw[..])
-            .map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?
+        let mut decoder =
+            zstd::stream::read::Decoder::new(&block.raw[..]).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
+        decoder.window_log_max(RAW_WINDOW_LOG_MAX).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
+        decoder
             .take(max_len as u64 + 1)
             .read_to_end(&mut buf)
             .map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
@@ -158,10 +190,15 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
     };
     let mut raw_lines = raw.split(|&b| b == b'\n');
     let start = out.len();
-    for _ in 0..lines {
+    for line in 0..lines {
         let mut kind = LineKind::Raw;
         let mut terminator = Terminator::Lf;
-        coder.code_line(&mut dec, &mut kind, &mut terminator)?;
+        let room = max_len.saturating_sub(out.len() - start) as u64;
+        let mut bounded = Bounded { inner: &mut dec, left: 5 + 2 * room };
+        coder.code_line(&mut bounded, &mut kind, &mut terminator)?;
+        if terminator == Terminator::Eof && line + 1 != lines {
+            return Err(Error::Corrupt("a line without line feed before the end of the block".into()));
+        }
         match kind {
             LineKind::Game(game) => render_game(&game, out),
             LineKind::Raw => {
