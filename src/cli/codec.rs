@@ -140,8 +140,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
             )
         }
         Source::File(path) => {
-            let meta =
-                fs::metadata(path).with_context(|| format!("cannot open {}", path.display()))?;
+            let meta = fs::metadata(path).context("cannot open")?;
             if meta.is_dir() {
                 return Err(Skip(format!("{}: is a directory -- ignored", path.display())).into());
             }

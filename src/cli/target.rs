@@ -194,6 +194,6 @@ impl PendingFile {
 
 /// Opens an input file, refusing directories.
 pub fn open_input(path: &Path) -> Result<File> {
-    let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let file = File::open(path).context("cannot open")?;
     Ok(file)
 }
