@@ -504,3 +504,53 @@ fn completions_and_manual_page() {
         "roff"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn fifos_and_devices_are_written_in_place_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let (dir, path, text) = workdir();
+    chesszip()
+        .args(["compress", "-1"])
+        .arg(&path)
+        .assert()
+        .success();
+    let archive = dir.path().join("games.txt.chz");
+    let fifo = dir.path().join("pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reading = fifo.clone();
+    std::thread::spawn(move || tx.send(fs::read(&reading).unwrap()));
+    chesszip()
+        .args(["expand", "-o"])
+        .arg(&fifo)
+        .arg(&archive)
+        .assert()
+        .success();
+    let got = rx
+        .recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the FIFO was written");
+    assert_eq!(got, text);
+    assert!(
+        fs::metadata(&fifo).unwrap().file_type().is_fifo(),
+        "the FIFO is still a FIFO"
+    );
+    // /dev/null stays a device (no -f needed, nothing is replaced).
+    chesszip()
+        .args(["expand", "-o", "/dev/null"])
+        .arg(&archive)
+        .assert()
+        .success();
+    assert!(
+        fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+}

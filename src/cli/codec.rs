@@ -14,8 +14,8 @@ use super::labeled::Labeled;
 use super::progress::Progress;
 use super::status::{Status, describe, error, warning};
 use super::target::{
-    PendingFile, Sink, Source, archive_name, check_target, has_archive_suffix, open_input,
-    text_name,
+    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix,
+    open_device, open_input, text_name,
 };
 
 /// What to do with each input.
@@ -152,13 +152,15 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
             )
         }
     };
-    let sink = sink_for(args, mode, source)?;
+    let mut sink = sink_for(args, mode, source)?;
     if let Sink::File(target) = &sink {
         let input_path = match source {
             Source::File(p) => Some(p.as_path()),
             Source::Stdin => None,
         };
-        check_target(target, input_path, args.force)?;
+        if check_target(target, input_path, args.force)? == TargetKind::Device {
+            sink = Sink::Device(target.clone());
+        }
     }
     if matches!(mode, Mode::Compress(_))
         && sink == Sink::Stdout
@@ -189,6 +191,12 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
             s
         }
         Sink::Discard => code(mode, input, io::sink(), args, &progress)?,
+        Sink::Device(target) => {
+            let mut out = open_device(target)?;
+            let s = code(mode, input, &mut out, args, &progress)?;
+            out.flush()?;
+            s
+        }
         Sink::File(target) => {
             let mut pending = PendingFile::create(target, args.force, permissions)?;
             let s = code(mode, input, pending.writer(), args, &progress)?;

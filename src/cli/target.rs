@@ -48,6 +48,8 @@ pub enum Sink {
     Stdout,
     /// A file, written through a temporary file.
     File(PathBuf),
+    /// An existing character device or FIFO, written in place.
+    Device(PathBuf),
     /// Nowhere (testing archives).
     Discard,
 }
@@ -66,7 +68,7 @@ impl Sink {
     pub fn name(&self) -> String {
         match self {
             Sink::Stdout => "(stdout)".into(),
-            Sink::File(p) => p.display().to_string(),
+            Sink::File(p) | Sink::Device(p) => p.display().to_string(),
             Sink::Discard => "(nowhere)".into(),
         }
     }
@@ -93,11 +95,22 @@ pub fn has_archive_suffix(path: &Path) -> bool {
         .is_some_and(|n| n.ends_with(SUFFIX))
 }
 
-/// Checks that writing `target` is allowed: it must not exist unless `force`, and must never
-/// be the input file itself.
-pub fn check_target(target: &Path, input: Option<&Path>, force: bool) -> Result<()> {
+/// How an allowed target is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A new or regular file: written through a temporary file renamed over it.
+    Regular,
+    /// An existing character device or FIFO (`/dev/null`, a named pipe): written in place,
+    /// never replaced.
+    Device,
+}
+
+/// Checks that writing `target` is allowed and says how: a regular file must not exist unless
+/// `force`, and must never be the input file itself; character devices and FIFOs are written
+/// in place; other kinds of files are refused.
+pub fn check_target(target: &Path, input: Option<&Path>, force: bool) -> Result<TargetKind> {
     let Ok(meta) = fs::metadata(target) else {
-        return Ok(());
+        return Ok(TargetKind::Regular);
     };
     if let Some(input) = input
         && let (Ok(a), Ok(b)) = (fs::canonicalize(input), fs::canonicalize(target))
@@ -108,13 +121,36 @@ pub fn check_target(target: &Path, input: Option<&Path>, force: bool) -> Result<
     if meta.is_dir() {
         bail!("{}: is a directory", target.display());
     }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_fifo() {
+            return Ok(TargetKind::Device);
+        }
+    }
+    if !meta.is_file() {
+        bail!("{}: not a regular file", target.display());
+    }
     if !force {
         bail!(
             "{} already exists; use -f to overwrite it",
             target.display()
         );
     }
-    Ok(())
+    Ok(TargetKind::Regular)
+}
+
+/// Opens an existing device or FIFO for writing in place.
+pub fn open_device(target: &Path) -> Result<Labeled<BufWriter<File>>> {
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .open(target)
+        .with_context(|| format!("cannot open {}", target.display()))?;
+    Ok(Labeled::new(
+        BufWriter::with_capacity(1 << 16, file),
+        format!("writing {}", target.display()),
+    ))
 }
 
 /// A file being written: a temporary file beside the target, renamed over it by
