@@ -98,6 +98,12 @@ fn foreign_files_are_not_archives() {
     }
 }
 
+/// A change to the first 20 bytes of a file header.
+type HeaderEdit = Box<dyn Fn(&mut [u8])>;
+
+/// A change to a block header.
+type BlockEdit = Box<dyn Fn(&mut BlockHeader)>;
+
 /// `archive` with its file header replaced by `header` bytes 0..20, checksum recomputed.
 fn with_header(archive: &[u8], edit: impl Fn(&mut [u8])) -> Vec<u8> {
     let mut bad = archive.to_vec();
@@ -110,7 +116,7 @@ fn with_header(archive: &[u8], edit: impl Fn(&mut [u8])) -> Vec<u8> {
 #[test]
 fn other_versions_and_models_are_unsupported() {
     let (archive, _) = small_archive();
-    let cases: [(&str, Box<dyn Fn(&mut [u8])>); 5] = [
+    let cases: [(&str, HeaderEdit); 5] = [
         ("version 2", Box::new(|h| h[8] = 2)),
         ("version 0", Box::new(|h| h[8] = 0)),
         ("input format 9", Box::new(|h| h[9] = 9)),
@@ -155,7 +161,7 @@ fn forge_block_header(archive: &mut [u8], offset: usize, edit: impl Fn(&mut Bloc
 fn forged_headers_never_allocate_or_hang() {
     let (archive, _) = small_archive();
     let first = FileHeader::LEN;
-    let forgeries: [(&str, Box<dyn Fn(&mut BlockHeader)>); 7] = [
+    let forgeries: [(&str, BlockEdit); 7] = [
         ("huge range length", Box::new(|h| h.range_len = u32::MAX)),
         ("huge raw length", Box::new(|h| h.raw_len = 1 << 30)),
         ("huge text length", Box::new(|h| h.text_len = u32::MAX)),
