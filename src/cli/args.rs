@@ -8,8 +8,10 @@ use clap_complete::Shell;
 use super::level::LevelArgs;
 use super::lines::LineSpec;
 
-/// Compress chess game collections (one game per line, SAN moves, result last) with an
-/// engine-guided move model. Every input comes back byte for byte.
+/// Lossless compressor for chess game collections
+///
+/// chesszip compresses chess games written one per line (SAN moves, result last) with an
+/// engine-guided move model. Any input comes back byte for byte.
 ///
 /// Without a command, chesszip behaves like gzip: it compresses the FILEs, or expands them with
 /// -d, or tests them with -t. Inputs are never deleted (-k is the default and only behaviour).

@@ -12,7 +12,7 @@ use chesszip::{CompressOptions, ExpandOptions, Summary};
 use super::args::CommonArgs;
 use super::labeled::Labeled;
 use super::progress::Progress;
-use super::status::{Status, describe, error, warning};
+use super::status::{Status, describe, error, is_broken_pipe, warning};
 use super::target::{
     PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix,
     open_device, open_input, text_name,
@@ -85,14 +85,6 @@ impl std::fmt::Display for Skip {
 }
 
 impl std::error::Error for Skip {}
-
-/// Whether `e` is a write to a closed pipe (`chesszip -dc x.chz | head`): not worth a message.
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-            || matches!(c.downcast_ref::<chesszip::Error>(), Some(chesszip::Error::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe)
-    })
-}
 
 /// Decides where `source` goes.
 fn sink_for(args: &CommonArgs, mode: Mode, source: &Source) -> Result<Sink> {

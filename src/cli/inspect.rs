@@ -10,7 +10,7 @@ use chesszip::ArchiveInfo;
 
 use super::args::{ExtractArgs, InfoArgs};
 use super::codec::read_stdin_archive;
-use super::status::{Status, describe, error, warning};
+use super::status::{Status, describe, error, is_broken_pipe, warning};
 use super::target::Source;
 
 /// An archive opened for seeking: a file, or standard input read into memory.
@@ -88,12 +88,6 @@ pub fn extract(args: &ExtractArgs) -> Status {
         Err(e) if is_broken_pipe(&e) => Status::Success,
         Err(e) => error(format_args!("{}: {}", source.name(), describe(&e))),
     }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        matches!(c.downcast_ref::<chesszip::Error>(), Some(chesszip::Error::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe)
-    })
 }
 
 fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {

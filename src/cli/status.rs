@@ -55,3 +55,12 @@ pub fn warning(quiet: bool, message: impl Display) -> Status {
     }
     Status::Warning
 }
+
+/// Whether `e` is a write to a closed pipe (`chesszip -dc x.chz | head`): the reader has all
+/// it wanted, so this is no error worth a message.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || matches!(c.downcast_ref::<chesszip::Error>(), Some(chesszip::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
