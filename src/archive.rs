@@ -2,6 +2,7 @@
 //! the container. This is the library API the command line calls.
 
 use std::io::{BufRead, Read, Write};
+use std::sync::LazyLock;
 
 use rayon::prelude::*;
 
@@ -119,7 +120,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
     assert!(opts.block_bytes > 0, "blocks need at least one byte");
     let block_bytes = opts.block_bytes.min(MAX_BLOCK_TEXT);
     let model = Model::builtin(opts.level);
-    let header = FileHeader { format: InputFormat::Movetext, level: opts.level, model_id: model.id() };
+    let header = FileHeader { format: InputFormat::Movetext, level: opts.level, model_id: MODEL_IDS[(opts.level - MIN_LEVEL) as usize] };
     let mut writer = Writer::new(output, &header)?;
     let pool = pool(opts.threads)?;
     let batch = pool.current_num_threads() * 4;
@@ -160,18 +161,23 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
     Ok(summary)
 }
 
+/// Ids of the embedded models by level, computed once: [`Model::id`] serialises a whole model
+/// (milliseconds), too slow to repeat for every archive opened.
+static MODEL_IDS: LazyLock<Vec<u64>> = LazyLock::new(|| (MIN_LEVEL..=MAX_LEVEL).map(|l| Model::builtin(l).id()).collect());
+
 /// The model an archive was made with.
 ///
 /// # Errors
 /// [`Error::Unsupported`] if this build does not embed that model.
 pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
-    match Model::by_id(header.model_id) {
-        Some(m) if m.level == header.level => Ok(m),
-        _ => Err(Error::Unsupported(format!(
-            "archive was made with model {:016x} (level {}), which this build of chesszip does not include",
-            header.model_id, header.level
-        ))),
+    let level = header.level;
+    if (MIN_LEVEL..=MAX_LEVEL).contains(&level) && MODEL_IDS[(level - MIN_LEVEL) as usize] == header.model_id {
+        return Ok(Model::builtin(level));
     }
+    Err(Error::Unsupported(format!(
+        "archive was made with model {:016x} (level {level}), which this build of chesszip does not include",
+        header.model_id
+    )))
 }
 
 /// Decodes block number `n` (for messages) and checks it against its header.
