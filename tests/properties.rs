@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 64,
+        cases: 256,
         failure_persistence: None,
         ..ProptestConfig::default()
     }
