@@ -237,3 +237,50 @@ fn garbage_streams_that_pass_their_checksum_are_still_caught() {
         }
     }
 }
+
+#[test]
+fn hostile_blocks_claiming_huge_texts_stop_quickly() {
+    // A forger claims 16 MiB of text for a few bytes of stream that pass every checksum: the
+    // decoder must give up after about as many symbols as those bytes can carry (it stops at
+    // invalid data, at the information the stream holds, or at the symbol budget of the
+    // claimed length), not after millions of plies.
+    let (archive, _) = small_archive();
+    let first = FileHeader::LEN;
+    let h = BlockHeader::parse(
+        archive[first..first + BlockHeader::LEN].try_into().unwrap(),
+        0,
+    )
+    .unwrap();
+    let streams = first + BlockHeader::LEN;
+    let started = std::time::Instant::now();
+    for seed in 0..200u32 {
+        let mut bad = archive.clone();
+        let range = &mut bad[streams..streams + h.range_len as usize];
+        for (i, b) in range.iter_mut().enumerate() {
+            // Random words, then zeros (what the range decoder reads past its data).
+            let random = (seed.wrapping_mul(0x9E37_79B9) ^ (i as u32).wrapping_mul(0x85EB_CA6B))
+                .to_le_bytes()[i % 4];
+            *b = if i < 4 * (1 + seed as usize % 3) {
+                random
+            } else {
+                0
+            };
+        }
+        let crc = BlockHeader::streams_crc(
+            &bad[streams..streams + h.range_len as usize],
+            &bad[streams + h.range_len as usize..][..h.raw_len as usize],
+        );
+        forge_block_header(&mut bad, first, |h| {
+            h.stream_crc = crc;
+            h.text_len = 16 << 20;
+            h.plies = h.text_len / 3;
+            h.lines = 1 + seed % 3;
+        });
+        assert!(expand_bytes(&bad, &expand_opts()).is_err(), "seed {seed}");
+    }
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed.as_secs() < 30,
+        "200 hostile blocks took {elapsed:?}"
+    );
+}

@@ -18,14 +18,30 @@ const RAW_ZSTD_LEVEL: i32 = 19;
 /// decoder allocate a larger window).
 const RAW_WINDOW_LOG_MAX: u32 = MAX_BLOCK_TEXT.ilog2();
 
-/// A decoder that fails once it has decoded `left` symbols. Damaged or hostile data can
-/// otherwise decode forever: past the end of its stream the range decoder reads zeros, and a
-/// game whose end flag never comes up has no natural end. A line of `n` bytes needs fewer
-/// than `5 + 2 n` symbols (two per line, three per game, at most four per ply of three bytes
-/// or more), so the budget of a line is that of the text the block may still produce.
+/// A decoder with two budgets that damaged or hostile data cannot exceed. Past the end of its
+/// stream the range decoder reads zeros, and a game whose end flag never comes up has no
+/// natural end, so without them decoding could run for as long as the model allows.
+///
+/// - Symbols per line: a line of `n` bytes needs fewer than `5 + 2 n` symbols (two per line,
+///   three per game, at most four per ply of three bytes or more), so a line may use that
+///   of the text the block may still produce.
+/// - Information: the range coder narrows its 64-bit range by at least a symbol's information
+///   content per symbol and widens it by 32 bits per word emitted, so the symbols of a stream
+///   of `w` words carry at most `32 w + 32` bits. Decoding stops beyond that (plus slack for
+///   floating-point sums): the work done is bounded by the stream's actual size, not by a
+///   length claimed in a header.
 struct Bounded<'d> {
     inner: &'d mut Decoder,
     left: u64,
+    bits: f64,
+    max_bits: f64,
+}
+
+impl<'d> Bounded<'d> {
+    fn new(inner: &'d mut Decoder, stream_bytes: usize) -> Self {
+        let max_bits = 8.0 * stream_bytes as f64 + 128.0;
+        Bounded { inner, left: 0, bits: 0.0, max_bits: max_bits * (1.0 + 1e-9) }
+    }
 }
 
 impl SymbolCoder for Bounded<'_> {
@@ -34,7 +50,12 @@ impl SymbolCoder for Bounded<'_> {
             return Err(Error::Corrupt("block decodes to more text than its recorded length".into()));
         }
         self.left -= 1;
-        self.inner.code(cdf, symbol)
+        self.inner.code(cdf, symbol)?;
+        self.bits += cdf.bits(*symbol);
+        if self.bits > self.max_bits {
+            return Err(Error::Corrupt("block decodes to more symbols than its stream holds".into()));
+        }
+        Ok(())
     }
 
     fn decoding(&self) -> bool {
@@ -175,6 +196,7 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<(), Error> {
     let mut coder = BlockCoder::new(model);
     let mut dec = Decoder::new(&block.range)?;
+    let mut bounded = Bounded::new(&mut dec, block.range.len());
     let raw = if block.raw.is_empty() {
         Vec::new()
     } else {
@@ -194,7 +216,7 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
         let mut kind = LineKind::Raw;
         let mut terminator = Terminator::Lf;
         let room = max_len.saturating_sub(out.len() - start) as u64;
-        let mut bounded = Bounded { inner: &mut dec, left: 5 + 2 * room };
+        bounded.left = 5 + 2 * room;
         coder.code_line(&mut bounded, &mut kind, &mut terminator)?;
         if terminator == Terminator::Eof && line + 1 != lines {
             return Err(Error::Corrupt("a line without line feed before the end of the block".into()));
