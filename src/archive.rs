@@ -2,11 +2,13 @@
 //! the container. This is the library API the command line calls.
 
 use std::io::{BufRead, Read, Write};
+use std::sync::LazyLock;
 
 use rayon::prelude::*;
 
 use crate::codec::block::{BlockStats, EncodedBlock, decode_block, encode_block};
-use crate::container::{BlockHeader, FileHeader, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
+use crate::container::format::index_len;
+use crate::container::{BlockHeader, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
 use crate::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, Model};
 use crate::{Error, pgn};
 
@@ -25,11 +27,14 @@ pub struct CompressOptions {
     pub threads: usize,
     /// Input format; `None` detects it from the first bytes ([`pgn::detect`]).
     pub format: Option<InputFormat>,
+    /// Most bytes of text per block, 1..=[`MAX_BLOCK_TEXT`] (larger values are clamped). A
+    /// line longer than this is cut across blocks; the cut is invisible after expansion.
+    pub block_bytes: usize,
 }
 
 impl Default for CompressOptions {
     fn default() -> Self {
-        CompressOptions { level: DEFAULT_LEVEL, block_lines: DEFAULT_BLOCK_LINES, threads: 0, format: None }
+        CompressOptions { level: DEFAULT_LEVEL, block_lines: DEFAULT_BLOCK_LINES, threads: 0, format: None, block_bytes: MAX_BLOCK_TEXT }
     }
 }
 
@@ -49,10 +54,10 @@ impl BlockSource {
         }
     }
 
-    fn read<R: BufRead>(&mut self, input: &mut R, units: u32, out: &mut Vec<u8>) -> Result<(), Error> {
+    fn read<R: BufRead>(&mut self, input: &mut R, units: u32, max_bytes: usize, out: &mut Vec<u8>) -> Result<(), Error> {
         match self {
-            BlockSource::Movetext => read_block(input, units, out),
-            BlockSource::Pgn(reader) => reader.read_block(input, units, out),
+            BlockSource::Movetext => read_block(input, units, max_bytes, out),
+            BlockSource::Pgn(reader) => reader.read_block(input, units, max_bytes, out),
         }
     }
 }
@@ -112,17 +117,21 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
         .map_err(|e| Error::Io(std::io::Error::other(e)))
 }
 
-/// Reads the next block of input: up to `lines` whole lines and at most [`MAX_BLOCK_TEXT`]
-/// bytes (a longer line is cut; the cut is invisible after expansion). Empty at end of input.
-fn read_block<R: BufRead>(input: &mut R, lines: u32, out: &mut Vec<u8>) -> Result<(), Error> {
+/// Reads the next block of input: up to `lines` whole lines and at most `max_bytes` bytes (a
+/// longer line is cut; the cut is invisible after expansion). Empty at end of input.
+fn read_block<R: BufRead>(input: &mut R, lines: u32, max_bytes: usize, out: &mut Vec<u8>) -> Result<(), Error> {
     out.clear();
     let mut count = 0;
-    while count < lines && out.len() < MAX_BLOCK_TEXT {
-        let buf = input.fill_buf()?;
+    while count < lines && out.len() < max_bytes {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.into()),
+        };
         if buf.is_empty() {
             break;
         }
-        let room = MAX_BLOCK_TEXT - out.len();
+        let room = max_bytes - out.len();
         let window = &buf[..buf.len().min(room)];
         let mut used = 0;
         for i in memchr::memchr_iter(b'\n', window) {
@@ -147,17 +156,20 @@ fn read_block<R: BufRead>(input: &mut R, lines: u32, out: &mut Vec<u8>) -> Resul
 /// [`Error::Io`] from reading or writing. Every input is accepted.
 ///
 /// # Panics
-/// If `opts.level` is outside `MIN_LEVEL..=MAX_LEVEL` or `opts.block_lines` is 0.
+/// If `opts.level` is outside `MIN_LEVEL..=MAX_LEVEL`, or `opts.block_lines` or
+/// `opts.block_bytes` is 0.
 pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOptions, progress: Progress<'_>) -> Result<Summary, Error> {
     assert!((MIN_LEVEL..=MAX_LEVEL).contains(&opts.level), "level {} out of range", opts.level);
     assert!(opts.block_lines > 0, "blocks need at least one line");
+    assert!(opts.block_bytes > 0, "blocks need at least one byte");
+    let block_bytes = opts.block_bytes.min(MAX_BLOCK_TEXT);
     let model = Model::builtin(opts.level);
     let format = match opts.format {
         Some(f) => f,
         None => pgn::detect(input.fill_buf()?),
     };
     let mut source = BlockSource::new(format);
-    let header = FileHeader { format, level: opts.level, model_id: model.id() };
+    let header = FileHeader { format, level: opts.level, model_id: MODEL_IDS[(opts.level - MIN_LEVEL) as usize] };
     let mut writer = Writer::new(output, &header)?;
     let pool = pool(opts.threads)?;
     let batch = pool.current_num_threads() * 4;
@@ -166,7 +178,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         let mut texts = Vec::with_capacity(batch);
         for _ in 0..batch {
             let mut text = Vec::new();
-            source.read(&mut input, opts.block_lines, &mut text)?;
+            source.read(&mut input, opts.block_lines, block_bytes, &mut text)?;
             if text.is_empty() {
                 break;
             }
@@ -180,10 +192,11 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
             let header = BlockHeader {
                 lines: stats.lines as u32,
                 text_len: text.len() as u32,
-                range_len: block.range.len() as u32,
-                raw_len: block.raw.len() as u32,
                 text_crc: crc32fast::hash(text),
-                plies: stats.plies.min(u32::MAX as u64) as u32,
+                plies: stats.plies as u32,
+                raw_lines: stats.raw_lines as u32,
+                partial_line: text.last() != Some(&b'\n'),
+                ..BlockHeader::default()
             };
             writer.write_block(&header, &block)?;
             summary.text_bytes += text.len() as u64;
@@ -197,22 +210,31 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
     Ok(summary)
 }
 
+/// Ids of the embedded models by level, computed once: [`Model::id`] serialises a whole model
+/// (milliseconds), too slow to repeat for every archive opened.
+static MODEL_IDS: LazyLock<Vec<u64>> = LazyLock::new(|| (MIN_LEVEL..=MAX_LEVEL).map(|l| Model::builtin(l).id()).collect());
+
 /// The model an archive was made with.
 ///
 /// # Errors
 /// [`Error::Unsupported`] if this build does not embed that model.
 pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
-    match Model::by_id(header.model_id) {
-        Some(m) if m.level == header.level => Ok(m),
-        _ => Err(Error::Unsupported(format!(
-            "archive was made with model {:016x} (level {}), which this build of chesszip does not include",
-            header.model_id, header.level
-        ))),
+    let level = header.level;
+    if (MIN_LEVEL..=MAX_LEVEL).contains(&level) && MODEL_IDS[(level - MIN_LEVEL) as usize] == header.model_id {
+        return Ok(Model::builtin(level));
     }
+    Err(Error::Unsupported(format!(
+        "archive was made with model {:016x} (level {level}), which this build of chesszip does not include",
+        header.model_id
+    )))
 }
 
-/// Decodes one block and checks it against its header.
-fn expand_one(format: InputFormat, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
+/// Decodes block number `n` (for messages) of a `format` archive and checks it against its
+/// header.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming the block if it does not decode to the text its header describes.
+pub(crate) fn expand_one(format: InputFormat, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
     let mut text = Vec::new();
     decode_any(format, model, block, h.lines as u64, h.text_len as usize, &mut text)
         .map_err(|e| match e {
@@ -262,9 +284,12 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
             summary.blocks += 1;
             summary.stats.lines += h.lines as u64;
             summary.stats.plies += h.plies as u64;
+            summary.stats.raw_lines += h.raw_lines as u64;
+            summary.stats.games += (h.lines - h.raw_lines) as u64;
         }
         progress(summary.text_bytes);
     }
+    summary.archive_bytes += (index_len(summary.blocks as u32) + Footer::LEN) as u64;
     output.flush()?;
     Ok(summary)
 }

@@ -12,13 +12,15 @@
 //! ```
 //!
 //! `expand` runs the same chain backwards and calls the very same model. [`archive`] ties the
-//! stages together (blocks in parallel with rayon) and is the API the command line uses.
+//! stages together (blocks in parallel with rayon) and is the API the command line uses;
+//! [`inspect`] reads an archive's statistics and chosen lines through its index.
 
 pub mod archive;
 pub mod codec;
 pub mod container;
 pub mod engine;
 pub mod error;
+pub mod inspect;
 pub mod model;
 pub mod pgn;
 pub mod text;
@@ -26,3 +28,4 @@ pub mod tune;
 
 pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
 pub use error::{Error, Result};
+pub use inspect::{ArchiveInfo, extract_lines, info};

@@ -4,7 +4,8 @@
 use std::io::Read as _;
 
 use super::game::{GameCoder, MoveText};
-use super::{AdaptiveModel, Decoder, Encoder, SymbolCoder};
+use super::{AdaptiveModel, Cdf, Decoder, Encoder, SymbolCoder};
+use crate::container::MAX_BLOCK_TEXT;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
 use crate::text::{Game, GameResult, Terminator, parse_game, render_game, split_lines};
@@ -12,6 +13,56 @@ use crate::Error;
 
 /// zstd level for the raw-line side stream.
 const RAW_ZSTD_LEVEL: i32 = 19;
+
+/// Largest zstd window the decoder accepts, as a power of two: the raw lines of a block never
+/// exceed [`MAX_BLOCK_TEXT`], so a frame asking for more is damaged (and must not make the
+/// decoder allocate a larger window).
+const RAW_WINDOW_LOG_MAX: u32 = MAX_BLOCK_TEXT.ilog2();
+
+/// A decoder with two budgets that damaged or hostile data cannot exceed. Past the end of its
+/// stream the range decoder reads zeros, and a game whose end flag never comes up has no
+/// natural end, so without them decoding could run for as long as the model allows.
+///
+/// - Symbols per line: a line of `n` bytes needs fewer than `5 + 2 n` symbols (two per line,
+///   three per game, at most four per ply of three bytes or more), so a line may use that
+///   of the text the block may still produce.
+/// - Information: the range coder narrows its 64-bit range by at least a symbol's information
+///   content per symbol and widens it by 32 bits per word emitted, so the symbols of a stream
+///   of `w` words carry at most `32 w + 32` bits. Decoding stops beyond that (plus slack for
+///   floating-point sums): the work done is bounded by the stream's actual size, not by a
+///   length claimed in a header.
+struct Bounded<'d> {
+    inner: &'d mut Decoder,
+    left: u64,
+    bits: f64,
+    max_bits: f64,
+}
+
+impl<'d> Bounded<'d> {
+    fn new(inner: &'d mut Decoder, stream_bytes: usize) -> Self {
+        let max_bits = 8.0 * stream_bytes as f64 + 128.0;
+        Bounded { inner, left: 0, bits: 0.0, max_bits: max_bits * (1.0 + 1e-9) }
+    }
+}
+
+impl SymbolCoder for Bounded<'_> {
+    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), Error> {
+        if self.left == 0 {
+            return Err(Error::Corrupt("block decodes to more text than its recorded length".into()));
+        }
+        self.left -= 1;
+        self.inner.code(cdf, symbol)?;
+        self.bits += cdf.bits(*symbol);
+        if self.bits > self.max_bits {
+            return Err(Error::Corrupt("block decodes to more symbols than its stream holds".into()));
+        }
+        Ok(())
+    }
+
+    fn decoding(&self) -> bool {
+        true
+    }
+}
 
 /// Statistics of an encoded block.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -153,12 +204,15 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
 pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<(), Error> {
     let mut coder = BlockCoder::new(model);
     let mut dec = Decoder::new(&block.range)?;
+    let mut bounded = Bounded::new(&mut dec, block.range.len());
     let raw = if block.raw.is_empty() {
         Vec::new()
     } else {
         let mut buf = Vec::new();
-        zstd::stream::read::Decoder::new(&block.raw[..])
-            .map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?
+        let mut decoder =
+            zstd::stream::read::Decoder::new(&block.raw[..]).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
+        decoder.window_log_max(RAW_WINDOW_LOG_MAX).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
+        decoder
             .take(max_len as u64 + 1)
             .read_to_end(&mut buf)
             .map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
@@ -166,10 +220,15 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
     };
     let mut raw_lines = raw.split(|&b| b == b'\n');
     let start = out.len();
-    for _ in 0..lines {
+    for line in 0..lines {
         let mut kind = LineKind::Raw;
         let mut terminator = Terminator::Lf;
-        coder.code_line(&mut dec, &mut kind, &mut terminator)?;
+        let room = max_len.saturating_sub(out.len() - start) as u64;
+        bounded.left = 5 + 2 * room;
+        coder.code_line(&mut bounded, &mut kind, &mut terminator)?;
+        if terminator == Terminator::Eof && line + 1 != lines {
+            return Err(Error::Corrupt("a line without line feed before the end of the block".into()));
+        }
         match kind {
             LineKind::Game(game) => render_game(&game, out),
             LineKind::Raw => {

@@ -106,10 +106,14 @@ impl FileHeader {
     }
 }
 
+/// Bit of [`BlockHeader`]'s flags word: the block's last line has no line feed.
+const FLAG_PARTIAL_LINE: u32 = 1;
+
 /// The header in front of each block's streams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct BlockHeader {
-    /// Lines in the block.
+    /// Lines in the block (pieces of text ended by a line feed, and possibly a last piece
+    /// without one, see [`BlockHeader::partial_line`]).
     pub lines: u32,
     /// Bytes of expanded text.
     pub text_len: u32,
@@ -121,21 +125,32 @@ pub struct BlockHeader {
     pub text_crc: u32,
     /// Plies of the games in the block (informational).
     pub plies: u32,
+    /// Lines of the block stored raw, not coded as games (informational).
+    pub raw_lines: u32,
+    /// The block's text does not end with a line feed: its last line goes on in the next
+    /// block (a line longer than a block), or the input ends without a final line feed.
+    pub partial_line: bool,
+    /// CRC-32 of the range-coded stream followed by the raw-line stream, checked before
+    /// decoding so that damaged streams never reach the decoder.
+    pub stream_crc: u32,
 }
 
 impl BlockHeader {
     /// Encoded size in bytes.
-    pub const LEN: usize = 32;
+    pub const LEN: usize = 44;
 
     /// Serialises the header.
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
         let mut b = [0u8; Self::LEN];
         b[..4].copy_from_slice(&BLOCK_TAG);
-        for (i, v) in [self.lines, self.text_len, self.range_len, self.raw_len, self.text_crc, self.plies].iter().enumerate() {
+        let flags = if self.partial_line { FLAG_PARTIAL_LINE } else { 0 };
+        let fields =
+            [self.lines, self.text_len, self.range_len, self.raw_len, self.text_crc, self.plies, self.raw_lines, flags, self.stream_crc];
+        for (i, v) in fields.iter().enumerate() {
             b[4 + 4 * i..8 + 4 * i].copy_from_slice(&v.to_le_bytes());
         }
-        let c = crc(&b[..28]);
-        b[28..32].copy_from_slice(&c.to_le_bytes());
+        let c = crc(&b[..Self::LEN - 4]);
+        b[Self::LEN - 4..].copy_from_slice(&c.to_le_bytes());
         b
     }
 
@@ -152,9 +167,10 @@ impl BlockHeader {
         if b[..4] != BLOCK_TAG {
             return Err(Error::Corrupt(format!("block {n}: missing block tag")));
         }
-        if crc(&b[..28]) != u32_at(b, 28) {
+        if crc(&b[..Self::LEN - 4]) != u32_at(b, Self::LEN - 4) {
             return Err(Error::Corrupt(format!("block {n}: header checksum mismatch")));
         }
+        let flags = u32_at(b, 32);
         let h = BlockHeader {
             lines: u32_at(b, 4),
             text_len: u32_at(b, 8),
@@ -162,20 +178,37 @@ impl BlockHeader {
             raw_len: u32_at(b, 16),
             text_crc: u32_at(b, 20),
             plies: u32_at(b, 24),
+            raw_lines: u32_at(b, 28),
+            partial_line: flags & FLAG_PARTIAL_LINE != 0,
+            stream_crc: u32_at(b, 36),
         };
+        if flags & !FLAG_PARTIAL_LINE != 0 {
+            return Err(Error::Corrupt(format!("block {n}: unknown flags {flags:#x} in header")));
+        }
         if h.text_len as usize > MAX_BLOCK_TEXT
             || h.range_len as usize > MAX_BLOCK_STREAM
             || h.raw_len as usize > MAX_BLOCK_STREAM
+            || h.lines == 0
             || h.lines > h.text_len
-            || (h.lines == 0) != (h.text_len == 0)
+            || h.raw_lines > h.lines
+            || h.plies > h.text_len / 3
         {
             return Err(Error::Corrupt(format!("block {n}: impossible lengths in header")));
         }
         Ok(h)
     }
+
+    /// The checksum [`BlockHeader::stream_crc`] of a block's streams.
+    pub fn streams_crc(range: &[u8], raw: &[u8]) -> u32 {
+        let mut h = crc32fast::Hasher::new();
+        h.update(range);
+        h.update(raw);
+        h.finalize()
+    }
 }
 
-/// One entry of the block index.
+/// One entry of the block index: where a block starts and what its header says about its
+/// text, so that readers can plan without reading the blocks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndexEntry {
     /// Offset of the block header from the start of the file.
@@ -186,22 +219,43 @@ pub struct IndexEntry {
     pub text_len: u32,
     /// Plies in the block.
     pub plies: u32,
+    /// Lines stored raw.
+    pub raw_lines: u32,
+    /// The block's text does not end with a line feed.
+    pub partial_line: bool,
 }
 
 impl IndexEntry {
-    const LEN: usize = 20;
+    const LEN: usize = 28;
+
+    /// The entry of a block at `offset` with header `h`.
+    pub fn new(offset: u64, h: &BlockHeader) -> IndexEntry {
+        IndexEntry {
+            offset,
+            lines: h.lines,
+            text_len: h.text_len,
+            plies: h.plies,
+            raw_lines: h.raw_lines,
+            partial_line: h.partial_line,
+        }
+    }
+
+    /// Line feeds in the block's text: its lines, less a last one without line feed.
+    pub fn line_feeds(&self) -> u64 {
+        self.lines as u64 - self.partial_line as u64
+    }
 }
 
 /// Serialises the index of `entries`.
 pub fn index_to_bytes(entries: &[IndexEntry]) -> Vec<u8> {
-    let mut b = Vec::with_capacity(12 + entries.len() * IndexEntry::LEN);
+    let mut b = Vec::with_capacity(index_len(entries.len() as u32));
     b.extend_from_slice(&INDEX_TAG);
     b.extend_from_slice(&(entries.len() as u32).to_le_bytes());
     for e in entries {
         b.extend_from_slice(&e.offset.to_le_bytes());
-        b.extend_from_slice(&e.lines.to_le_bytes());
-        b.extend_from_slice(&e.text_len.to_le_bytes());
-        b.extend_from_slice(&e.plies.to_le_bytes());
+        for v in [e.lines, e.text_len, e.plies, e.raw_lines, if e.partial_line { FLAG_PARTIAL_LINE } else { 0 }] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
     }
     let c = crc(&b);
     b.extend_from_slice(&c.to_le_bytes());
@@ -242,12 +296,23 @@ pub fn parse_index(b: &[u8]) -> Result<Vec<IndexEntry>, Error> {
     if crc(body) != u32_at(b, b.len() - 4) {
         return Err(Error::Corrupt("index: checksum mismatch".into()));
     }
-    Ok((0..count as usize)
+    (0..count as usize)
         .map(|i| {
             let at = 8 + i * IndexEntry::LEN;
-            IndexEntry { offset: u64_at(b, at), lines: u32_at(b, at + 8), text_len: u32_at(b, at + 12), plies: u32_at(b, at + 16) }
+            let flags = u32_at(b, at + 24);
+            if flags & !FLAG_PARTIAL_LINE != 0 {
+                return Err(Error::Corrupt(format!("index: unknown flags {flags:#x} for block {i}")));
+            }
+            Ok(IndexEntry {
+                offset: u64_at(b, at),
+                lines: u32_at(b, at + 8),
+                text_len: u32_at(b, at + 12),
+                plies: u32_at(b, at + 16),
+                raw_lines: u32_at(b, at + 20),
+                partial_line: flags & FLAG_PARTIAL_LINE != 0,
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// The fixed-size end of the file: where the index starts.
@@ -289,9 +354,19 @@ mod tests {
     fn structures_round_trip() {
         let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef };
         assert_eq!(FileHeader::parse(&h.to_bytes()).unwrap(), h);
-        let b = BlockHeader { lines: 3, text_len: 100, range_len: 40, raw_len: 0, text_crc: 7, plies: 99 };
+        let b = BlockHeader {
+            lines: 3,
+            text_len: 100,
+            range_len: 40,
+            raw_len: 8,
+            text_crc: 7,
+            plies: 30,
+            raw_lines: 1,
+            partial_line: true,
+            stream_crc: 9,
+        };
         assert_eq!(BlockHeader::parse(&b.to_bytes(), 0).unwrap(), b);
-        let entries = vec![IndexEntry { offset: 24, lines: 3, text_len: 100, plies: 99 }];
+        let entries = vec![IndexEntry::new(24, &b), IndexEntry::new(200, &BlockHeader { partial_line: false, ..b })];
         assert_eq!(parse_index(&index_to_bytes(&entries)).unwrap(), entries);
         let f = Footer { index_offset: 1234 };
         assert_eq!(Footer::parse(&f.to_bytes()).unwrap(), f);
@@ -305,7 +380,7 @@ mod tests {
             bad[i] ^= 0x10;
             assert!(FileHeader::parse(&bad).is_err(), "byte {i}");
         }
-        let b = BlockHeader { lines: 3, text_len: 100, range_len: 40, raw_len: 0, text_crc: 7, plies: 99 }.to_bytes();
+        let b = BlockHeader { lines: 3, text_len: 100, range_len: 40, plies: 30, ..Default::default() }.to_bytes();
         for i in 0..b.len() {
             let mut bad = b;
             bad[i] ^= 0x10;

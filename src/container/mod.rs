@@ -4,18 +4,29 @@
 //! file header    magic(8) version(1) format(1) level(1) flags(1) model_id(8, LE) crc32(4)
 //! block*         block header, then `range_len` bytes of range-coded stream, then
 //!                `raw_len` bytes of zstd-compressed raw lines
-//!   block header "BLK\0" lines(4) text_len(4) range_len(4) raw_len(4) text_crc32(4) plies(4) crc32(4)
-//! index          "IDX\0" count(4) count x [offset(8) lines(4) text_len(4) plies(4)] crc32(4)
+//!   block header "BLK\0" lines(4) text_len(4) range_len(4) raw_len(4) text_crc32(4) plies(4)
+//!                raw_lines(4) flags(4) stream_crc32(4) crc32(4)
+//! index          "IDX\0" count(4) count x [offset(8) lines(4) text_len(4) plies(4)
+//!                raw_lines(4) flags(4)] crc32(4)
 //! footer         index_offset(8) "\x89CHZEND\0"
 //! ```
 //! All integers are little-endian; every CRC-32 (IEEE, via crc32fast) covers the bytes of its
-//! structure before it, and `text_crc32` covers the block's expanded text. Every length read
-//! from a file is checked against a fixed limit before anything is allocated.
+//! structure before it, `text_crc32` covers the block's expanded text and `stream_crc32` the
+//! block's two streams (range-coded, then raw). `lines` counts the block's lines: pieces of
+//! text ended by a line feed, plus a last piece without one if flags bit 0 is set (the block
+//! ends inside a line that the next block continues, or the input ends without a line feed).
+//! `raw_lines` of them are stored raw, the others are games; `plies` counts the games' moves.
+//! Flag bits other than bit 0 must be zero. An index entry repeats its block header's fields
+//! and gives the offset of the block header from the start of the file; blocks follow each
+//! other without gaps, from the end of the file header to the index. Every length read from a
+//! file is checked against a fixed limit or the file's size before anything is allocated.
 
 pub mod format;
+pub mod indexed;
 pub mod reader;
 pub mod writer;
 
 pub use format::{BlockHeader, FileHeader, Footer, IndexEntry, InputFormat, MAX_BLOCK_TEXT};
+pub use indexed::IndexedReader;
 pub use reader::Reader;
 pub use writer::Writer;

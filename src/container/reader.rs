@@ -7,7 +7,7 @@ use crate::Error;
 use crate::codec::block::EncodedBlock;
 
 /// Reads exactly `buf.len()` bytes, turning a premature end into a clear corruption error.
-fn read_exact_or<R: Read>(r: &mut R, buf: &mut [u8], what: &str) -> Result<(), Error> {
+pub(crate) fn read_exact_or<R: Read>(r: &mut R, buf: &mut [u8], what: &str) -> Result<(), Error> {
     r.read_exact(buf).map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => Error::Corrupt(format!("truncated archive: {what} is cut off")),
         _ => Error::Io(e),
@@ -15,13 +15,24 @@ fn read_exact_or<R: Read>(r: &mut R, buf: &mut [u8], what: &str) -> Result<(), E
 }
 
 /// Reads `len` bytes without allocating more than what actually arrives.
-fn read_vec<R: Read>(r: &mut R, len: usize, what: &str) -> Result<Vec<u8>, Error> {
+pub(crate) fn read_vec<R: Read>(r: &mut R, len: usize, what: &str) -> Result<Vec<u8>, Error> {
     let mut v = Vec::new();
     r.take(len as u64).read_to_end(&mut v)?;
     if v.len() != len {
         return Err(Error::Corrupt(format!("truncated archive: {what} is cut off")));
     }
     Ok(v)
+}
+
+/// Checks a block's streams against the checksum in its header.
+///
+/// # Errors
+/// [`Error::Corrupt`] naming block `n` on a mismatch.
+pub fn check_streams(h: &BlockHeader, range: &[u8], raw: &[u8], n: u64) -> Result<(), Error> {
+    if BlockHeader::streams_crc(range, raw) != h.stream_crc {
+        return Err(Error::Corrupt(format!("block {n}: data checksum mismatch, the block is damaged")));
+    }
+    Ok(())
 }
 
 /// Sequential archive reader: the header at creation, then blocks until the index.
@@ -87,7 +98,8 @@ impl<R: Read> Reader<R> {
         let h = BlockHeader::parse(&b, n)?;
         let range = read_vec(&mut self.input, h.range_len as usize, &format!("block {n}"))?;
         let raw = read_vec(&mut self.input, h.raw_len as usize, &format!("block {n}"))?;
-        self.seen.push(IndexEntry { offset: self.offset, lines: h.lines, text_len: h.text_len, plies: h.plies });
+        check_streams(&h, &range, &raw, n)?;
+        self.seen.push(IndexEntry::new(self.offset, &h));
         self.offset += (BlockHeader::LEN + range.len() + raw.len()) as u64;
         Ok(Some((h, EncodedBlock { range, raw })))
     }

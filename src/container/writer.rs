@@ -25,14 +25,19 @@ impl<W: Write> Writer<W> {
         Ok(Writer { out, offset: bytes.len() as u64, index: Vec::new() })
     }
 
-    /// Appends a block.
+    /// Appends a block. The writer fills in the header's stream lengths and stream checksum
+    /// from `block`; the other fields describe the block's text and are the caller's.
     ///
     /// # Errors
     /// [`Error::Io`] from the underlying writer.
     pub fn write_block(&mut self, header: &BlockHeader, block: &EncodedBlock) -> Result<(), Error> {
-        debug_assert_eq!(header.range_len as usize, block.range.len());
-        debug_assert_eq!(header.raw_len as usize, block.raw.len());
-        self.index.push(IndexEntry { offset: self.offset, lines: header.lines, text_len: header.text_len, plies: header.plies });
+        let header = BlockHeader {
+            range_len: block.range.len() as u32,
+            raw_len: block.raw.len() as u32,
+            stream_crc: BlockHeader::streams_crc(&block.range, &block.raw),
+            ..*header
+        };
+        self.index.push(IndexEntry::new(self.offset, &header));
         self.out.write_all(&header.to_bytes())?;
         self.out.write_all(&block.range)?;
         self.out.write_all(&block.raw)?;

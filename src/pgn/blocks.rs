@@ -24,20 +24,22 @@ impl BlockReader {
         Self::default()
     }
 
-    /// Reads the next block of about `games` games into `out` (empty at the end of input).
+    /// Reads the next block of about `games` games, at most `max_bytes` bytes (clamped to
+    /// [`MAX_BLOCK_TEXT`]), into `out` (empty at the end of input).
     ///
     /// # Errors
     /// [`Error::Io`] from reading.
-    pub fn read_block<R: BufRead>(&mut self, input: &mut R, games: u32, out: &mut Vec<u8>) -> Result<(), Error> {
+    pub fn read_block<R: BufRead>(&mut self, input: &mut R, games: u32, max_bytes: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+        let max_bytes = max_bytes.clamp(1, MAX_BLOCK_TEXT);
         out.clear();
         let mut count = 0u32;
         if !self.pending.is_empty() {
             out.append(&mut self.pending);
             count = 1;
         }
-        while out.len() < MAX_BLOCK_TEXT {
+        while out.len() < max_bytes {
             self.line.clear();
-            let room = (MAX_BLOCK_TEXT - out.len()) as u64;
+            let room = (max_bytes - out.len()) as u64;
             (&mut *input).take(room).read_until(b'\n', &mut self.line)?;
             if self.line.is_empty() {
                 break;
@@ -109,7 +111,7 @@ mod tests {
         let mut blocks = Vec::new();
         loop {
             let mut out = Vec::new();
-            reader.read_block(&mut input, 3, &mut out).unwrap();
+            reader.read_block(&mut input, 3, MAX_BLOCK_TEXT, &mut out).unwrap();
             if out.is_empty() {
                 break;
             }

@@ -1,0 +1,157 @@
+//! The command line's grammar (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use clap_complete::Shell;
+
+use super::level::LevelArgs;
+use super::lines::LineSpec;
+
+/// Lossless compressor for chess game collections
+///
+/// chesszip compresses chess games written one per line (SAN moves, result last) with an
+/// engine-guided move model. Any input comes back byte for byte.
+///
+/// Without a command, chesszip behaves like gzip: it compresses the FILEs, or expands them with
+/// -d, or tests them with -t. Inputs are never deleted (-k is the default and only behaviour).
+///
+/// Exit status: 0 success, 1 error, 2 warning (e.g. a file skipped for its name).
+#[derive(Debug, Parser)]
+#[command(
+    name = "chesszip",
+    version,
+    args_conflicts_with_subcommands = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// What to do; without one, compress (or expand with -d, test with -t).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// gzip-style options when no command is given.
+    #[command(flatten)]
+    pub gzip: GzipArgs,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compress FILEs (or standard input) to FILE.chz.
+    #[command(visible_alias = "c")]
+    Compress(CompressArgs),
+    /// Expand FILE.chz archives (or standard input) back to FILE.
+    #[command(visible_alias = "x", alias = "decompress")]
+    Expand(ExpandArgs),
+    /// Print what archives hold (games, plies, level, size) from their index.
+    Info(InfoArgs),
+    /// Print chosen lines (games) of an archive, decoding only the blocks that hold them.
+    Extract(ExtractArgs),
+    /// Print a shell completion script, e.g. `chesszip completions bash > /etc/bash_completion.d/chesszip`.
+    Completions {
+        /// The shell.
+        shell: Shell,
+    },
+    /// Print the manual page (roff), e.g. `chesszip manpage > chesszip.1`.
+    Manpage,
+}
+
+/// Options of every command that turns files into other files.
+#[derive(Clone, Debug, Args)]
+pub struct CommonArgs {
+    /// Input files; `-` or none means standard input.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub files: Vec<PathBuf>,
+
+    /// Write the output to FILE (`-` for standard output); needs a single input.
+    #[arg(short, long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+
+    /// Write to standard output.
+    #[arg(short = 'c', long = "stdout", visible_alias = "to-stdout")]
+    pub stdout: bool,
+
+    /// Overwrite existing output files; write archives to a terminal; compress files that
+    /// already end in .chz.
+    #[arg(short, long)]
+    pub force: bool,
+
+    /// Keep input files. Always on: chesszip never deletes its input.
+    #[arg(short, long)]
+    pub keep: bool,
+
+    /// Worker threads; 0 means one per core.
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+
+    /// Print nothing but errors (no warnings, no progress bar).
+    #[arg(short, long, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Print sizes, bits per ply and time for each file.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+/// Options of `compress`.
+#[derive(Clone, Debug, Args)]
+pub struct CompressArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(flatten)]
+    pub level: LevelArgs,
+    /// Lines (games) per block: smaller blocks give more parallelism and faster `extract`,
+    /// larger ones a little better compression.
+    #[arg(long, value_name = "N", default_value_t = chesszip::archive::DEFAULT_BLOCK_LINES,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub block_lines: u32,
+}
+
+/// Options of `expand`.
+#[derive(Clone, Debug, Args)]
+pub struct ExpandArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Test the archives: expand them in memory, check every checksum, write nothing.
+    #[arg(short, long)]
+    pub test: bool,
+}
+
+/// Options without a command (gzip style).
+#[derive(Clone, Debug, Args)]
+pub struct GzipArgs {
+    /// Expand instead of compressing.
+    #[arg(short = 'd', long = "decompress", visible_alias = "expand")]
+    pub decompress: bool,
+    /// Test archives (expand in memory, write nothing).
+    #[arg(short, long)]
+    pub test: bool,
+    #[command(flatten)]
+    pub compress: CompressArgs,
+}
+
+/// Options of `info`.
+#[derive(Clone, Debug, Args)]
+pub struct InfoArgs {
+    /// Archives (`-` for standard input).
+    #[arg(value_name = "FILE", required = true, value_hint = clap::ValueHint::FilePath)]
+    pub files: Vec<PathBuf>,
+}
+
+/// Options of `extract`.
+#[derive(Clone, Debug, Args)]
+pub struct ExtractArgs {
+    /// The archive (`-` for standard input).
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+    /// Lines to print, numbered from 1 as in the input (in the benchmark format, line N is
+    /// game N): `N`, `A..B` (A to B inclusive), `A..` (to the end) or `..B`.
+    #[arg(short, long = "game", visible_alias = "line", value_name = "N|A..B")]
+    pub games: LineSpec,
+    /// Worker threads; 0 means one per core.
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}

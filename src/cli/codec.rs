@@ -1,0 +1,279 @@
+//! `compress`, `expand` and `test`: one input at a time, gzip's conventions for names,
+//! standard streams and existing files.
+
+use std::fs::{self, File};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use chesszip::{CompressOptions, ExpandOptions, Summary};
+
+use super::args::CommonArgs;
+use super::labeled::Labeled;
+use super::progress::Progress;
+use super::status::{Status, describe, error, is_broken_pipe, warning};
+use super::target::{
+    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix,
+    open_device, open_input, text_name,
+};
+
+/// What to do with each input.
+#[derive(Clone, Copy, Debug)]
+pub enum Mode {
+    /// Text to archive.
+    Compress(CompressOptions),
+    /// Archive to text.
+    Expand,
+    /// Archive to nothing, checking everything.
+    Test,
+}
+
+impl Mode {
+    fn reads_archives(self) -> bool {
+        !matches!(self, Mode::Compress(_))
+    }
+}
+
+/// An input skipped with a warning rather than failed.
+struct Skip(String);
+
+/// Runs `mode` over the inputs of `args`; returns the worst status.
+pub fn run(args: &CommonArgs, mode: Mode) -> Status {
+    let sources: Vec<Source> = if args.files.is_empty() {
+        vec![Source::Stdin]
+    } else {
+        args.files.iter().map(|f| Source::from_arg(f)).collect()
+    };
+    if args.output.is_some() && sources.len() > 1 {
+        return error("-o/--output needs a single input file");
+    }
+    let to_stdout = args.stdout || args.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
+    if matches!(mode, Mode::Compress(_)) && to_stdout && sources.len() > 1 {
+        return error(
+            "cannot write several archives to standard output (an archive holds one input)",
+        );
+    }
+    if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
+        return error("standard input given more than once");
+    }
+    let mut status = Status::Success;
+    for source in &sources {
+        let s = match one(args, mode, source) {
+            Ok(()) => Status::Success,
+            Err(e) => match e.downcast::<Skip>() {
+                Ok(Skip(message)) => warning(args.quiet, message),
+                Err(e) if is_broken_pipe(&e) => return status,
+                Err(e) => error(format_args!("{}: {}", source.name(), describe(&e))),
+            },
+        };
+        status = status.max(s);
+    }
+    status
+}
+
+impl std::fmt::Debug for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Skip {}
+
+/// Decides where `source` goes.
+fn sink_for(args: &CommonArgs, mode: Mode, source: &Source) -> Result<Sink> {
+    if matches!(mode, Mode::Test) {
+        return Ok(Sink::Discard);
+    }
+    if args.stdout {
+        return Ok(Sink::Stdout);
+    }
+    if let Some(o) = &args.output {
+        return Ok(Sink::from_arg(o));
+    }
+    let Source::File(path) = source else {
+        return Ok(Sink::Stdout);
+    };
+    match mode {
+        Mode::Compress(_) if has_archive_suffix(path) && !args.force => Err(Skip(format!(
+            "{}: already has the .chz suffix -- unchanged (use -f to compress it anyway)",
+            path.display()
+        ))
+        .into()),
+        Mode::Compress(_) => Ok(Sink::File(archive_name(path))),
+        _ => match text_name(path) {
+            Some(p) => Ok(Sink::File(p)),
+            None => Err(Skip(format!(
+                "{}: unknown suffix (not .chz) -- ignored; use -o or -c to name the output",
+                path.display()
+            ))
+            .into()),
+        },
+    }
+}
+
+/// Compresses, expands or tests one input.
+fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
+    let (input, len, permissions): (Box<dyn BufRead>, Option<u64>, _) = match source {
+        Source::Stdin => {
+            if mode.reads_archives() && io::stdin().is_terminal() && !args.force {
+                bail!("refusing to read an archive from a terminal (use -f to force)");
+            }
+            (
+                Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())),
+                None,
+                None,
+            )
+        }
+        Source::File(path) => {
+            let meta = fs::metadata(path).context("cannot open")?;
+            if meta.is_dir() {
+                return Err(Skip(format!("{}: is a directory -- ignored", path.display())).into());
+            }
+            let file = open_input(path)?;
+            (
+                Box::new(BufReader::with_capacity(1 << 16, file)),
+                Some(meta.len()),
+                Some(meta.permissions()),
+            )
+        }
+    };
+    let mut sink = sink_for(args, mode, source)?;
+    if let Sink::File(target) = &sink {
+        let input_path = match source {
+            Source::File(p) => Some(p.as_path()),
+            Source::Stdin => None,
+        };
+        if check_target(target, input_path, args.force)? == TargetKind::Device {
+            sink = Sink::Device(target.clone());
+        }
+    }
+    if matches!(mode, Mode::Compress(_))
+        && sink == Sink::Stdout
+        && io::stdout().is_terminal()
+        && !args.force
+    {
+        bail!("refusing to write an archive to a terminal (use -f to force, or -o to name a file)");
+    }
+    let input = Labeled::new(input, format!("reading {}", source.name()));
+    let total = match (mode, source) {
+        (Mode::Compress(_), _) => len,
+        (_, Source::File(path)) => File::open(path)
+            .ok()
+            .and_then(|f| chesszip::info(f).ok())
+            .map(|i| i.text_bytes),
+        _ => None,
+    };
+    let progress = Progress::new(&source.name(), total, !args.quiet);
+    let started = Instant::now();
+    let summary = match &sink {
+        Sink::Stdout => {
+            let mut out = Labeled::new(
+                BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+                "writing (stdout)".into(),
+            );
+            let s = code(mode, input, &mut out, args, &progress)?;
+            out.flush()?;
+            s
+        }
+        Sink::Discard => code(mode, input, io::sink(), args, &progress)?,
+        Sink::Device(target) => {
+            let mut out = open_device(target)?;
+            let s = code(mode, input, &mut out, args, &progress)?;
+            out.flush()?;
+            s
+        }
+        Sink::File(target) => {
+            let mut pending = PendingFile::create(target, args.force, permissions)?;
+            let s = code(mode, input, pending.writer(), args, &progress)?;
+            pending.commit()?;
+            s
+        }
+    };
+    progress.finish();
+    if args.verbose {
+        report(
+            mode,
+            source,
+            &sink,
+            &summary,
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    Ok(())
+}
+
+/// Runs the library on one input.
+fn code(
+    mode: Mode,
+    input: impl BufRead,
+    output: impl Write,
+    args: &CommonArgs,
+    progress: &Progress,
+) -> Result<Summary> {
+    let tick = |done| progress.set(done);
+    let summary = match mode {
+        Mode::Compress(opts) => chesszip::compress(input, output, &opts, &tick)?,
+        Mode::Expand | Mode::Test => chesszip::expand(
+            input,
+            output,
+            &ExpandOptions {
+                threads: args.threads,
+            },
+            &tick,
+        )?,
+    };
+    Ok(summary)
+}
+
+/// The `-v` line for one input.
+fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
+    let what = format!(
+        "{} games, {} plies, {:.3} bits/ply, {seconds:.2} s",
+        s.stats.games,
+        s.stats.plies,
+        s.bits_per_ply()
+    );
+    match mode {
+        Mode::Compress(opts) => eprintln!(
+            "{}: {} -> {} bytes ({:.2}%), level {}, {what} -> {}",
+            source.name(),
+            s.text_bytes,
+            s.archive_bytes,
+            100.0 * s.archive_bytes as f64 / s.text_bytes.max(1) as f64,
+            opts.level,
+            sink.name()
+        ),
+        Mode::Expand => eprintln!(
+            "{}: {} -> {} bytes, {what} -> {}",
+            source.name(),
+            s.archive_bytes,
+            s.text_bytes,
+            sink.name()
+        ),
+        Mode::Test => eprintln!(
+            "{}: OK, {} bytes of text, {what}",
+            source.name(),
+            s.text_bytes
+        ),
+    }
+}
+
+/// Reads all of standard input (for commands that need to seek in an archive).
+pub fn read_stdin_archive(force: bool) -> Result<io::Cursor<Vec<u8>>> {
+    if io::stdin().is_terminal() && !force {
+        return Err(anyhow!("refusing to read an archive from a terminal"));
+    }
+    let mut bytes = Vec::new();
+    io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .context("reading (stdin)")?;
+    Ok(io::Cursor::new(bytes))
+}

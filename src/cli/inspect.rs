@@ -1,0 +1,120 @@
+//! `info` and `extract`: reading archives through their index.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Seek, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use chesszip::ArchiveInfo;
+
+use super::args::{ExtractArgs, InfoArgs};
+use super::codec::read_stdin_archive;
+use super::status::{Status, describe, error, is_broken_pipe, warning};
+use super::target::Source;
+
+/// An archive opened for seeking: a file, or standard input read into memory.
+fn open(source: &Source) -> Result<Box<dyn ReadSeek>> {
+    Ok(match source {
+        Source::Stdin => Box::new(read_stdin_archive(false)?),
+        Source::File(path) => Box::new(open_file(path)?),
+    })
+}
+
+fn open_file(path: &Path) -> Result<File> {
+    if path.is_dir() {
+        bail!("is a directory");
+    }
+    File::open(path).context("cannot open")
+}
+
+/// What [`open`] returns.
+trait ReadSeek: Read + Seek {}
+impl<T: Read + Seek> ReadSeek for T {}
+
+/// Prints the statistics of each archive.
+pub fn info(args: &InfoArgs) -> Status {
+    let mut status = Status::Success;
+    let mut out = io::stdout().lock();
+    for (i, file) in args.files.iter().enumerate() {
+        let source = Source::from_arg(file);
+        match open(&source).and_then(|f| Ok(chesszip::info(f)?)) {
+            Ok(info) => {
+                if i > 0 {
+                    let _ = writeln!(out);
+                }
+                if write_info(&mut out, &source.name(), &info).is_err() {
+                    return status;
+                }
+            }
+            Err(e) => {
+                status = status.max(error(format_args!("{}: {}", source.name(), describe(&e))))
+            }
+        }
+    }
+    status
+}
+
+fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<()> {
+    let model = if i.model_available {
+        "included in this build"
+    } else {
+        "NOT included in this build: cannot expand"
+    };
+    writeln!(out, "file:           {name}")?;
+    writeln!(out, "games:          {}", i.games)?;
+    writeln!(out, "raw lines:      {}", i.raw_lines)?;
+    writeln!(out, "lines:          {}", i.lines)?;
+    writeln!(out, "plies:          {}", i.plies)?;
+    writeln!(out, "blocks:         {}", i.blocks)?;
+    writeln!(out, "level:          {}", i.header.level)?;
+    writeln!(out, "model id:       {:016x} ({model})", i.header.model_id)?;
+    writeln!(out, "text bytes:     {}", i.text_bytes)?;
+    writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
+    writeln!(
+        out,
+        "ratio:          {:.2}%",
+        100.0 * i.archive_bytes as f64 / i.text_bytes.max(1) as f64
+    )?;
+    writeln!(out, "bits per ply:   {:.4}", i.bits_per_ply())?;
+    out.flush()
+}
+
+/// Prints the chosen lines of an archive.
+pub fn extract(args: &ExtractArgs) -> Status {
+    let source = Source::from_arg(&args.file);
+    match extract_one(args, &source) {
+        Ok(status) => status,
+        Err(e) if is_broken_pipe(&e) => Status::Success,
+        Err(e) => error(format_args!("{}: {}", source.name(), describe(&e))),
+    }
+}
+
+fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
+    let mut archive = open(source)?;
+    let info = chesszip::info(&mut archive)?;
+    let spec = args.games;
+    if spec.first > info.lines {
+        bail!(
+            "cannot extract line {}: the archive holds {} lines",
+            spec.first,
+            info.lines
+        );
+    }
+    let last = spec.last.unwrap_or(info.lines);
+    let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    chesszip::extract_lines(archive, spec.first..=last, out, args.threads)?;
+    if last > info.lines {
+        return Ok(warning(
+            args.quiet,
+            format_args!(
+                "{}: the archive holds {} lines; printed lines {}..{}",
+                source.name(),
+                info.lines,
+                spec.first,
+                info.lines
+            ),
+        ));
+    }
+    Ok(Status::Success)
+}

@@ -1,0 +1,83 @@
+//! The `chesszip` command line: a thin layer over the library, following gzip's and xz's
+//! conventions (names, standard streams, exit statuses).
+
+mod args;
+mod codec;
+mod generate;
+mod inspect;
+mod labeled;
+mod level;
+mod lines;
+mod progress;
+mod status;
+mod target;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use chesszip::CompressOptions;
+
+use args::{Cli, Command, CompressArgs};
+use codec::Mode;
+use status::{Status, describe, error};
+
+/// Parses the command line, runs it and returns the exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // Help and version go to standard output and succeed; usage errors exit 1.
+            return if e.use_stderr() {
+                Status::Error.code()
+            } else {
+                Status::Success.code()
+            };
+        }
+    };
+    run(cli).code()
+}
+
+fn compress_options(args: &CompressArgs) -> CompressOptions {
+    CompressOptions {
+        level: args.level.level,
+        block_lines: args.block_lines,
+        threads: args.common.threads,
+        ..CompressOptions::default()
+    }
+}
+
+fn run(cli: Cli) -> Status {
+    let generated = match cli.command {
+        None => {
+            let g = &cli.gzip;
+            let mode = if g.test {
+                Mode::Test
+            } else if g.decompress {
+                Mode::Expand
+            } else {
+                Mode::Compress(compress_options(&g.compress))
+            };
+            return codec::run(&g.compress.common, mode);
+        }
+        Some(Command::Compress(args)) => {
+            return codec::run(&args.common, Mode::Compress(compress_options(&args)));
+        }
+        Some(Command::Expand(args)) => {
+            return codec::run(
+                &args.common,
+                if args.test { Mode::Test } else { Mode::Expand },
+            );
+        }
+        Some(Command::Info(args)) => return inspect::info(&args),
+        Some(Command::Extract(args)) => return inspect::extract(&args),
+        Some(Command::Completions { shell }) => generate::completions(shell),
+        Some(Command::Manpage) => generate::manpage(),
+    };
+    match generated {
+        Ok(()) => Status::Success,
+        Err(e) if status::is_broken_pipe(&e) => Status::Success,
+        Err(e) => error(describe(&e)),
+    }
+}

@@ -1,0 +1,235 @@
+//! Where data comes from and goes to: standard streams, or files written through a temporary
+//! file in the target directory that is renamed into place only on success.
+
+use std::fs::{self, File, Permissions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use tempfile::NamedTempFile;
+
+use super::labeled::Labeled;
+
+/// The suffix of archives.
+pub const SUFFIX: &str = ".chz";
+
+/// An input: standard input or a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Standard input (`-` or no file).
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+impl Source {
+    /// The source named by a command-line argument.
+    pub fn from_arg(arg: &Path) -> Source {
+        if arg.as_os_str() == "-" {
+            Source::Stdin
+        } else {
+            Source::File(arg.to_path_buf())
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "(stdin)".into(),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// An output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Sink {
+    /// Standard output.
+    Stdout,
+    /// A file, written through a temporary file.
+    File(PathBuf),
+    /// An existing character device or FIFO, written in place.
+    Device(PathBuf),
+    /// Nowhere (testing archives).
+    Discard,
+}
+
+impl Sink {
+    /// The sink named by `-o`.
+    pub fn from_arg(arg: &Path) -> Sink {
+        if arg.as_os_str() == "-" {
+            Sink::Stdout
+        } else {
+            Sink::File(arg.to_path_buf())
+        }
+    }
+
+    /// The name used in messages.
+    pub fn name(&self) -> String {
+        match self {
+            Sink::Stdout => "(stdout)".into(),
+            Sink::File(p) | Sink::Device(p) => p.display().to_string(),
+            Sink::Discard => "(nowhere)".into(),
+        }
+    }
+}
+
+/// `FILE.chz` for `FILE`.
+pub fn archive_name(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_os_string();
+    name.push(SUFFIX);
+    PathBuf::from(name)
+}
+
+/// `FILE` for `FILE.chz`; `None` if `path` does not end in `.chz` or is nothing else.
+pub fn text_name(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(SUFFIX)?;
+    (!stem.is_empty()).then(|| path.with_file_name(stem))
+}
+
+/// Whether `path` names an archive by its suffix.
+pub fn has_archive_suffix(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(SUFFIX))
+}
+
+/// How an allowed target is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A new or regular file: written through a temporary file renamed over it.
+    Regular,
+    /// An existing character device or FIFO (`/dev/null`, a named pipe): written in place,
+    /// never replaced.
+    Device,
+}
+
+/// Checks that writing `target` is allowed and says how: a regular file must not exist unless
+/// `force`, and must never be the input file itself; character devices and FIFOs are written
+/// in place; other kinds of files are refused.
+pub fn check_target(target: &Path, input: Option<&Path>, force: bool) -> Result<TargetKind> {
+    let Ok(meta) = fs::metadata(target) else {
+        return Ok(TargetKind::Regular);
+    };
+    if let Some(input) = input
+        && let (Ok(a), Ok(b)) = (fs::canonicalize(input), fs::canonicalize(target))
+        && a == b
+    {
+        bail!("{}: output would overwrite the input", target.display());
+    }
+    if meta.is_dir() {
+        bail!("{}: is a directory", target.display());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_fifo() {
+            return Ok(TargetKind::Device);
+        }
+    }
+    if !meta.is_file() {
+        bail!("{}: not a regular file", target.display());
+    }
+    if !force {
+        bail!(
+            "{} already exists; use -f to overwrite it",
+            target.display()
+        );
+    }
+    Ok(TargetKind::Regular)
+}
+
+/// Opens an existing device or FIFO for writing in place.
+pub fn open_device(target: &Path) -> Result<Labeled<BufWriter<File>>> {
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .open(target)
+        .with_context(|| format!("cannot open {}", target.display()))?;
+    Ok(Labeled::new(
+        BufWriter::with_capacity(1 << 16, file),
+        format!("writing {}", target.display()),
+    ))
+}
+
+/// A file being written: a temporary file beside the target, renamed over it by
+/// [`PendingFile::commit`]. Dropping it uncommitted deletes the temporary file, so no partial
+/// output ever appears under the target's name.
+pub struct PendingFile {
+    out: Labeled<BufWriter<NamedTempFile>>,
+    target: PathBuf,
+    force: bool,
+}
+
+impl PendingFile {
+    /// Creates the temporary file in `target`'s directory with `permissions` (those of the
+    /// input; the umask applies when there is none).
+    pub fn create(
+        target: &Path,
+        force: bool,
+        permissions: Option<Permissions>,
+    ) -> Result<PendingFile> {
+        let dir = match target.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(".chesszip-").suffix(".tmp");
+        #[cfg(unix)]
+        let permissions =
+            permissions.or_else(|| Some(std::os::unix::fs::PermissionsExt::from_mode(0o666)));
+        if let Some(p) = permissions {
+            builder.permissions(p);
+        }
+        let temp = builder
+            .tempfile_in(dir)
+            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        let label = format!("writing {}", target.display());
+        Ok(PendingFile {
+            out: Labeled::new(BufWriter::with_capacity(1 << 16, temp), label),
+            target: target.to_path_buf(),
+            force,
+        })
+    }
+
+    /// The writer of the contents.
+    pub fn writer(&mut self) -> &mut impl Write {
+        &mut self.out
+    }
+
+    /// Flushes the contents and renames the temporary file to the target (over an existing
+    /// file only with `force`).
+    pub fn commit(self) -> Result<()> {
+        let target = self.target;
+        let temp = self
+            .out
+            .into_inner()
+            .into_inner()
+            .map_err(|e| e.into_error())
+            .with_context(|| format!("writing {}", target.display()))?;
+        let persisted = if self.force {
+            temp.persist(&target)
+        } else {
+            temp.persist_noclobber(&target)
+        };
+        persisted.map_err(|e| {
+            if e.error.kind() == io::ErrorKind::AlreadyExists {
+                anyhow::anyhow!(
+                    "{} already exists; use -f to overwrite it",
+                    target.display()
+                )
+            } else {
+                anyhow::Error::new(e.error)
+                    .context(format!("cannot rename the output to {}", target.display()))
+            }
+        })?;
+        Ok(())
+    }
+}
+
+/// Opens an input file, refusing directories.
+pub fn open_input(path: &Path) -> Result<File> {
+    let file = File::open(path).context("cannot open")?;
+    Ok(file)
+}

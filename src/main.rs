@@ -1,0 +1,7 @@
+//! The `chesszip` binary; see `chesszip --help` and README.md.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}
