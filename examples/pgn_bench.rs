@@ -27,7 +27,7 @@ fn main() {
     let threads = take("--threads", 0) as usize;
     for path in &args {
         let data = std::fs::read(path).expect("read input");
-        let opts = CompressOptions { level, block_lines: games, threads, format: Some(InputFormat::Pgn) };
+        let opts = CompressOptions { level, block_lines: games, threads, format: Some(InputFormat::Pgn), block_bytes: chesszip::container::MAX_BLOCK_TEXT };
         let t = Instant::now();
         let archive = compress_bytes(&data, &opts);
         let t_compress = t.elapsed();
@@ -44,7 +44,7 @@ fn main() {
         let mut plies = 0;
         loop {
             let mut block = Vec::new();
-            reader.read_block(&mut input, games, &mut block).unwrap();
+            reader.read_block(&mut input, games, chesszip::container::MAX_BLOCK_TEXT, &mut block).unwrap();
             if block.is_empty() {
                 break;
             }
@@ -55,7 +55,7 @@ fn main() {
         // The same games in the movetext format.
         let mut mt = Vec::new();
         pgn::to_movetext(InputFormat::Pgn, &data, &mut mt);
-        let mt_opts = CompressOptions { level, block_lines: games, threads: 0, format: Some(InputFormat::Movetext) };
+        let mt_opts = CompressOptions { level, block_lines: games, threads: 0, format: Some(InputFormat::Movetext), block_bytes: chesszip::container::MAX_BLOCK_TEXT };
         let mut mt_archive = Vec::new();
         let mt_summary = chesszip::compress(&mt[..], &mut mt_archive, &mt_opts, &|_| {}).unwrap();
 

@@ -57,6 +57,7 @@ fn roundtrip_cases() {
                         chesszip::container::MAX_BLOCK_TEXT
                     },
                     threads: 1,
+                    format: None,
                 },
                 rest,
             ),

@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
                     chesszip::container::MAX_BLOCK_TEXT
                 },
                 threads: 1,
+                format: None,
             },
             rest,
         ),

@@ -23,6 +23,10 @@ pub struct Threats {
     /// [`PIECE_VALUE`]), e.g. a rook attacked by a knight or a knight attacked by a pawn:
     /// threatened even if defended.
     pub attacked_by_lesser: Bitboard,
+    /// Every square the opponent's pawns attack.
+    pub their_pawn_attacks: Bitboard,
+    /// The opponent's pieces that another of its pieces defends.
+    pub their_defended: Bitboard,
 }
 
 impl Threats {
@@ -53,6 +57,8 @@ impl Threats {
             attacked: their_attacks & ours,
             defended: our_attacks & ours,
             attacked_by_lesser,
+            their_pawn_attacks: their_by_role[0],
+            their_defended: their_attacks & board.by_color(them),
         }
     }
 

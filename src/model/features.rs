@@ -8,12 +8,13 @@
 //! Squares are seen from the mover: Black's squares are mirrored vertically, so `from.P` rank 2
 //! is each side's own second rank.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+use shakmaty::{Chess, Color, Move, Position, Role, Square};
 
 use crate::model::GameState;
 use crate::text::GameResult;
 
-use super::attacks::{CheckInfo, attack_map, pawn_attack_map, role_index};
+use super::check::{CheckInfo, role_index};
+use crate::engine::{Threats, see};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -53,6 +54,9 @@ impl Sink for Dot<'_> {
 
 /// Knots (centipawns) of the piecewise-linear function of a move's loss against the best move.
 pub const LOSS_KNOTS: [i32; 8] = [0, 15, 40, 80, 150, 300, 600, 1200];
+
+/// Buckets of a move's static exchange evaluation (centipawns).
+pub const SEE_EDGES: [i32; 7] = [-400, -150, -1, 1, 150, 400, 800];
 
 /// Game phases, by non-pawn material on the board.
 pub const PHASES: usize = 3;
@@ -99,6 +103,8 @@ crate::feature_layout! {
         CAPTURE_FREE: 5 => "capture_free",
         TO_PAWN_ATTACKED: 6 => "to_pawn_attacked",
         ESCAPE_THREAT: 6 => "escape_threat",
+        SEE: 8 => "see",
+        SEE_LOSS: 6 => "see_loss",
     }
 }
 
@@ -186,26 +192,6 @@ pub fn phase(pos: &Chess) -> usize {
     }
 }
 
-/// `color`'s pieces (kings excluded) attacked by a less valuable enemy piece, or attacked and
-/// not defended. `enemy_attacks` and `own_attacks` are the two sides' attack maps.
-fn threatened(pos: &Chess, color: Color, enemy_attacks: Bitboard, own_attacks: Bitboard) -> Bitboard {
-    let board = pos.board();
-    let occupied = board.occupied();
-    let mut out = Bitboard::EMPTY;
-    for sq in (board.by_color(color) & !board.kings()) & enemy_attacks {
-        let role = board.role_at(sq).expect("occupied");
-        if !own_attacks.contains(sq) {
-            out.add(sq);
-            continue;
-        }
-        let attackers = board.attacks_to(sq, !color, occupied);
-        if attackers.into_iter().any(|a| board.role_at(a).is_some_and(|r| r < role)) {
-            out.add(sq);
-        }
-    }
-    out
-}
-
 /// Everything about one position that move features need, computed once per ply.
 pub struct MoveContext<'a> {
     /// The position before the move.
@@ -224,34 +210,7 @@ pub struct MoveContext<'a> {
     skill: usize,
     checks: CheckInfo,
     /// Attack facts for the tactical features, when the model uses them.
-    tactics: Option<Tactics>,
-}
-
-/// Attack facts of a position for the tactical move features.
-struct Tactics {
-    their_attacks: Bitboard,
-    our_attacks: Bitboard,
-    /// Enemy pieces defended by another enemy piece.
-    their_defended: Bitboard,
-    /// Squares attacked by enemy pawns.
-    their_pawn_attacks: Bitboard,
-    /// Our pieces attacked by a less valuable enemy piece, or attacked and undefended.
-    our_threatened: Bitboard,
-}
-
-impl Tactics {
-    fn new(pos: &Chess) -> Tactics {
-        let us = pos.turn();
-        let their_attacks = attack_map(pos, !us);
-        let our_attacks = attack_map(pos, us);
-        Tactics {
-            their_attacks,
-            our_attacks,
-            their_defended: their_attacks & pos.board().by_color(!us),
-            their_pawn_attacks: pawn_attack_map(pos, !us),
-            our_threatened: threatened(pos, us, their_attacks, our_attacks),
-        }
-    }
+    tactics: Option<Threats>,
 }
 
 impl<'a> MoveContext<'a> {
@@ -269,7 +228,7 @@ impl<'a> MoveContext<'a> {
             phase: phase(pos),
             skill: st.skill(),
             checks: CheckInfo::new(pos),
-            tactics: tactical.then(|| Tactics::new(pos)),
+            tactics: tactical.then(|| Threats::new(pos)),
         }
     }
 
@@ -330,7 +289,7 @@ impl<'a> MoveContext<'a> {
 
     /// The features that need attack maps: captures of undefended pieces, escapes from
     /// threats, unsafe destinations, new threats.
-    fn tactical_features(&self, t: &Tactics, m: &Move, from: Square, to: Square, sink: &mut impl Sink) {
+    fn tactical_features(&self, t: &Threats, m: &Move, from: Square, to: Square, sink: &mut impl Sink) {
         use move_layout::*;
         let us = self.pos.turn();
         let role = m.role();
@@ -340,8 +299,13 @@ impl<'a> MoveContext<'a> {
                 sink.put(CAPTURE_FREE + role_index(victim), ONE);
             }
         }
+        let see = see(self.pos, m);
+        sink.put(SEE + bucket(see, &SEE_EDGES), ONE);
+        if see < 0 {
+            sink.put(SEE_LOSS + r, ONE);
+        }
         if role != Role::King {
-            if t.our_threatened.contains(from) {
+            if (t.attacked_by_lesser | t.hanging()).contains(from) {
                 sink.put(ESCAPE_THREAT + r, ONE);
             }
             if t.their_attacks.contains(from) {

@@ -96,9 +96,10 @@ impl GameState {
         1 + [25, 60, 120].iter().take_while(|&&e| avg >= e).count()
     }
 
-    /// How many times the current position occurred before in this game.
+    /// How many times the current position occurred before in this game, looking back at most
+    /// 100 plies (the fifty-move rule's horizon), so that the cost per ply stays bounded.
     pub fn repetitions(&self) -> usize {
-        let reversible = self.pos.halfmoves() as usize;
+        let reversible = (self.pos.halfmoves() as usize).min(100);
         self.history.iter().rev().take(reversible).filter(|&&h| h == self.hash).count()
     }
 }

@@ -4,8 +4,8 @@
 //! A [`Model`] is one set of tuned parameters (one file in `models/`, one per level); a
 //! [`Predictor`] applies it to the games of one block, with per-block state (the online book).
 
-pub mod attacks;
 pub mod book;
+pub mod check;
 pub mod features;
 pub mod game;
 pub mod params;

@@ -25,8 +25,18 @@ use crate::text::{Game, parse_game};
 use problem::Problem;
 
 /// Move-feature groups computed only when a model sets `features.tactical`.
-pub const TACTICAL_GROUPS: [&str; 8] =
-    ["escape", "escape_hanging", "to_attacked", "to_hanging", "threatens", "capture_free", "to_pawn_attacked", "escape_threat"];
+pub const TACTICAL_GROUPS: [&str; 10] = [
+    "escape",
+    "escape_hanging",
+    "to_attacked",
+    "to_hanging",
+    "threatens",
+    "capture_free",
+    "to_pawn_attacked",
+    "escape_threat",
+    "see",
+    "see_loss",
+];
 
 /// The prior book covers positions before this ply.
 const PRIOR_PLIES: usize = 20;

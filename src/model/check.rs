@@ -1,28 +1,6 @@
-//! Cheap attack facts about a position that move features need: attack maps and checks.
+//! Which moves give check, answered cheaply for all moves of a position.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square, attacks};
-
-/// Squares attacked by `color`'s pieces in `pos` with the current occupancy.
-pub fn attack_map(pos: &Chess, color: Color) -> Bitboard {
-    let board = pos.board();
-    let occupied = board.occupied();
-    let mut map = Bitboard::EMPTY;
-    for sq in board.by_color(color) {
-        let piece = board.piece_at(sq).expect("occupied");
-        map |= attacks::attacks(sq, piece, occupied);
-    }
-    map
-}
-
-/// Squares attacked by `color`'s pawns in `pos`.
-pub fn pawn_attack_map(pos: &Chess, color: Color) -> Bitboard {
-    let pawns = pos.board().by_piece(shakmaty::Piece { color, role: Role::Pawn });
-    let mut map = Bitboard::EMPTY;
-    for sq in pawns {
-        map |= attacks::pawn_attacks(color, sq);
-    }
-    map
-}
+use shakmaty::{Bitboard, Chess, Move, Position, Role, Square, attacks};
 
 /// Precomputed data to answer "does this move give check?" for every move of a position.
 #[derive(Clone, Copy, Debug)]
