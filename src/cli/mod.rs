@@ -2,6 +2,7 @@
 //! conventions (names, standard streams, exit statuses).
 
 mod args;
+mod bench;
 mod codec;
 mod generate;
 mod inspect;
@@ -74,6 +75,7 @@ fn run(cli: Cli) -> Status {
         Some(Command::Extract(args)) => return inspect::extract(&args),
         Some(Command::Completions { shell }) => generate::completions(shell),
         Some(Command::Manpage) => generate::manpage(),
+        Some(Command::Bench(args)) => bench::bench(&args),
     };
     match generated {
         Ok(()) => Status::Success,
