@@ -134,6 +134,10 @@ pub struct CompressArgs {
     #[arg(long, value_name = "N", default_value_t = chesszip::archive::DEFAULT_BLOCK_LINES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub block_lines: u32,
+    /// Input format: `pgn` or `movetext` (one game per line); detected from the content when
+    /// not given.
+    #[arg(long, value_name = "FORMAT", value_parser = ["pgn", "movetext"])]
+    pub format: Option<String>,
 }
 
 /// Options of `expand`.
@@ -144,6 +148,11 @@ pub struct ExpandArgs {
     /// Test the archives: expand them in memory, check every checksum, write nothing.
     #[arg(short, long)]
     pub test: bool,
+    /// Write the games in this format instead of the original bytes: `movetext` gives one
+    /// game per line (SAN without move numbers or check marks, result last), e.g. to feed a
+    /// PGN archive to tools of the benchmark format.
+    #[arg(long, value_name = "FORMAT", value_parser = ["movetext"])]
+    pub format: Option<String>,
 }
 
 /// Options without a command (gzip style).

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use chesszip::CompressOptions;
+use chesszip::container::InputFormat;
 
 use args::{Cli, Command, CompressArgs};
 use codec::Mode;
@@ -45,6 +46,10 @@ fn compress_options(args: &CompressArgs) -> CompressOptions {
         level: args.level.level,
         block_lines: args.block_lines,
         threads: args.common.threads,
+        format: args.format.as_deref().map(|f| match f {
+            "pgn" => InputFormat::Pgn,
+            _ => InputFormat::Movetext,
+        }),
         ..CompressOptions::default()
     }
 }
@@ -68,7 +73,13 @@ fn run(cli: Cli) -> Status {
         Some(Command::Expand(args)) => {
             return codec::run(
                 &args.common,
-                if args.test { Mode::Test } else { Mode::Expand },
+                if args.test {
+                    Mode::Test
+                } else if args.format.is_some() {
+                    Mode::ExpandMovetext
+                } else {
+                    Mode::Expand
+                },
             );
         }
         Some(Command::Info(args)) => return inspect::info(&args),
