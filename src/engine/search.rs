@@ -10,9 +10,13 @@
 //! * `V(p, d)` for `d >= 1`: the maximum over the legal moves `x` of `p` of
 //!   `v(x) - V(p after x, d - 1)`; if `p` has no legal move, `-MATE + ply` when in check
 //!   (`ply` = plies from the root position, so faster mates score higher) and `0` for stalemate.
-//! * `V(p, 0)` with quiescence: `Q(p)` = the maximum of `0` (stand pat) and, over the legal
-//!   captures (en passant and capture-promotions included) and non-capture promotions `x`,
-//!   of `v(x) - Q(p after x)`. No mate detection. Without quiescence `V(p, 0) = 0`.
+//! * `V(p, 0)` with quiescence: `Q_k(p)` with `k = qdepth` capture plies left (`k = ∞` when
+//!   `qdepth == 0`, unlimited): `Q_0(p) = 0` (stand pat, the node's captures are not looked
+//!   at), and for `k >= 1` the maximum of `0` (stand pat) and, over the legal captures (en
+//!   passant and capture-promotions included) and non-capture promotions `x`, of
+//!   `v(x) - Q_{k-1}(p after x)`. No mate detection. Without quiescence `V(p, 0) = 0`.
+//!   So `qdepth = 1` sees the opponent's best capture after each move (no recapture),
+//!   `qdepth = 2` also our best reply capture to it, and so on.
 //!
 //! Then every score is clamped from below at `max - margin`. Only scores above that floor need
 //! to be exact, which is what lets alpha-beta cut.
@@ -58,6 +62,10 @@ pub struct SearchConfig {
     /// needs exact scores for moves that are not hopeless, which lets alpha-beta cut more.
     /// Should be `>= 0`; a negative margin clamps every score to `best - margin`.
     pub margin: i32,
+    /// Maximum number of capture plies in quiescence (0 = unlimited). A quiescence node
+    /// reached after `qdepth` quiescence moves is valued at its stand pat, 0, without looking
+    /// at its captures. Ignored without quiescence.
+    pub qdepth: u8,
 }
 
 /// Full-width nodes at least this deep use principal variation search (null-window searches of
@@ -97,6 +105,9 @@ pub struct Searcher {
     castling: CastleInfo,
     /// Whether the current search uses quiescence at the horizon.
     quiescence: bool,
+    /// Quiescence plies allowed below the horizon ([`SearchConfig::qdepth`], `u32::MAX` for
+    /// unlimited).
+    qdepth: u32,
 }
 
 impl Searcher {
@@ -127,6 +138,7 @@ impl Searcher {
         self.killers.resize(MAX_KILLER_PLY, NO_MOVE);
         self.castling = CastleInfo::from_chess(pos);
         self.quiescence = cfg.quiescence;
+        self.qdepth = if cfg.qdepth == 0 { u32::MAX } else { cfg.qdepth as u32 };
         scores.resize(moves.len(), 0);
 
         // Visit root moves in decreasing value order: the best score is usually found first,
@@ -170,7 +182,7 @@ impl Searcher {
     fn negamax(&mut self, b: &Board, depth: u8, alpha: i32, beta: i32, ply: i32) -> i32 {
         if depth == 0 {
             return if self.quiescence {
-                self.quiesce(b, alpha, beta)
+                self.quiesce(b, alpha, beta, self.qdepth)
             } else if b.mover_in_check() {
                 ILLEGAL
             } else {
@@ -255,10 +267,14 @@ impl Searcher {
         best
     }
 
-    /// Capture quiescence with stand pat at 0 (the static value relative to the node).
-    /// Returns [`ILLEGAL`] if the move that led to `b` left the mover's king attacked.
-    fn quiesce(&mut self, b: &Board, alpha: i32, beta: i32) -> i32 {
+    /// Capture quiescence with stand pat at 0 (the static value relative to the node), at most
+    /// `left` more capture plies. Returns [`ILLEGAL`] if the move that led to `b` left the
+    /// mover's king attacked.
+    fn quiesce(&mut self, b: &Board, alpha: i32, beta: i32, left: u32) -> i32 {
         let mut best = 0;
+        if left == 0 {
+            return if b.mover_in_check() { ILLEGAL } else { best };
+        }
         if best >= beta {
             // Not reached from the searches below (children are only searched when they can
             // raise alpha, i.e. beta > 0), but keep the legality contract.
@@ -284,7 +300,7 @@ impl Searcher {
             self.sp = base + n;
             let mut child = *b;
             child.make(mv);
-            let r = self.quiesce(&child, value - beta, value - alpha);
+            let r = self.quiesce(&child, value - beta, value - alpha, left - 1);
             if r == ILLEGAL {
                 continue;
             }
