@@ -65,20 +65,22 @@ const fn q(depth: u8, margin: i32, qdepth: u8) -> SearchConfig {
     SearchConfig { depth, quiescence: true, margin, qdepth }
 }
 
-const CONFIGS: [(&str, SearchConfig); 13] = [
+const CONFIGS: [(&str, SearchConfig); 15] = [
     ("d0q_m300", q(0, 300, 0)),
     ("d0q1_m300", q(0, 300, 1)),
     ("d0q2_m300", q(0, 300, 2)),
     ("d0q3_m300", q(0, 300, 3)),
+    ("d0q_m600", q(0, 600, 0)),
     ("d1q_m300", q(1, 300, 0)),
+    ("d1q1_m300", q(1, 300, 1)),
     ("d1q2_m300", q(1, 300, 2)),
-    ("d2q_m300", q(2, 300, 0)),
     ("d1q_m600", q(1, 600, 0)),
+    ("d2q_m300", q(2, 300, 0)),
+    ("d2q2_m300", q(2, 300, 2)),
+    ("d2q_m600", q(2, 600, 0)),
     ("d0q_m10000", q(0, 10_000, 0)),
-    ("d0q2_m10000", q(0, 10_000, 2)),
     ("d1q_m10000", q(1, 10_000, 0)),
     ("d2q_m10000", q(2, 10_000, 0)),
-    ("d0q_m600", q(0, 600, 0)),
 ];
 
 /// Either implementation behind one interface.

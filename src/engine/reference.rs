@@ -9,7 +9,7 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use super::{MATE, SearchConfig, move_value};
+use super::{MATE, SearchConfig, move_value, see};
 
 /// The reference searcher.
 #[derive(Default)]
@@ -102,11 +102,20 @@ impl Searcher {
     }
 
     /// Capture-only search with stand pat at 0 (the static value relative to the node), at
-    /// most `left` more capture plies (`None` = unlimited; at `Some(0)` the stand pat).
+    /// most `left` more capture plies (`None` = unlimited); the last one, at `Some(1)`, is the
+    /// best static exchange evaluation of the node's captures and promotions (or 0).
     fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32, left: Option<u8>) -> i32 {
         self.nodes += 1;
         let mut best = 0;
-        if left == Some(0) || best >= beta {
+        if left == Some(1) {
+            return pos
+                .capture_moves()
+                .iter()
+                .chain(pos.promotion_moves().iter().filter(|m| !m.is_capture()))
+                .map(|m| see(pos, m))
+                .fold(best, i32::max);
+        }
+        if best >= beta {
             return best;
         }
         let mut alpha = alpha.max(best);

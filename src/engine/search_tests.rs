@@ -4,7 +4,7 @@
 use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, san::San, uci::UciMove};
 
 use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
-use super::{MATE, SearchConfig, Searcher, move_value, reference};
+use super::{MATE, SearchConfig, Searcher, move_value, reference, see};
 
 /// Replays the games of `data/Chess_Games.txt` and returns the position before every `step`-th
 /// ply (starting at ply `offset`) that has legal moves, at most `max` of them.
@@ -162,25 +162,69 @@ fn qdepth_limits_the_capture_plies() {
     let fen = "4k3/8/4p3/3n4/8/8/3Q4/3RK3 w - - 0 1";
     let mut pos = position(fen);
     let mut values = Vec::new();
+    let mut sees = Vec::new();
     for uci in ["d2d5", "e6d5", "d1d5"] {
         let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
         values.push(move_value(&pos, &m));
+        sees.push(see(&pos, &m));
         pos.play_unchecked(m);
     }
     assert!(pos.capture_moves().is_empty());
     let [qxd5, exd5, rxd5] = values[..] else { unreachable!() };
+    // exd5 wins the queen for a pawn; Rxd5 then wins a pawn.
+    assert_eq!(sees[1..], [929 - 100, 100]);
     let s = |k: u8| {
         let (_, moves, s) = scores(fen, ql(0, 100_000, k));
         score_of(&moves, &s, "d2d5")
     };
-    // qdepth 1: Black's capture exd5 is valued at its move value (stand pat after it).
-    assert_eq!(s(1), qxd5 - exd5);
-    // qdepth 2: White's recapture Rxd5 counts too; Black's stand pat after it.
-    assert_eq!(s(2), qxd5 - (exd5 - rxd5));
-    // No further captures: qdepth 3 is the full quiescence, like qdepth 0 (unlimited).
-    assert_eq!(s(3), s(2));
-    assert_eq!(s(0), s(2));
+    // qdepth 1: Black's best capture after Qxd5 is estimated by its static exchange.
+    assert_eq!(s(1), qxd5 - (929 - 100));
+    // qdepth 2: exd5 is searched, White's recapture estimated statically.
+    assert_eq!(s(2), qxd5 - (exd5 - 100));
+    // qdepth 3: Rxd5 is searched too, and Black has no capture left: the full quiescence,
+    // like qdepth 0 (unlimited).
+    assert_eq!(s(3), qxd5 - (exd5 - rxd5));
+    assert_eq!(s(0), s(3));
     assert_eq!(s(255), s(0));
+}
+
+#[test]
+fn board_see_matches_see() {
+    // Every legal move (captures, quiet moves, promotions, castling) of positions sampled from
+    // the games of data/Chess_Games.txt and of their children, plus hand-picked positions.
+    let mut positions = sample_positions(17, 5, 1500);
+    for fen in [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
+        "4r1k1/8/8/4p3/8/8/4R3/4QK2 w - - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "8/8/3k4/8/KPp4r/8/8/8 b - b3 0 1",
+        "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+        "3qk3/8/8/3r4/8/3R4/3Q4/3RK3 w - - 0 1",
+        "7k/8/8/3q4/4K3/8/8/8 w - - 0 1",
+    ] {
+        positions.push(position(fen));
+    }
+    let mut checked = 0;
+    for root in &positions {
+        let mut todo = vec![root.clone()];
+        for m in root.legal_moves() {
+            let mut child = root.clone();
+            child.play_unchecked(m);
+            todo.push(child);
+        }
+        for pos in todo {
+            let board = Board::from_chess(&pos);
+            for m in pos.legal_moves() {
+                let mv = board.convert(&m);
+                let expected = see(&pos, &m);
+                assert_eq!(board.see(mv), expected, "{} {m:?}", Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                assert!(expected <= Board::see_bound(mv).max(0) || !m.is_capture() && m.promotion().is_none());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1_000_000, "{checked}");
 }
 
 #[test]
