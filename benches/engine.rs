@@ -65,12 +65,15 @@ const fn q(depth: u8, margin: i32, qdepth: u8) -> SearchConfig {
     SearchConfig { depth, quiescence: true, margin, qdepth }
 }
 
-const CONFIGS: [(&str, SearchConfig); 15] = [
+const CONFIGS: [(&str, SearchConfig); 18] = [
     ("d0q_m300", q(0, 300, 0)),
     ("d0q1_m300", q(0, 300, 1)),
     ("d0q2_m300", q(0, 300, 2)),
     ("d0q3_m300", q(0, 300, 3)),
     ("d0q_m600", q(0, 600, 0)),
+    ("d0q1_m600", q(0, 600, 1)),
+    ("d0q2_m600", q(0, 600, 2)),
+    ("d0q3_m600", q(0, 600, 3)),
     ("d1q_m300", q(1, 300, 0)),
     ("d1q1_m300", q(1, 300, 1)),
     ("d1q2_m300", q(1, 300, 2)),
