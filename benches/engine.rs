@@ -10,10 +10,21 @@
 //! reached by a move, counted the same way by both implementations) and a quick timing: median
 //! and minimum over several passes (the minimum is robust to other processes on the cores).
 //!
+//! Config names: `d{depth}q{qdepth}_m{margin}`, quiescence always on, no `{qdepth}` for
+//! unlimited quiescence (`d0q2_m300` = depth 0, at most 2 capture plies, margin 300).
+//!
 //! Run with `cargo bench --bench engine`. Environment variables for the pre-pass:
 //! `ENGINE_BENCH_CONFIGS=d0q_m300,...` restricts it to some configs, `ENGINE_BENCH_PASSES=k`
 //! sets its number of timed passes (0 = node counts only, e.g. under a profiler),
 //! `ENGINE_BENCH_REFERENCE=0` skips the reference implementation in it.
+//!
+//! Instruction counts (stable on a busy machine), one config at a time, criterion skipped by a
+//! filter that matches nothing, only the scoring passes counted:
+//!
+//! ```text
+//! ENGINE_BENCH_CONFIGS=d0q_m300 ENGINE_BENCH_PASSES=0 ENGINE_BENCH_REFERENCE=0 \
+//!   valgrind --tool=callgrind --toggle-collect='*engine*pass*' target/release/deps/engine-* --bench none
+//! ```
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -50,14 +61,29 @@ fn sample_positions() -> Vec<(Chess, Vec<Move>)> {
     out
 }
 
-const CONFIGS: [(&str, SearchConfig); 7] = [
-    ("d0q_m300", SearchConfig { depth: 0, quiescence: true, margin: 300 }),
-    ("d1q_m300", SearchConfig { depth: 1, quiescence: true, margin: 300 }),
-    ("d2q_m300", SearchConfig { depth: 2, quiescence: true, margin: 300 }),
-    ("d1q_m600", SearchConfig { depth: 1, quiescence: true, margin: 600 }),
-    ("d0q_m10000", SearchConfig { depth: 0, quiescence: true, margin: 10_000 }),
-    ("d1q_m10000", SearchConfig { depth: 1, quiescence: true, margin: 10_000 }),
-    ("d2q_m10000", SearchConfig { depth: 2, quiescence: true, margin: 10_000 }),
+const fn q(depth: u8, margin: i32, qdepth: u8) -> SearchConfig {
+    SearchConfig { depth, quiescence: true, margin, qdepth }
+}
+
+const CONFIGS: [(&str, SearchConfig); 18] = [
+    ("d0q_m300", q(0, 300, 0)),
+    ("d0q1_m300", q(0, 300, 1)),
+    ("d0q2_m300", q(0, 300, 2)),
+    ("d0q3_m300", q(0, 300, 3)),
+    ("d0q_m600", q(0, 600, 0)),
+    ("d0q1_m600", q(0, 600, 1)),
+    ("d0q2_m600", q(0, 600, 2)),
+    ("d0q3_m600", q(0, 600, 3)),
+    ("d1q_m300", q(1, 300, 0)),
+    ("d1q1_m300", q(1, 300, 1)),
+    ("d1q2_m300", q(1, 300, 2)),
+    ("d1q_m600", q(1, 600, 0)),
+    ("d2q_m300", q(2, 300, 0)),
+    ("d2q2_m300", q(2, 300, 2)),
+    ("d2q_m600", q(2, 600, 0)),
+    ("d0q_m10000", q(0, 10_000, 0)),
+    ("d1q_m10000", q(1, 10_000, 0)),
+    ("d2q_m10000", q(2, 10_000, 0)),
 ];
 
 /// Either implementation behind one interface.
@@ -85,6 +111,7 @@ impl Scorer for reference::Searcher {
 }
 
 /// Scores every position once; returns a checksum of the scores.
+#[inline(never)]
 fn pass(s: &mut impl Scorer, positions: &[(Chess, Vec<Move>)], cfg: &SearchConfig, scores: &mut Vec<i32>) -> i64 {
     let mut sum = 0i64;
     for (pos, moves) in positions {

@@ -8,7 +8,7 @@
 
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Role, Square, attacks};
 
-use super::pst::PST;
+use super::pst::{PIECE_VALUE, PST};
 
 pub(crate) const PAWN: usize = 0;
 pub(crate) const KNIGHT: usize = 1;
@@ -275,6 +275,106 @@ impl Board {
         }
     }
 
+    /// [`super::see()`] of `m` (a pseudo-legal move of the side to move): the same swap-list
+    /// computation, on this board's bitboards, with the same choices (least valuable attacker
+    /// by role, lowest square first; x-rays; the king rule; promotions; at most 33 captures).
+    pub fn see(&self, m: Mv) -> i32 {
+        let us = self.us();
+        let (from, to) = (m.from(), m.to());
+        let (first_gain, mut on_square, mut occ) = match m.kind() {
+            KIND_NORMAL => {
+                let victim = m.victim();
+                let captured = if victim == NO_VICTIM { 0 } else { PIECE_VALUE[victim as usize] };
+                let promo = m.promo();
+                let piece = if promo != 0 { promo } else { m.role() };
+                (captured + PIECE_VALUE[piece] - PIECE_VALUE[m.role()], PIECE_VALUE[piece], self.occupied() & !(1 << from))
+            }
+            KIND_EP => {
+                let victim_sq = (to & 7) | (from & !7);
+                (PIECE_VALUE[PAWN], PIECE_VALUE[PAWN], self.occupied() & !(1 << from | 1 << victim_sq))
+            }
+            _ => return 0,
+        };
+        let promotes = (1u64 << to) & (RANK_1 | RANK_8) != 0;
+        let diag = self.roles[BISHOP] | self.roles[QUEEN];
+        let orth = self.roles[ROOK] | self.roles[QUEEN];
+        let (diag_rays, orth_rays) = (BISHOP_RAYS[to as usize], ROOK_RAYS[to as usize]);
+        let s = sq(to);
+        // Every piece attacking `to` through `occ` (both colours); pieces that have captured
+        // are taken out of `occ`, and filtered out below.
+        let mut attackers = (KNIGHT_ATTACKS[to as usize] & self.roles[KNIGHT])
+            | (KING_ATTACKS[to as usize] & self.roles[KING])
+            | (attacks::pawn_attacks(Color::Black, s).0 & self.roles[PAWN] & self.colors[WHITE])
+            | (attacks::pawn_attacks(Color::White, s).0 & self.roles[PAWN] & self.colors[BLACK]);
+        if diag & diag_rays != 0 {
+            attackers |= attacks::bishop_attacks(s, bb(occ)).0 & diag;
+        }
+        if orth & orth_rays != 0 {
+            attackers |= attacks::rook_attacks(s, bb(occ)).0 & orth;
+        }
+        let mut gain = [0i32; 34];
+        gain[0] = first_gain;
+        let mut depth = 0;
+        let mut side = us ^ 1;
+        loop {
+            let side_attackers = attackers & occ & self.colors[side];
+            if side_attackers == 0 {
+                break;
+            }
+            let mut role = PAWN;
+            while side_attackers & self.roles[role] == 0 {
+                role += 1;
+            }
+            if role == KING && attackers & occ & self.colors[side ^ 1] != 0 {
+                // The king may not capture onto a square the other side still defends.
+                break;
+            }
+            let capturer = (side_attackers & self.roles[role]).trailing_zeros();
+            depth += 1;
+            gain[depth] = on_square - gain[depth - 1];
+            on_square = PIECE_VALUE[role];
+            if role == PAWN && promotes {
+                gain[depth] += PIECE_VALUE[QUEEN] - PIECE_VALUE[PAWN];
+                on_square = PIECE_VALUE[QUEEN];
+            }
+            let bit = 1u64 << capturer;
+            occ &= !bit;
+            // X-rays: only a piece on a line through `to` can uncover a slider behind it.
+            if bit & diag_rays != 0 {
+                attackers |= attacks::bishop_attacks(s, bb(occ)).0 & diag;
+            }
+            if bit & orth_rays != 0 {
+                attackers |= attacks::rook_attacks(s, bb(occ)).0 & orth;
+            }
+            side ^= 1;
+            if depth + 1 >= gain.len() {
+                break;
+            }
+        }
+        while depth > 0 {
+            gain[depth - 1] = -(-gain[depth - 1]).max(gain[depth]);
+            depth -= 1;
+        }
+        gain[0]
+    }
+
+    /// Upper bound of [`Board::see`] for `m`, in centipawns: the material it captures plus its
+    /// promotion gain (the first entry of the swap list, which the exchange can only lower);
+    /// 0 for a quiet move and castling.
+    #[inline]
+    pub fn see_bound(m: Mv) -> i32 {
+        match m.kind() {
+            KIND_NORMAL => {
+                let victim = m.victim();
+                let captured = if victim == NO_VICTIM { 0 } else { PIECE_VALUE[victim as usize] };
+                let promo = m.promo();
+                captured + if promo != 0 { PIECE_VALUE[promo] - PIECE_VALUE[PAWN] } else { 0 }
+            }
+            KIND_EP => PIECE_VALUE[PAWN],
+            _ => 0,
+        }
+    }
+
     /// Converts a shakmaty move (legal in the position this board mirrors) to a packed move.
     pub fn convert(&self, m: &Move) -> Mv {
         match *m {
@@ -494,7 +594,7 @@ impl Board {
     ///
     /// Returns `true`, possibly before generating everything, if the opponent's king can be
     /// captured, i.e. the move that led here was illegal.
-    #[inline]
+    #[inline(always)]
     pub fn gen_captures(&self, out: &mut MoveList, floor: i32) -> bool {
         let us = self.us();
         let our = self.colors[us];

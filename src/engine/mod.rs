@@ -6,7 +6,8 @@
 //! incremental value ([`move_value`], Sunfish's `value(move)`) minus the score of the best reply
 //! found by alpha-beta search with quiescence ([`Searcher::score_moves`]).
 //!
-//! For the model's features there are also a static exchange evaluator ([`see`]) and a cheap
+//! For the model's features there are also a static exchange evaluator ([`see()`], SEE, also
+//! the search's estimate of the last capture ply at [`SearchConfig::qdepth`]) and a cheap
 //! attack summary ([`Threats`]).
 //!
 //! Every function here is a pure function of its arguments: the encoder and decoder, and the

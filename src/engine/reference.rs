@@ -5,11 +5,11 @@
 //! move generation, `Vec` per node, moves sorted by value). The fast searcher must return
 //! exactly the same scores. The code is kept as it was, hence the lints allowed below.
 
-#![allow(clippy::unnecessary_sort_by, clippy::only_used_in_recursion)]
+#![allow(clippy::unnecessary_sort_by, clippy::only_used_in_recursion, clippy::too_many_arguments)]
 
 use shakmaty::{Chess, Move, Position};
 
-use super::{MATE, SearchConfig, move_value};
+use super::{MATE, SearchConfig, move_value, see};
 
 /// The reference searcher.
 #[derive(Default)]
@@ -44,7 +44,8 @@ impl Searcher {
                 child.play_unchecked(*m);
                 // The reply's search window: we only need exact values above best - margin.
                 let alpha = best.saturating_sub(cfg.margin).max(-2 * MATE);
-                value - self.negamax(&child, cfg.depth, cfg.quiescence, -MATE * 2, value - alpha, 1)
+                let qdepth = if cfg.qdepth == 0 { None } else { Some(cfg.qdepth) };
+                value - self.negamax(&child, cfg.depth, cfg.quiescence, qdepth, -MATE * 2, value - alpha, 1)
             };
             best = best.max(s);
             scores.push(s);
@@ -56,13 +57,23 @@ impl Searcher {
     }
 
     /// Fail-soft negamax from `pos`'s side to move, scores relative to `pos`'s static value
-    /// (every child adds its move value), `depth` full plies then quiescence.
-    fn negamax(&mut self, pos: &Chess, depth: u8, quiescence: bool, alpha: i32, beta: i32, ply: i32) -> i32 {
+    /// (every child adds its move value), `depth` full plies then quiescence of at most
+    /// `qdepth` capture plies (`None` = unlimited).
+    fn negamax(
+        &mut self,
+        pos: &Chess,
+        depth: u8,
+        quiescence: bool,
+        qdepth: Option<u8>,
+        alpha: i32,
+        beta: i32,
+        ply: i32,
+    ) -> i32 {
         if depth == 0 {
             if !quiescence {
                 self.nodes += 1;
             }
-            return if quiescence { self.quiesce(pos, alpha, beta, ply) } else { 0 };
+            return if quiescence { self.quiesce(pos, alpha, beta, ply, qdepth) } else { 0 };
         }
         self.nodes += 1;
         let moves = pos.legal_moves();
@@ -76,7 +87,7 @@ impl Searcher {
         for (value, m) in ordered {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let s = value - self.negamax(&child, depth - 1, quiescence, value - beta, value - alpha, ply + 1);
+            let s = value - self.negamax(&child, depth - 1, quiescence, qdepth, value - beta, value - alpha, ply + 1);
             if s > best {
                 best = s;
                 if s > alpha {
@@ -90,10 +101,20 @@ impl Searcher {
         best
     }
 
-    /// Capture-only search with stand pat at 0 (the static value relative to the node).
-    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32) -> i32 {
+    /// Capture-only search with stand pat at 0 (the static value relative to the node), at
+    /// most `left` more capture plies (`None` = unlimited); the last one, at `Some(1)`, is the
+    /// best static exchange evaluation of the node's captures and promotions (or 0).
+    fn quiesce(&mut self, pos: &Chess, alpha: i32, beta: i32, ply: i32, left: Option<u8>) -> i32 {
         self.nodes += 1;
         let mut best = 0;
+        if left == Some(1) {
+            return pos
+                .capture_moves()
+                .iter()
+                .chain(pos.promotion_moves().iter().filter(|m| !m.is_capture()))
+                .map(|m| see(pos, m))
+                .fold(best, i32::max);
+        }
         if best >= beta {
             return best;
         }
@@ -111,7 +132,7 @@ impl Searcher {
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let s = value - self.quiesce(&child, value - beta, value - alpha, ply + 1);
+            let s = value - self.quiesce(&child, value - beta, value - alpha, ply + 1, left.map(|k| k - 1));
             if s > best {
                 best = s;
                 if s > alpha {

@@ -10,9 +10,20 @@
 //! * `V(p, d)` for `d >= 1`: the maximum over the legal moves `x` of `p` of
 //!   `v(x) - V(p after x, d - 1)`; if `p` has no legal move, `-MATE + ply` when in check
 //!   (`ply` = plies from the root position, so faster mates score higher) and `0` for stalemate.
-//! * `V(p, 0)` with quiescence: `Q(p)` = the maximum of `0` (stand pat) and, over the legal
-//!   captures (en passant and capture-promotions included) and non-capture promotions `x`,
-//!   of `v(x) - Q(p after x)`. No mate detection. Without quiescence `V(p, 0) = 0`.
+//! * `V(p, 0)` with quiescence: `Q_k(p)` where `k` is the number of capture plies allowed
+//!   ([`SearchConfig::qdepth`]; `k = ∞` when `qdepth == 0`, unlimited). Let `X(p)` be the
+//!   legal captures of `p` (en passant and capture-promotions included) and non-capture
+//!   promotions. For `k >= 2` (and `k = ∞`), `Q_k(p)` is the maximum of `0` (stand pat) and,
+//!   over `x` in `X(p)`, of `v(x) - Q_{k-1}(p after x)`. At the limit, `k = 1`, the last
+//!   capture ply is not searched but estimated statically:
+//!   `Q_1(p) = max(0, max over x in X(p) of see(p, x))`, with [`super::see()`] (static exchange
+//!   evaluation, SEE, of the exchange on `x`'s destination square, in centipawns of Sunfish's
+//!   material values without piece-square terms; pins and checks ignored). No mate
+//!   detection. Without quiescence `V(p, 0) = 0`.
+//!
+//!   So `qdepth = 1` scores a root move (at depth 0) as its value minus the opponent's best
+//!   static exchange after it, `qdepth = 2` searches the opponent's captures and estimates our
+//!   best reply capture statically, and so on.
 //!
 //! Then every score is clamped from below at `max - margin`. Only scores above that floor need
 //! to be exact, which is what lets alpha-beta cut.
@@ -32,6 +43,10 @@
 //! leading to a quiescence node (or to a leaf without quiescence) scores at most `v(x)`, so
 //! once moves are visited in decreasing `v` order the first `v(x) <= alpha` ends the node; and
 //! at the root with `depth == 0` a move with `v(m) <= best - margin` ends at the floor unsearched.
+//! At the `qdepth` limit the node's moves are visited by decreasing upper bound of their SEE
+//! (captured material plus promotion gain), and the exchange, computed on the search board
+//! with the same algorithm as [`super::see()`], is only evaluated (and the move only checked for
+//! legality) while that bound exceeds both `alpha` and the best exchange found.
 //!
 //! Every node's result is on the correct side of its window (`<= alpha`, `>= beta`, or exact in
 //! between) whatever the move order, so a root score is exact whenever it is above the floor
@@ -58,6 +73,11 @@ pub struct SearchConfig {
     /// needs exact scores for moves that are not hopeless, which lets alpha-beta cut more.
     /// Should be `>= 0`; a negative margin clamps every score to `best - margin`.
     pub margin: i32,
+    /// Maximum number of capture plies in quiescence (0 = unlimited). The first `qdepth - 1`
+    /// are searched; the last is estimated statically, by the best static exchange evaluation
+    /// ([`super::see()`]) of the node's captures (or 0, the stand pat, if none gains). See the
+    /// [module documentation](self). Ignored without quiescence.
+    pub qdepth: u8,
 }
 
 /// Full-width nodes at least this deep use principal variation search (null-window searches of
@@ -97,6 +117,9 @@ pub struct Searcher {
     castling: CastleInfo,
     /// Whether the current search uses quiescence at the horizon.
     quiescence: bool,
+    /// Capture plies allowed below the horizon ([`SearchConfig::qdepth`], `u32::MAX` for
+    /// unlimited).
+    qdepth: u32,
 }
 
 impl Searcher {
@@ -127,6 +150,7 @@ impl Searcher {
         self.killers.resize(MAX_KILLER_PLY, NO_MOVE);
         self.castling = CastleInfo::from_chess(pos);
         self.quiescence = cfg.quiescence;
+        self.qdepth = if cfg.qdepth == 0 { u32::MAX } else { cfg.qdepth as u32 };
         scores.resize(moves.len(), 0);
 
         // Visit root moves in decreasing value order: the best score is usually found first,
@@ -170,7 +194,7 @@ impl Searcher {
     fn negamax(&mut self, b: &Board, depth: u8, alpha: i32, beta: i32, ply: i32) -> i32 {
         if depth == 0 {
             return if self.quiescence {
-                self.quiesce(b, alpha, beta)
+                self.quiesce(b, alpha, beta, self.qdepth)
             } else if b.mover_in_check() {
                 ILLEGAL
             } else {
@@ -255,9 +279,13 @@ impl Searcher {
         best
     }
 
-    /// Capture quiescence with stand pat at 0 (the static value relative to the node).
+    /// Capture quiescence with stand pat at 0 (the static value relative to the node), at most
+    /// `left >= 1` more capture plies, the last one estimated by [`Self::exchange_estimate`].
     /// Returns [`ILLEGAL`] if the move that led to `b` left the mover's king attacked.
-    fn quiesce(&mut self, b: &Board, alpha: i32, beta: i32) -> i32 {
+    fn quiesce(&mut self, b: &Board, alpha: i32, beta: i32, left: u32) -> i32 {
+        if left == 1 {
+            return self.exchange_estimate(b, alpha, beta);
+        }
         let mut best = 0;
         if best >= beta {
             // Not reached from the searches below (children are only searched when they can
@@ -284,7 +312,7 @@ impl Searcher {
             self.sp = base + n;
             let mut child = *b;
             child.make(mv);
-            let r = self.quiesce(&child, value - beta, value - alpha);
+            let r = self.quiesce(&child, value - beta, value - alpha, left - 1);
             if r == ILLEGAL {
                 continue;
             }
@@ -301,6 +329,41 @@ impl Searcher {
             }
         }
         self.sp = base;
+        best
+    }
+
+    /// `Q_1(b)`: the maximum of 0 and the static exchange evaluations of `b`'s legal captures
+    /// and promotions (exact within the window, on the correct side of it otherwise).
+    /// Returns [`ILLEGAL`] if the move that led to `b` left the mover's king attacked.
+    fn exchange_estimate(&mut self, b: &Board, alpha: i32, beta: i32) -> i32 {
+        let base = self.sp;
+        let mut n = {
+            let mut list = self.list(base);
+            if b.gen_captures(&mut list, i32::MIN) {
+                return ILLEGAL;
+            }
+            list.len
+        };
+        let mut best = 0;
+        // A move's exchange gains at most what it captures plus its promotion gain: visit the
+        // moves by decreasing bound and stop once no bound exceeds what is already known.
+        let moves = &mut self.stack[base..base + n];
+        for m in moves.iter_mut() {
+            m.value = Board::see_bound(m.mv);
+        }
+        let mut floor = alpha.max(best);
+        while n > 0 && best < beta {
+            let Scored { value: bound, mv } = pick_best(&mut moves[..n]);
+            n -= 1;
+            if bound <= floor {
+                break;
+            }
+            let s = b.see(mv);
+            if s > floor && is_legal(b, mv) {
+                best = s;
+                floor = s;
+            }
+        }
         best
     }
 

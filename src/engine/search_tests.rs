@@ -4,7 +4,7 @@
 use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, san::San, uci::UciMove};
 
 use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
-use super::{MATE, SearchConfig, Searcher, move_value, reference};
+use super::{MATE, SearchConfig, Searcher, move_value, reference, see};
 
 /// Replays the games of `data/Chess_Games.txt` and returns the position before every `step`-th
 /// ply (starting at ply `offset`) that has legal moves, at most `max` of them.
@@ -78,7 +78,17 @@ fn assert_same_as_reference(positions: &[Chess], configs: &[SearchConfig]) -> (u
 }
 
 fn q(depth: u8, margin: i32) -> SearchConfig {
-    SearchConfig { depth, quiescence: true, margin }
+    SearchConfig { depth, quiescence: true, margin, qdepth: 0 }
+}
+
+/// Quiescence limited to `qdepth` capture plies.
+fn ql(depth: u8, margin: i32, qdepth: u8) -> SearchConfig {
+    SearchConfig { depth, quiescence: true, margin, qdepth }
+}
+
+/// Without quiescence.
+fn nq(depth: u8, margin: i32) -> SearchConfig {
+    SearchConfig { depth, quiescence: false, margin, qdepth: 0 }
 }
 
 #[test]
@@ -110,13 +120,121 @@ fn same_scores_as_reference_depth2_margin10000() {
 }
 
 #[test]
+fn same_scores_as_reference_qdepth_depth0() {
+    let positions = sample_positions(3, 0, 6000);
+    assert!(positions.len() == 6000);
+    let configs: Vec<SearchConfig> =
+        [1, 2, 3].into_iter().flat_map(|k| [ql(0, 300, k), ql(0, 600, k), ql(0, 10_000, k)]).collect();
+    assert_same_as_reference(&positions, &configs);
+}
+
+#[test]
+fn same_scores_as_reference_qdepth_depth1() {
+    let positions = sample_positions(4, 1, 4000);
+    assert!(positions.len() == 4000);
+    let configs: Vec<SearchConfig> =
+        [1, 2, 3].into_iter().flat_map(|k| [ql(1, 300, k), ql(1, 600, k), ql(1, 10_000, k)]).collect();
+    assert_same_as_reference(&positions, &configs);
+}
+
+#[test]
+fn same_scores_as_reference_qdepth_other_configs() {
+    // Deeper limits, depth 2, zero margin; a limit beyond any capture chain is unlimited.
+    let positions = sample_positions(11, 4, 600);
+    let configs =
+        [ql(0, 0, 1), ql(1, 0, 2), ql(0, 300, 4), ql(0, 300, 6), ql(1, 300, 5), ql(2, 300, 1), ql(2, 300, 2), ql(2, 10_000, 3)];
+    assert_same_as_reference(&positions, &configs);
+    let mut fast = Searcher::new();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for pos in &positions {
+        let moves = legal(pos);
+        for (limited, unlimited) in [(ql(0, 10_000, 255), q(0, 10_000)), (ql(1, 300, 255), q(1, 300))] {
+            fast.score_moves(pos, &moves, &limited, &mut a);
+            fast.score_moves(pos, &moves, &unlimited, &mut b);
+            assert_eq!(a, b);
+        }
+    }
+}
+
+#[test]
+fn qdepth_limits_the_capture_plies() {
+    // Qd2xd5 exd5 Rd1xd5, and then Black has no capture.
+    let fen = "4k3/8/4p3/3n4/8/8/3Q4/3RK3 w - - 0 1";
+    let mut pos = position(fen);
+    let mut values = Vec::new();
+    let mut sees = Vec::new();
+    for uci in ["d2d5", "e6d5", "d1d5"] {
+        let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+        values.push(move_value(&pos, &m));
+        sees.push(see(&pos, &m));
+        pos.play_unchecked(m);
+    }
+    assert!(pos.capture_moves().is_empty());
+    let [qxd5, exd5, rxd5] = values[..] else { unreachable!() };
+    // exd5 wins the queen for a pawn; Rxd5 then wins a pawn.
+    assert_eq!(sees[1..], [929 - 100, 100]);
+    let s = |k: u8| {
+        let (_, moves, s) = scores(fen, ql(0, 100_000, k));
+        score_of(&moves, &s, "d2d5")
+    };
+    // qdepth 1: Black's best capture after Qxd5 is estimated by its static exchange.
+    assert_eq!(s(1), qxd5 - (929 - 100));
+    // qdepth 2: exd5 is searched, White's recapture estimated statically.
+    assert_eq!(s(2), qxd5 - (exd5 - 100));
+    // qdepth 3: Rxd5 is searched too, and Black has no capture left: the full quiescence,
+    // like qdepth 0 (unlimited).
+    assert_eq!(s(3), qxd5 - (exd5 - rxd5));
+    assert_eq!(s(0), s(3));
+    assert_eq!(s(255), s(0));
+}
+
+#[test]
+fn board_see_matches_see() {
+    // Every legal move (captures, quiet moves, promotions, castling) of positions sampled from
+    // the games of data/Chess_Games.txt and of their children, plus hand-picked positions.
+    let mut positions = sample_positions(17, 5, 1500);
+    for fen in [
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1",
+        "4r1k1/8/8/4p3/8/8/4R3/4QK2 w - - 0 1",
+        "n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1",
+        "8/8/3k4/8/KPp4r/8/8/8 b - b3 0 1",
+        "1r2k3/P7/8/8/8/8/8/4K3 w - - 0 1",
+        "3qk3/8/8/3r4/8/3R4/3Q4/3RK3 w - - 0 1",
+        "7k/8/8/3q4/4K3/8/8/8 w - - 0 1",
+    ] {
+        positions.push(position(fen));
+    }
+    let mut checked = 0;
+    for root in &positions {
+        let mut todo = vec![root.clone()];
+        for m in root.legal_moves() {
+            let mut child = root.clone();
+            child.play_unchecked(m);
+            todo.push(child);
+        }
+        for pos in todo {
+            let board = Board::from_chess(&pos);
+            for m in pos.legal_moves() {
+                let mv = board.convert(&m);
+                let expected = see(&pos, &m);
+                assert_eq!(board.see(mv), expected, "{} {m:?}", Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                assert!(expected <= Board::see_bound(mv).max(0) || !m.is_capture() && m.promotion().is_none());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 1_000_000, "{checked}");
+}
+
+#[test]
 fn same_scores_as_reference_other_configs() {
     // No quiescence, zero, other and huge margins, depth 3 on a few positions.
     let positions = sample_positions(11, 5, 400);
     let configs = [
-        SearchConfig { depth: 0, quiescence: false, margin: 300 },
-        SearchConfig { depth: 1, quiescence: false, margin: 300 },
-        SearchConfig { depth: 2, quiescence: false, margin: 10_000 },
+        nq(0, 300),
+        nq(1, 300),
+        nq(2, 10_000),
         q(0, 0),
         q(1, 0),
         q(2, 400),
@@ -153,6 +271,9 @@ fn same_scores_as_reference_tricky_positions() {
     let mut positions: Vec<Chess> = fens.iter().map(|f| position(f)).collect();
     positions.extend(CHESS960.iter().map(|f| position960(f)));
     let configs = [q(0, 300), q(1, 300), q(2, 300), q(0, 10_000), q(1, 10_000), q(2, 10_000), q(3, 10_000)];
+    assert_same_as_reference(&positions, &configs);
+    let configs =
+        [ql(0, 300, 1), ql(0, 10_000, 2), ql(1, 10_000, 1), ql(1, 300, 3), ql(2, 10_000, 2), ql(3, 10_000, 1)];
     assert_same_as_reference(&positions, &configs);
 }
 
@@ -287,7 +408,7 @@ fn hanging_queen_is_taken() {
 fn mate_in_one_is_found() {
     // Back-rank mate Ra8#.
     for cfg in
-        [q(1, 300), q(2, 300), q(1, 10_000), q(2, 10_000), SearchConfig { depth: 1, quiescence: false, margin: 300 }]
+        [q(1, 300), q(2, 300), q(1, 10_000), q(2, 10_000), nq(1, 300)]
     {
         let (_, moves, s) = scores("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", cfg);
         let mate = score_of(&moves, &s, "a1a8");
@@ -319,7 +440,7 @@ fn stalemate_scores_zero() {
     let fen = "7k/8/8/8/8/8/8/K4Q2 w - - 0 1";
     let pos = position(fen);
     let stalemate = legal(&pos).into_iter().find(|m| m.to_uci(CastlingMode::Standard).to_string() == "f1f7").unwrap();
-    for cfg in [q(1, 10_000), q(2, 10_000), SearchConfig { depth: 1, quiescence: false, margin: 10_000 }] {
+    for cfg in [q(1, 10_000), q(2, 10_000), nq(1, 10_000)] {
         let (_, moves, s) = scores(fen, cfg);
         assert_eq!(score_of(&moves, &s, "f1f7"), move_value(&pos, &stalemate), "{cfg:?}");
     }
@@ -333,7 +454,7 @@ fn stalemate_scores_zero() {
 #[test]
 fn scores_do_not_depend_on_history_or_move_order() {
     let positions = sample_positions(13, 7, 200);
-    for cfg in [q(0, 300), q(1, 300), q(2, 300)] {
+    for cfg in [q(0, 300), q(1, 300), q(2, 300), ql(0, 300, 2), ql(1, 600, 1)] {
         // A searcher that has seen every position vs a fresh one per position, and the moves
         // reversed.
         let mut warm = Searcher::new();

@@ -90,6 +90,7 @@ impl Model {
                 depth: get("search.depth", 0, 0, 8)? as u8,
                 quiescence: get("search.quiescence", 0, 0, 1)? == 1,
                 margin: get("search.margin", 600, 0, 100_000)? as i32,
+                qdepth: get("search.qdepth", 0, 0, 255)? as u8,
             },
             tactical: get("features.tactical", 1, 0, 1)? == 1,
             move_floor: get("move.floor", 64, 1, 65536)? as u64,
@@ -110,6 +111,10 @@ impl Model {
         let _ = writeln!(s, "search.depth {}", self.search.depth);
         let _ = writeln!(s, "search.quiescence {}", self.search.quiescence as u8);
         let _ = writeln!(s, "search.margin {}", self.search.margin);
+        // Only when set, so that the ids of models without it did not change when it came.
+        if self.search.qdepth != 0 {
+            let _ = writeln!(s, "search.qdepth {}", self.search.qdepth);
+        }
         let _ = writeln!(s, "features.tactical {}", self.tactical as u8);
         let _ = writeln!(s, "move.floor {}", self.move_floor);
         let _ = writeln!(s, "book.alpha {}", self.book_alpha);
@@ -180,5 +185,22 @@ mod tests {
             assert_eq!(Model::parse("again", &m.to_text()).unwrap(), *m);
             assert_eq!(Model::by_id(m.id()).unwrap().level, level);
         }
+    }
+
+    #[test]
+    fn search_qdepth_round_trips_and_is_omitted_when_unlimited() {
+        let base = Model::builtin(4);
+        let text = base.to_text();
+        assert!(!text.contains("search.qdepth"));
+        let explicit = text.replace("search.margin", "search.qdepth 0\nsearch.margin");
+        assert_eq!(Model::parse("explicit zero", &explicit).unwrap(), *base);
+        let mut limited = base.clone();
+        limited.search.qdepth = 2;
+        let text = limited.to_text();
+        assert!(text.contains("\nsearch.qdepth 2\n"));
+        let parsed = Model::parse("limited", &text).unwrap();
+        assert_eq!(parsed, limited);
+        assert_ne!(parsed.id(), base.id());
+        assert!(Model::parse("too deep", &text.replace("search.qdepth 2", "search.qdepth 256")).is_err());
     }
 }
