@@ -13,12 +13,8 @@ pub fn move_key(m: &Move) -> u16 {
 
 /// The legal moves of `pos` sorted by [`move_key`], into `out`.
 pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
-    let generated = pos.legal_moves();
-    // Sort (key, index) pairs packed in a u32: keys are unique among legal moves.
-    let mut order: arrayvec::ArrayVec<u32, 256> = generated.iter().enumerate().map(|(i, m)| (move_key(m) as u32) << 8 | i as u32).collect();
-    order.sort_unstable();
     out.clear();
-    out.extend(order.iter().map(|&k| generated[(k & 0xff) as usize]));
+    super::movegen::legal_moves_sorted_into(pos, out);
 }
 
 /// A game in progress from the standard initial position.

@@ -8,6 +8,7 @@ pub mod book;
 pub mod check;
 pub mod features;
 pub mod game;
+pub mod movegen;
 pub mod params;
 pub mod predictor;
 pub mod softmax;
