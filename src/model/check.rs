@@ -45,6 +45,7 @@ impl CheckInfo {
     }
 
     /// Whether legal move `m` of `pos` (the position this was built for) gives check.
+    #[inline]
     pub fn gives_check(&self, pos: &Chess, m: &Move) -> bool {
         let Some(king) = self.king else { return false };
         match *m {

@@ -167,12 +167,12 @@ pub fn bucket<T: PartialOrd + Copy>(x: T, edges: &[T]) -> usize {
     edges.iter().take_while(|&&e| x >= e).count()
 }
 
-/// Square index from the point of view of `color` (Black mirrored vertically).
+/// What to xor a square index with to see it from `color`'s side: 0 for White, 56 for Black.
 #[inline]
-fn relative(sq: Square, color: Color) -> usize {
+fn flip(color: Color) -> usize {
     match color {
-        Color::White => sq as usize,
-        Color::Black => sq as usize ^ 56,
+        Color::White => 0,
+        Color::Black => 56,
     }
 }
 
@@ -189,6 +189,55 @@ pub fn phase(pos: &Chess) -> usize {
         1
     } else {
         2
+    }
+}
+
+/// The loss features of a loss `0..=LOSS_KNOTS[7]`: knot `k` and the fraction (in 1/[`ONE`])
+/// of the way to knot `k + 1`, i.e. weights `ONE - frac` on knot `k` and `frac` on `k + 1`.
+/// A table of the definition `k = last knot <= loss` (at most 6),
+/// `frac = (loss - knot k) * ONE / (knot k+1 - knot k)`, so that no division is left per move.
+static LOSS_INTERPOLATION: [(u8, u16); LOSS_KNOTS[7] as usize + 1] = {
+    let mut table = [(0u8, 0u16); LOSS_KNOTS[7] as usize + 1];
+    let mut loss = 0;
+    while loss <= LOSS_KNOTS[7] {
+        let mut k = 7;
+        while LOSS_KNOTS[k] > loss {
+            k -= 1;
+        }
+        if k > 6 {
+            k = 6;
+        }
+        let frac = (loss - LOSS_KNOTS[k]) * ONE / (LOSS_KNOTS[k + 1] - LOSS_KNOTS[k]);
+        table[loss as usize] = (k as u8, frac as u16);
+        loss += 1;
+    }
+    table
+};
+
+/// A legal move taken apart once: role index, origin, destination (the king's destination for
+/// castling), captured role, promotion role.
+#[derive(Clone, Copy, Debug)]
+struct Parts {
+    role: Role,
+    from: Square,
+    to: Square,
+    capture: Option<Role>,
+    promotion: Option<Role>,
+}
+
+impl Parts {
+    #[inline]
+    fn of(m: &Move) -> Parts {
+        match *m {
+            Move::Normal { role, from, capture, to, promotion } => Parts { role, from, to, capture, promotion },
+            Move::EnPassant { from, to } => Parts { role: Role::Pawn, from, to, capture: Some(Role::Pawn), promotion: None },
+            // Castling moves the king to its castling square (shakmaty stores the rook square).
+            Move::Castle { king, .. } => {
+                let side = m.castling_side().expect("castle");
+                Parts { role: Role::King, from: king, to: Square::from_coords(side.king_to_file(), king.rank()), capture: None, promotion: None }
+            }
+            Move::Put { .. } => panic!("standard chess has no drops"),
+        }
     }
 }
 
@@ -211,6 +260,8 @@ pub struct MoveContext<'a> {
     checks: CheckInfo,
     /// Attack facts for the tactical features, when the model uses them.
     tactics: Option<Threats>,
+    /// Squares are seen from the mover: `sq ^ flip` (Black mirrored vertically).
+    flip: usize,
 }
 
 impl<'a> MoveContext<'a> {
@@ -229,30 +280,22 @@ impl<'a> MoveContext<'a> {
             skill: st.skill(),
             checks: CheckInfo::new(pos),
             tactics: tactical.then(|| Threats::new(pos)),
+            flip: flip(pos.turn()),
         }
     }
 
     /// Emits the features of move `i` into `sink`.
+    #[inline]
     pub fn features(&self, i: usize, sink: &mut impl Sink) {
         use move_layout::*;
         let m = &self.moves[i];
-        let us = self.pos.turn();
-        let role = m.role();
+        let Parts { role, from, to, capture, promotion } = Parts::of(m);
         let r = role_index(role);
-        let from = m.from().expect("standard chess has no drops");
-        // Castling moves the king to its castling square (shakmaty stores the rook square).
-        let to = match *m {
-            Move::Castle { king, .. } => {
-                let side = m.castling_side().expect("castle");
-                Square::from_coords(side.king_to_file(), king.rank())
-            }
-            _ => m.to(),
-        };
 
         // Loss against the best move, piecewise linear between knots, per phase.
         let loss = (self.best - self.scores[i]).clamp(0, LOSS_KNOTS[7]);
-        let k = LOSS_KNOTS.iter().rposition(|&x| loss >= x).expect("loss >= 0").min(6);
-        let frac = (loss - LOSS_KNOTS[k]) * ONE / (LOSS_KNOTS[k + 1] - LOSS_KNOTS[k]);
+        let (k, frac) = LOSS_INTERPOLATION[loss as usize];
+        let (k, frac) = (k as usize, frac as i32);
         let base = LOSS + (self.phase * SKILLS + self.skill) * 8;
         if frac < ONE {
             sink.put(base + k, ONE - frac);
@@ -261,16 +304,16 @@ impl<'a> MoveContext<'a> {
             sink.put(base + k + 1, frac);
         }
 
-        sink.put(FROM_P + r * 64 + relative(from, us), ONE);
-        sink.put(TO_P + r * 64 + relative(to, us), ONE);
+        sink.put(FROM_P + r * 64 + (from as usize ^ self.flip), ONE);
+        sink.put(TO_P + r * 64 + (to as usize ^ self.flip), ONE);
 
-        if let Some(victim) = m.capture() {
+        if let Some(victim) = capture {
             sink.put(CAPTURE + r * 6 + role_index(victim), ONE);
             if Some(to) == self.last_to {
                 sink.put(RECAPTURE + r, ONE);
             }
         }
-        if let Some(p) = m.promotion() {
+        if let Some(p) = promotion {
             sink.put(PROMOTION + (role_index(p).saturating_sub(1)).min(3), ONE);
         }
         if self.checks.gives_check(self.pos, m) {

@@ -33,8 +33,9 @@ impl MoveSink for MoveList {
 /// Promotion roles in canonical order (by `Role as u16`, the promotion part of the key).
 const PROMOTIONS: [Role; 4] = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
 
-/// Appends the legal moves of `pos` to `out` in canonical order (ascending [`super::game::move_key`]).
-pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) {
+/// Appends the legal moves of `pos` to `out` in canonical order (ascending
+/// [`super::game::move_key`]). Returns the pieces giving check.
+pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboard {
     let board = pos.board();
     let us = pos.turn();
     let them = !us;
@@ -128,6 +129,7 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) {
             }
         }
     }
+    checkers
 }
 
 /// The king's moves to safe squares of `target` and, when not in check, castling, in order of

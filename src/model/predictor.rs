@@ -4,14 +4,18 @@ use shakmaty::{Move, MoveList, Position};
 
 use super::book::{Book, PRIOR};
 use super::features::{Dot, EndContext, MoveContext, RESULT_CLASSES};
-use super::game::{GameState, legal_moves_sorted, move_key};
-use super::softmax::softmax_into;
+use super::game::{GameState, move_key};
+use super::movegen::legal_moves_sorted_into;
+use super::softmax::{softmax_into, softmax_with_max};
 use super::Model;
 use crate::codec::{Cdf, CdfBuf, TOTAL};
-use crate::engine::{MATE, Searcher, static_eval};
+use crate::engine::{MATE, Searcher};
 
 /// Uniform floor of the end and result distributions, in 1/65536.
 const OUTCOME_FLOOR: u64 = 16;
+
+/// Entries of the cache of end tables (a power of two).
+const END_CACHE: usize = 64;
 
 /// Per-block model state and scratch buffers. Call [`Predictor::prepare`] once per ply, then
 /// any of the table methods for that ply.
@@ -21,9 +25,17 @@ pub struct Predictor<'m> {
     book: Book,
     moves: MoveList,
     scores: Vec<i32>,
+    /// `max(scores)` (0 without moves).
+    best: i32,
+    /// The side to move is in check.
+    in_check: bool,
     logits: Vec<i32>,
     weights: Vec<u64>,
     table: CdfBuf,
+    /// End tables by logit: the end table is a function of one logit that takes few values,
+    /// so its softmax is computed once per value. Direct-mapped, `(logit, frequency of
+    /// "continues")`, `i32::MIN` when empty (never a logit: [`Dot::logit`] clamps to half).
+    end_cache: [(i32, u32); END_CACHE],
     prepared_ply: Option<(u32, u64)>,
 }
 
@@ -36,9 +48,12 @@ impl<'m> Predictor<'m> {
             book: Book::new(),
             moves: MoveList::new(),
             scores: Vec::new(),
+            best: 0,
+            in_check: false,
             logits: Vec::new(),
             weights: Vec::new(),
             table: CdfBuf::new(),
+            end_cache: [(i32::MIN, 0); END_CACHE],
             prepared_ply: None,
         }
     }
@@ -50,13 +65,16 @@ impl<'m> Predictor<'m> {
 
     /// Generates and scores the legal moves of `st`'s position (canonical order).
     pub fn prepare(&mut self, st: &GameState) {
-        legal_moves_sorted(&st.pos, &mut self.moves);
+        self.moves.clear();
+        let checkers = legal_moves_sorted_into(&st.pos, &mut self.moves);
+        self.in_check = checkers.any();
         if self.model.search.depth == 0 && !self.model.search.quiescence {
             self.scores.clear();
             self.scores.extend(self.moves.iter().map(|m| crate::engine::move_value(&st.pos, m)));
         } else {
             self.searcher.score_moves(&st.pos, &self.moves, &self.model.search, &mut self.scores);
         }
+        self.best = self.scores.iter().copied().max().unwrap_or(0);
         self.prepared_ply = Some((st.ply, st.hash));
     }
 
@@ -85,17 +103,18 @@ impl<'m> Predictor<'m> {
         self.check_prepared(st);
         let pos = &st.pos;
         let no_moves = self.moves.is_empty();
+        let in_check = self.in_check;
         let eval = if no_moves {
-            if pos.is_check() { -MATE } else { 0 }
+            if in_check { -MATE } else { 0 }
         } else {
-            static_eval(pos) + self.scores.iter().copied().max().unwrap_or(0)
+            st.static_eval() + self.best
         };
         EndContext {
             eval,
             ply: st.ply,
-            in_check: pos.is_check(),
-            checkmate: no_moves && pos.is_check(),
-            stalemate: no_moves && !pos.is_check(),
+            in_check,
+            checkmate: no_moves && in_check,
+            stalemate: no_moves && !in_check,
             insufficient: pos.is_insufficient_material(),
             repetition: st.repetitions() >= 2,
             fifty: pos.halfmoves() >= 100,
@@ -109,9 +128,16 @@ impl<'m> Predictor<'m> {
         let ctx = self.end_context(st);
         let mut dot = Dot::new(&self.model.end_weights);
         ctx.end_features(&mut dot);
-        self.logits.clear();
-        self.logits.extend([0, dot.logit()]);
-        softmax_into(&self.logits, OUTCOME_FLOOR, &mut self.weights, &mut self.table);
+        let logit = dot.logit();
+        let slot = &mut self.end_cache[(logit as u32).wrapping_mul(0x9e37_79b1) as usize >> (32 - END_CACHE.trailing_zeros())];
+        if slot.0 == logit {
+            self.table.set_frequencies([slot.1, TOTAL - slot.1]);
+        } else {
+            self.logits.clear();
+            self.logits.extend([0, logit]);
+            softmax_into(&self.logits, OUTCOME_FLOOR, &mut self.weights, &mut self.table);
+            *slot = (logit, self.table.cdf().frequency(0));
+        }
         self.table.cdf()
     }
 
@@ -134,12 +160,16 @@ impl<'m> Predictor<'m> {
         let mut logits = std::mem::take(&mut self.logits);
         logits.clear();
         let ctx = self.move_context(st);
-        for i in 0..self.moves.len() {
-            let mut dot = Dot::new(&self.model.move_weights);
+        let weights = &self.model.move_weights[..];
+        let mut z_max = i32::MIN;
+        logits.extend((0..self.moves.len()).map(|i| {
+            let mut dot = Dot::new(weights);
             ctx.features(i, &mut dot);
-            logits.push(dot.logit());
-        }
-        softmax_into(&logits, self.model.move_floor, &mut self.weights, &mut self.table);
+            let z = dot.logit();
+            z_max = z_max.max(z);
+            z
+        }));
+        softmax_with_max(&logits, z_max, self.model.move_floor, &mut self.weights, &mut self.table);
         self.logits = logits;
         if st.ply < self.model.book_max_ply {
             self.mix_book(st.hash);
@@ -173,8 +203,7 @@ impl<'m> Predictor<'m> {
         if st.ply < self.model.book_max_ply {
             self.book.observe(st.hash, move_key(&self.moves[index]));
         }
-        let best = self.scores.iter().copied().max().unwrap_or(0);
-        st.record_loss(best - self.scores[index]);
+        st.record_loss(self.best - self.scores[index]);
     }
 
 }
