@@ -174,9 +174,8 @@ impl CdfBuf {
         let mut given = 0u64;
         let mut acc = 0u32;
         self.cum.clear();
-        self.cum.reserve(n + 1);
         self.cum.push(0);
-        for i in 0..n {
+        self.cum.extend((0..n).map(|i| {
             let w = weight(i) >> shift;
             if w > best {
                 best = w;
@@ -185,8 +184,8 @@ impl CdfBuf {
             let share = div.div(w * spare);
             given += share;
             acc += 1 + share as u32;
-            self.cum.push(acc);
-        }
+            acc
+        }));
         // The rounding remainder goes to `argmax`: every later cumulative count moves up.
         let rest = (spare - given) as u32;
         for c in &mut self.cum[argmax + 1..] {

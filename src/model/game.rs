@@ -19,6 +19,18 @@ pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
     let _ = super::movegen::legal_moves_sorted_into(pos, out);
 }
 
+/// Plays legal move `m` in `pos`, whose hash is `hash` ([`GameState::hash`]); returns the hash
+/// of the new position (updated incrementally when shakmaty can, else computed afresh).
+#[inline]
+pub fn play_hashed(pos: &mut Chess, hash: u64, m: Move) -> u64 {
+    let next = pos.update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal);
+    pos.play_unchecked(m);
+    match next {
+        Some(h) => h.0,
+        None => pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+    }
+}
+
 /// A game in progress from the standard initial position.
 #[derive(Clone, Debug)]
 pub struct GameState {
@@ -64,19 +76,12 @@ impl GameState {
 
     /// Plays legal move `m`.
     pub fn play(&mut self, m: Move) {
-        let next = self
-            .pos
-            .update_zobrist_hash::<Zobrist64>(Zobrist64(self.hash), m, EnPassantMode::Legal);
         self.history.push(self.hash);
         // The evaluation after a move, from the new mover's side, is minus the old one plus the
         // move's value (Sunfish's `value(move)` is exactly that difference).
         self.eval = -(self.eval + move_value(&self.pos, &m));
-        self.pos.play_unchecked(m);
+        self.hash = play_hashed(&mut self.pos, self.hash, m);
         debug_assert_eq!(self.eval, static_eval(&self.pos), "incremental evaluation");
-        self.hash = match next {
-            Some(h) => h.0,
-            None => self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-        };
         self.ply += 1;
         self.own_last = self.last;
         self.last = Some(m);

@@ -2,31 +2,141 @@
 //!
 //! The model needs the legal moves of every position sorted by origin, destination (the rook
 //! square for castling) and promotion role. Generating them with shakmaty's `legal_moves` and
-//! sorting costs about three times as much as generating them in that order: origins
-//! ascending, each piece's destinations ascending, promotions knight to queen. The rules are
-//! shakmaty's, step by step (`legal_moves`, `evasions`, `gen_castling_moves`, `is_safe`), so the
-//! set of moves is the same; the tests compare both on every position of the benchmark and on
-//! perft trees of tricky positions.
+//! sorting costs several times as much as generating them in that order: origins ascending,
+//! each piece's destinations ascending, promotions knight to queen. The rules are shakmaty's,
+//! step by step (`legal_moves`, `evasions`, `gen_castling_moves`, `is_safe`), so the set of
+//! moves is the same; the tests compare both on every position of the benchmark and on perft
+//! trees of tricky positions. Moves come out [`Packed`]: what the model's per-move loops read,
+//! without shakmaty's [`Move`] enum ([`Packed::to_move`] converts).
 
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, MoveList, Position, Role, Square, attacks};
 
-/// Something legal moves can be appended to.
-pub trait MoveSink {
-    /// Appends `m`.
-    fn push_move(&mut self, m: Move);
+/// A legal move in 32 bits: what the model's per-move loops read, decoded by shifts instead of
+/// matching on [`Move`]. Bits 0-5 origin, 6-11 destination (the king's destination for
+/// castling, unlike [`Move::to`]), 12-14 role index (pawn 0 .. king 5), 15-17 captured role
+/// index + 1 (0: none; a pawn for en passant), 18-20 promotion role index + 1 (0: none), 21-22
+/// kind ([`Packed::NORMAL`], [`Packed::EN_PASSANT`], [`Packed::CASTLE`]), 23-28 the rook's
+/// square for castling (0 otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packed(pub u32);
+
+impl Packed {
+    /// A normal move (including promotions).
+    pub const NORMAL: u32 = 0;
+    /// En passant.
+    pub const EN_PASSANT: u32 = 1;
+    /// Castling.
+    pub const CASTLE: u32 = 2;
+
+    /// Packs the fields; `capture` and `promotion` are role index + 1, 0 for none.
+    #[inline]
+    pub const fn new(from: u32, to: u32, role: u32, capture: u32, promotion: u32, kind: u32) -> Packed {
+        Packed(from | to << 6 | role << 12 | capture << 15 | promotion << 18 | kind << 21)
+    }
+
+    /// Packs a legal move of a position.
+    pub fn of(m: &Move) -> Packed {
+        let index = |r: Option<Role>| r.map_or(0, |r| r as u32);
+        match *m {
+            Move::Normal { role, from, capture, to, promotion } => {
+                Packed::new(from as u32, to as u32, role as u32 - 1, index(capture), index(promotion), Packed::NORMAL)
+            }
+            Move::EnPassant { from, to } => Packed::new(from as u32, to as u32, 0, 1, 0, Packed::EN_PASSANT),
+            Move::Castle { king, rook } => {
+                let side = m.castling_side().expect("castle");
+                let to = Square::from_coords(side.king_to_file(), king.rank());
+                Packed(Packed::new(king as u32, to as u32, 5, 0, 0, Packed::CASTLE).0 | (rook as u32) << 23)
+            }
+            Move::Put { .. } => panic!("standard chess has no drops"),
+        }
+    }
+
+    /// The move as shakmaty's [`Move`].
+    #[inline]
+    pub fn to_move(self) -> Move {
+        let role = |index: usize| Role::ALL[index.min(5)];
+        let square = |index: u32| Square::new(index & 63);
+        let (from, to) = (square(self.0), square(self.0 >> 6));
+        match self.kind() {
+            Packed::NORMAL => Move::Normal {
+                role: role(self.role()),
+                from,
+                capture: (self.capture() != 0).then(|| role(self.capture() - 1)),
+                to,
+                promotion: (self.promotion() != 0).then(|| role(self.promotion() - 1)),
+            },
+            Packed::EN_PASSANT => Move::EnPassant { from, to },
+            _ => Move::Castle { king: from, rook: square(self.0 >> 23) },
+        }
+    }
+
+    /// [`super::game::move_key`] of the move.
+    #[inline]
+    pub const fn key(self) -> u16 {
+        let to = if self.kind() == Packed::CASTLE { self.0 >> 23 & 63 } else { self.0 >> 6 & 63 };
+        (self.0 as u16 & 63) << 9 | (to as u16) << 3 | self.promotion() as u16
+    }
+
+    /// Origin square index.
+    #[inline]
+    pub const fn from(self) -> usize {
+        (self.0 & 63) as usize
+    }
+
+    /// Destination square index (the king's destination for castling).
+    #[inline]
+    pub const fn to(self) -> usize {
+        (self.0 >> 6 & 63) as usize
+    }
+
+    /// Role index of the moved piece (pawn 0 .. king 5).
+    #[inline]
+    pub const fn role(self) -> usize {
+        (self.0 >> 12 & 7) as usize
+    }
+
+    /// Captured role index + 1, 0 if none.
+    #[inline]
+    pub const fn capture(self) -> usize {
+        (self.0 >> 15 & 7) as usize
+    }
+
+    /// Promotion role index + 1, 0 if none.
+    #[inline]
+    pub const fn promotion(self) -> usize {
+        (self.0 >> 18 & 7) as usize
+    }
+
+    /// [`Packed::NORMAL`], [`Packed::EN_PASSANT`] or [`Packed::CASTLE`].
+    #[inline]
+    pub const fn kind(self) -> u32 {
+        self.0 >> 21 & 3
+    }
+
+    /// A normal move that does not promote: the common case that needs no special handling.
+    #[inline]
+    pub const fn is_plain(self) -> bool {
+        self.0 >> 18 == 0
+    }
 }
 
-impl MoveSink for Vec<Move> {
+/// Something legal moves can be appended to.
+pub trait MoveSink {
+    /// Appends a move.
+    fn push_move(&mut self, p: Packed);
+}
+
+impl MoveSink for Vec<Packed> {
     #[inline]
-    fn push_move(&mut self, m: Move) {
-        self.push(m);
+    fn push_move(&mut self, p: Packed) {
+        self.push(p);
     }
 }
 
 impl MoveSink for MoveList {
     #[inline]
-    fn push_move(&mut self, m: Move) {
-        self.push(m);
+    fn push_move(&mut self, p: Packed) {
+        self.push(p.to_move());
     }
 }
 
@@ -72,12 +182,19 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboar
         };
         (target, !ours & !attacked)
     };
+
+    // The capture field of a move to each square: the opponent's role index + 1, or 0.
+    let mut captured = [0u32; 64];
+    for (index, role) in Role::ALL.into_iter().enumerate() {
+        for sq in board.by_role(role) & theirs {
+            captured[sq as usize] = index as u32 + 1 << 15;
+        }
+    }
     let ep = pos.maybe_ep_square();
     let pawns = board.pawns();
     let knights = board.knights();
     let bishops = board.bishops();
     let rooks = board.rooks();
-    let queens = board.queens();
     let (push, start_half) = match us {
         Color::White => (8, Bitboard::SOUTH),
         Color::Black => (-8, Bitboard::NORTH),
@@ -99,33 +216,37 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboar
                 }
                 _ => None,
             };
+            let base = from as u32;
             for to in dests {
+                let t = to as u32;
                 if Some(to) == ep_to {
-                    out.push_move(Move::EnPassant { from, to });
-                } else if Bitboard::BACKRANKS.contains(to) {
-                    let capture = board.role_at(to);
-                    for p in PROMOTIONS {
-                        out.push_move(Move::Normal { role: Role::Pawn, from, capture, to, promotion: Some(p) });
-                    }
+                    out.push_move(Packed::new(base, t, 0, 1, 0, Packed::EN_PASSANT));
                 } else {
-                    out.push_move(Move::Normal { role: Role::Pawn, from, capture: board.role_at(to), to, promotion: None });
+                    let packed = base | t << 6 | captured[to as usize];
+                    if Bitboard::BACKRANKS.contains(to) {
+                        for p in PROMOTIONS {
+                            out.push_move(Packed(packed | (p as u32) << 18));
+                        }
+                    } else {
+                        out.push_move(Packed(packed));
+                    }
                 }
             }
         } else if from == king {
-            gen_king(pos, king, king_target, checkers.is_empty(), out);
+            gen_king(pos, king, king_target, checkers.is_empty(), &captured, out);
         } else {
             let (role, reach) = if knights.contains(from) {
-                (Role::Knight, attacks::knight_attacks(from))
+                (1, attacks::knight_attacks(from))
             } else if bishops.contains(from) {
-                (Role::Bishop, attacks::bishop_attacks(from, occupied))
+                (2, attacks::bishop_attacks(from, occupied))
             } else if rooks.contains(from) {
-                (Role::Rook, attacks::rook_attacks(from, occupied))
+                (3, attacks::rook_attacks(from, occupied))
             } else {
-                debug_assert!(queens.contains(from));
-                (Role::Queen, attacks::queen_attacks(from, occupied))
+                (4, attacks::queen_attacks(from, occupied))
             };
+            let base = from as u32 | role << 12;
             for to in reach & allowed {
-                out.push_move(Move::Normal { role, from, capture: board.role_at(to), to, promotion: None });
+                out.push_move(Packed(base | (to as u32) << 6 | captured[to as usize]));
             }
         }
     }
@@ -135,7 +256,7 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboar
 /// The king's moves to safe squares of `target` and, when not in check, castling, in order of
 /// destination (the rook's square for castling).
 #[inline]
-fn gen_king<S: MoveSink>(pos: &Chess, king: Square, target: Bitboard, castling: bool, out: &mut S) {
+fn gen_king<S: MoveSink>(pos: &Chess, king: Square, target: Bitboard, castling: bool, captured: &[u32; 64], out: &mut S) {
     let board = pos.board();
     let them = !pos.turn();
     let occupied = board.occupied();
@@ -147,11 +268,12 @@ fn gen_king<S: MoveSink>(pos: &Chess, king: Square, target: Bitboard, castling: 
             }
         }
     }
+    let base = king as u32 | 5 << 12;
     for to in attacks::king_attacks(king) & target | castle_rooks {
         if castle_rooks.contains(to) {
-            out.push_move(Move::Castle { king, rook: to });
+            out.push_move(Packed::of(&Move::Castle { king, rook: to }));
         } else if board.attacks_to(to, them, occupied).is_empty() {
-            out.push_move(Move::Normal { role: Role::King, from: king, capture: board.role_at(to), to, promotion: None });
+            out.push_move(Packed(base | (to as u32) << 6 | captured[to as usize]));
         }
     }
 }
@@ -201,9 +323,20 @@ mod tests {
     }
 
     fn check(pos: &Chess) {
-        let mut got = Vec::new();
-        legal_moves_sorted_into(pos, &mut got);
-        assert_eq!(got, reference(pos), "{}", Fen::from_position(pos, shakmaty::EnPassantMode::Always));
+        let mut got: Vec<Packed> = Vec::new();
+        let checkers = legal_moves_sorted_into(pos, &mut got);
+        let moves: Vec<Move> = got.iter().map(|p| p.to_move()).collect();
+        assert_eq!(moves, reference(pos), "{}", Fen::from_position(pos, shakmaty::EnPassantMode::Always));
+        assert_eq!(checkers, pos.checkers());
+        for (m, p) in moves.iter().zip(&got) {
+            assert_eq!(*p, Packed::of(m));
+            assert_eq!(p.key(), move_key(m));
+            assert_eq!(p.role(), m.role() as usize - 1);
+            assert_eq!(p.from(), m.from().unwrap() as usize);
+            assert_eq!(p.capture(), m.capture().map_or(0, |r| r as usize));
+            assert_eq!(p.promotion(), m.promotion().map_or(0, |r| r as usize));
+            assert_eq!(p.is_plain(), matches!(m, Move::Normal { promotion: None, .. }));
+        }
     }
 
     fn perft_check(pos: &Chess, depth: u32) -> u64 {
