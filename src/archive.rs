@@ -195,6 +195,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
                 text_crc: crc32fast::hash(text),
                 plies: stats.plies as u32,
                 raw_lines: stats.raw_lines as u32,
+                games: stats.games as u32,
                 partial_line: text.last() != Some(&b'\n'),
                 ..BlockHeader::default()
             };
@@ -285,7 +286,7 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
             summary.stats.lines += h.lines as u64;
             summary.stats.plies += h.plies as u64;
             summary.stats.raw_lines += h.raw_lines as u64;
-            summary.stats.games += (h.lines - h.raw_lines) as u64;
+            summary.stats.games += h.games as u64;
         }
         progress(summary.text_bytes);
     }

@@ -65,13 +65,12 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
     let lines = input_lines(&reader);
     let raw_pieces = sum(|e| e.raw_lines as u64);
-    let pieces = sum(|e| e.lines as u64);
     Ok(ArchiveInfo {
         header: *reader.header(),
         model_available: model_for(reader.header()).is_ok(),
         blocks: entries.len() as u64,
         lines,
-        games: pieces - raw_pieces,
+        games: sum(|e| e.games as u64),
         raw_lines: raw_pieces,
         plies: sum(|e| e.plies as u64),
         text_bytes: sum(|e| e.text_len as u64),

@@ -54,6 +54,35 @@ pub enum Command {
     },
     /// Print the manual page (roff), e.g. `chesszip manpage > chesszip.1`.
     Manpage,
+    /// Benchmark: compress, expand and verify a file at chosen levels, next to xz -9e and
+    /// zstd -19 --long run in the same process tree; prints bytes, bits per ply and times.
+    Bench(BenchArgs),
+}
+
+/// Options of `bench`.
+#[derive(Clone, Debug, Args)]
+pub struct BenchArgs {
+    /// The file (default: the bundled benchmark, data/Chess_Games.txt).
+    #[arg(value_name = "FILE", default_value = "data/Chess_Games.txt", value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+    /// Levels to measure, e.g. `-l 1,5,9` (default: the default level).
+    #[arg(short, long, value_delimiter = ',', default_values_t = [chesszip::model::DEFAULT_LEVEL])]
+    pub levels: Vec<u8>,
+    /// Worker threads; 0 means one per core.
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    /// Runs per measurement; the median time is reported.
+    #[arg(short, long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Also run each level with one thread and report true per-core rates.
+    #[arg(long)]
+    pub per_core: bool,
+    /// Do not run xz and zstd.
+    #[arg(long)]
+    pub no_peers: bool,
+    /// Lines (games) per block.
+    #[arg(long, value_name = "N", default_value_t = chesszip::archive::DEFAULT_BLOCK_LINES)]
+    pub block_lines: u32,
 }
 
 /// Options of every command that turns files into other files.
@@ -105,6 +134,10 @@ pub struct CompressArgs {
     #[arg(long, value_name = "N", default_value_t = chesszip::archive::DEFAULT_BLOCK_LINES,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub block_lines: u32,
+    /// Input format: `pgn` or `movetext` (one game per line); detected from the content when
+    /// not given.
+    #[arg(long, value_name = "FORMAT", value_parser = ["pgn", "movetext"])]
+    pub format: Option<String>,
 }
 
 /// Options of `expand`.
@@ -115,6 +148,11 @@ pub struct ExpandArgs {
     /// Test the archives: expand them in memory, check every checksum, write nothing.
     #[arg(short, long)]
     pub test: bool,
+    /// Write the games in this format instead of the original bytes: `movetext` gives one
+    /// game per line (SAN without move numbers or check marks, result last), e.g. to feed a
+    /// PGN archive to tools of the benchmark format.
+    #[arg(long, value_name = "FORMAT", value_parser = ["movetext"])]
+    pub format: Option<String>,
 }
 
 /// Options without a command (gzip style).

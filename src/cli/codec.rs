@@ -25,6 +25,8 @@ pub enum Mode {
     Compress(CompressOptions),
     /// Archive to text.
     Expand,
+    /// Archive to text in the movetext format (one game per line), whatever the archive holds.
+    ExpandMovetext,
     /// Archive to nothing, checking everything.
     Test,
 }
@@ -228,6 +230,29 @@ fn code(
             },
             &tick,
         )?,
+        Mode::ExpandMovetext => {
+            let c = chesszip::pgn::convert(
+                input,
+                output,
+                &ExpandOptions {
+                    threads: args.threads,
+                },
+                &tick,
+            )?;
+            if c.skipped > 0 && !args.quiet {
+                eprintln!(
+                    "chesszip: {} games or lines could not be written as movetext (not standard chess from the initial position, or not games) and were left out",
+                    c.skipped
+                );
+            }
+            let mut summary = Summary {
+                text_bytes: c.bytes,
+                archive_bytes: c.archive_bytes,
+                ..Summary::default()
+            };
+            summary.stats.games = c.games;
+            summary
+        }
     };
     Ok(summary)
 }
@@ -250,7 +275,7 @@ fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
             opts.level,
             sink.name()
         ),
-        Mode::Expand => eprintln!(
+        Mode::Expand | Mode::ExpandMovetext => eprintln!(
             "{}: {} -> {} bytes, {what} -> {}",
             source.name(),
             s.archive_bytes,

@@ -2,6 +2,7 @@
 //! conventions (names, standard streams, exit statuses).
 
 mod args;
+mod bench;
 mod codec;
 mod generate;
 mod inspect;
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use chesszip::CompressOptions;
+use chesszip::container::InputFormat;
 
 use args::{Cli, Command, CompressArgs};
 use codec::Mode;
@@ -44,6 +46,10 @@ fn compress_options(args: &CompressArgs) -> CompressOptions {
         level: args.level.level,
         block_lines: args.block_lines,
         threads: args.common.threads,
+        format: args.format.as_deref().map(|f| match f {
+            "pgn" => InputFormat::Pgn,
+            _ => InputFormat::Movetext,
+        }),
         ..CompressOptions::default()
     }
 }
@@ -67,13 +73,20 @@ fn run(cli: Cli) -> Status {
         Some(Command::Expand(args)) => {
             return codec::run(
                 &args.common,
-                if args.test { Mode::Test } else { Mode::Expand },
+                if args.test {
+                    Mode::Test
+                } else if args.format.is_some() {
+                    Mode::ExpandMovetext
+                } else {
+                    Mode::Expand
+                },
             );
         }
         Some(Command::Info(args)) => return inspect::info(&args),
         Some(Command::Extract(args)) => return inspect::extract(&args),
         Some(Command::Completions { shell }) => generate::completions(shell),
         Some(Command::Manpage) => generate::manpage(),
+        Some(Command::Bench(args)) => bench::bench(&args),
     };
     match generated {
         Ok(()) => Status::Success,

@@ -133,11 +133,14 @@ pub struct BlockHeader {
     /// CRC-32 of the range-coded stream followed by the raw-line stream, checked before
     /// decoding so that damaged streams never reach the decoder.
     pub stream_crc: u32,
+    /// Games coded with the move model (informational; in a PGN block several lines make a
+    /// game).
+    pub games: u32,
 }
 
 impl BlockHeader {
     /// Encoded size in bytes.
-    pub const LEN: usize = 44;
+    pub const LEN: usize = 48;
 
     /// Serialises the header.
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
@@ -145,7 +148,7 @@ impl BlockHeader {
         b[..4].copy_from_slice(&BLOCK_TAG);
         let flags = if self.partial_line { FLAG_PARTIAL_LINE } else { 0 };
         let fields =
-            [self.lines, self.text_len, self.range_len, self.raw_len, self.text_crc, self.plies, self.raw_lines, flags, self.stream_crc];
+            [self.lines, self.text_len, self.range_len, self.raw_len, self.text_crc, self.plies, self.raw_lines, flags, self.stream_crc, self.games];
         for (i, v) in fields.iter().enumerate() {
             b[4 + 4 * i..8 + 4 * i].copy_from_slice(&v.to_le_bytes());
         }
@@ -181,6 +184,7 @@ impl BlockHeader {
             raw_lines: u32_at(b, 28),
             partial_line: flags & FLAG_PARTIAL_LINE != 0,
             stream_crc: u32_at(b, 36),
+            games: u32_at(b, 40),
         };
         if flags & !FLAG_PARTIAL_LINE != 0 {
             return Err(Error::Corrupt(format!("block {n}: unknown flags {flags:#x} in header")));
@@ -191,6 +195,7 @@ impl BlockHeader {
             || h.lines == 0
             || h.lines > h.text_len
             || h.raw_lines > h.lines
+            || h.games > h.lines
             || h.plies > h.text_len / 3
         {
             return Err(Error::Corrupt(format!("block {n}: impossible lengths in header")));
@@ -223,10 +228,12 @@ pub struct IndexEntry {
     pub raw_lines: u32,
     /// The block's text does not end with a line feed.
     pub partial_line: bool,
+    /// Games coded with the move model.
+    pub games: u32,
 }
 
 impl IndexEntry {
-    const LEN: usize = 28;
+    const LEN: usize = 32;
 
     /// The entry of a block at `offset` with header `h`.
     pub fn new(offset: u64, h: &BlockHeader) -> IndexEntry {
@@ -237,6 +244,7 @@ impl IndexEntry {
             plies: h.plies,
             raw_lines: h.raw_lines,
             partial_line: h.partial_line,
+            games: h.games,
         }
     }
 
@@ -253,7 +261,7 @@ pub fn index_to_bytes(entries: &[IndexEntry]) -> Vec<u8> {
     b.extend_from_slice(&(entries.len() as u32).to_le_bytes());
     for e in entries {
         b.extend_from_slice(&e.offset.to_le_bytes());
-        for v in [e.lines, e.text_len, e.plies, e.raw_lines, if e.partial_line { FLAG_PARTIAL_LINE } else { 0 }] {
+        for v in [e.lines, e.text_len, e.plies, e.raw_lines, if e.partial_line { FLAG_PARTIAL_LINE } else { 0 }, e.games] {
             b.extend_from_slice(&v.to_le_bytes());
         }
     }
@@ -310,6 +318,7 @@ pub fn parse_index(b: &[u8]) -> Result<Vec<IndexEntry>, Error> {
                 plies: u32_at(b, at + 16),
                 raw_lines: u32_at(b, at + 20),
                 partial_line: flags & FLAG_PARTIAL_LINE != 0,
+                games: u32_at(b, at + 28),
             })
         })
         .collect()
@@ -364,6 +373,7 @@ mod tests {
             raw_lines: 1,
             partial_line: true,
             stream_crc: 9,
+            games: 2,
         };
         assert_eq!(BlockHeader::parse(&b.to_bytes(), 0).unwrap(), b);
         let entries = vec![IndexEntry::new(24, &b), IndexEntry::new(200, &BlockHeader { partial_line: false, ..b })];

@@ -5,9 +5,9 @@
 //! block*         block header, then `range_len` bytes of range-coded stream, then
 //!                `raw_len` bytes of zstd-compressed raw lines
 //!   block header "BLK\0" lines(4) text_len(4) range_len(4) raw_len(4) text_crc32(4) plies(4)
-//!                raw_lines(4) flags(4) stream_crc32(4) crc32(4)
+//!                raw_lines(4) flags(4) stream_crc32(4) games(4) crc32(4)
 //! index          "IDX\0" count(4) count x [offset(8) lines(4) text_len(4) plies(4)
-//!                raw_lines(4) flags(4)] crc32(4)
+//!                raw_lines(4) flags(4) games(4)] crc32(4)
 //! footer         index_offset(8) "\x89CHZEND\0"
 //! ```
 //! All integers are little-endian; every CRC-32 (IEEE, via crc32fast) covers the bytes of its
@@ -15,7 +15,9 @@
 //! block's two streams (range-coded, then raw). `lines` counts the block's lines: pieces of
 //! text ended by a line feed, plus a last piece without one if flags bit 0 is set (the block
 //! ends inside a line that the next block continues, or the input ends without a line feed).
-//! `raw_lines` of them are stored raw, the others are games; `plies` counts the games' moves.
+//! `raw_lines` of them are stored raw; `games` counts the games coded with the move model (in
+//! the movetext format one per line that is not raw, in PGN several lines each) and `plies`
+//! their moves.
 //! Flag bits other than bit 0 must be zero. An index entry repeats its block header's fields
 //! and gives the offset of the block header from the start of the file; blocks follow each
 //! other without gaps, from the end of the file header to the index. Every length read from a

@@ -29,6 +29,8 @@ pub struct ConvertSummary {
     pub skipped: u64,
     /// Bytes written.
     pub bytes: u64,
+    /// Bytes of the archive read.
+    pub archive_bytes: u64,
 }
 
 /// Tags that matter for conversion.
@@ -237,7 +239,8 @@ pub fn convert<R: Read, W: Write>(mut input: R, output: W, opts: &ExpandOptions,
         summary: ConvertSummary::default(),
         converted: Vec::new(),
     };
-    expand(std::io::Cursor::new(&head[..got]).chain(input), &mut sink, opts, progress)?;
+    let expanded = expand(std::io::Cursor::new(&head[..got]).chain(input), &mut sink, opts, progress)?;
+    sink.summary.archive_bytes = expanded.archive_bytes;
     let end = sink.buf.len();
     sink.emit(end)?;
     sink.out.flush()?;

@@ -1,0 +1,164 @@
+//! `chesszip bench`: compress, expand and verify a file at chosen levels, next to `xz -9e` and
+//! `zstd -19 --long` run on the same file in the same run, and print a table.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use chesszip::{CompressOptions, ExpandOptions, expand_bytes};
+
+use super::args::BenchArgs;
+
+/// One measured row.
+struct Row {
+    name: String,
+    bytes: u64,
+    compress: Duration,
+    expand: Duration,
+    /// Single-thread times, when measured.
+    single: Option<(Duration, Duration)>,
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Runs an external compressor on `data` (stdin to stdout) and times compression and
+/// decompression; `None` if it is not installed.
+fn peer(name: &str, compress: &[&str], decompress: &[&str], data: &[u8], repeat: usize) -> Result<Option<Row>> {
+    let run = |args: &[&str], input: &[u8]| -> Result<Option<(Vec<u8>, Duration)>> {
+        let start = Instant::now();
+        let mut child = match Command::new(args[0]).args(&args[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("starting {}", args[0])),
+        };
+        let mut stdin = child.stdin.take().expect("piped");
+        let input = input.to_vec();
+        let feeder = std::thread::spawn(move || stdin.write_all(&input));
+        let out = child.wait_with_output()?;
+        feeder.join().expect("feeder thread").ok();
+        if !out.status.success() {
+            bail!("{} failed", args.join(" "));
+        }
+        Ok(Some((out.stdout, start.elapsed())))
+    };
+    let mut c_times = Vec::new();
+    let mut e_times = Vec::new();
+    let mut size = 0;
+    for _ in 0..repeat {
+        let Some((packed, t)) = run(compress, data)? else { return Ok(None) };
+        c_times.push(t);
+        size = packed.len() as u64;
+        let Some((back, t)) = run(decompress, &packed)? else { return Ok(None) };
+        e_times.push(t);
+        if back != data {
+            bail!("{name} did not round-trip");
+        }
+    }
+    Ok(Some(Row { name: name.into(), bytes: size, compress: median(c_times), expand: median(e_times), single: None }))
+}
+
+/// Times chesszip at `level` with `threads` threads: median compress and expand times.
+fn measure(data: &[u8], level: u8, threads: usize, block_lines: u32, repeat: usize) -> Result<(u64, Duration, Duration, u64)> {
+    let opts = CompressOptions { level, threads, block_lines, ..CompressOptions::default() };
+    let mut c_times = Vec::new();
+    let mut e_times = Vec::new();
+    let mut bytes = 0;
+    let mut plies = 0;
+    for _ in 0..repeat {
+        let start = Instant::now();
+        let mut archive = Vec::new();
+        let summary = chesszip::compress(data, &mut archive, &opts, &|_| {})?;
+        c_times.push(start.elapsed());
+        bytes = archive.len() as u64;
+        plies = summary.stats.plies;
+        let start = Instant::now();
+        let back = expand_bytes(&archive, &ExpandOptions { threads })?;
+        e_times.push(start.elapsed());
+        if back != data {
+            bail!("level {level}: expand did not give back the input");
+        }
+    }
+    Ok((bytes, median(c_times), median(e_times), plies))
+}
+
+/// Runs the benchmark and prints the table.
+pub fn bench(args: &BenchArgs) -> Result<()> {
+    let data = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };
+    let repeat = args.repeat.max(1);
+    let mut rows = Vec::new();
+    let mut plies = 0;
+    for &level in &args.levels {
+        if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
+            bail!("level {level} is not in 1..=9");
+        }
+        eprint!("level {level}...");
+        let (bytes, c, e, p) = measure(&data, level, threads, args.block_lines, repeat)?;
+        plies = p;
+        let single = if args.per_core {
+            let (_, c1, e1, _) = measure(&data, level, 1, args.block_lines, repeat)?;
+            Some((c1, e1))
+        } else {
+            None
+        };
+        eprintln!(" {bytes} bytes, verified");
+        rows.push(Row { name: format!("chesszip -{level}"), bytes, compress: c, expand: e, single });
+    }
+    let mut peers = Vec::new();
+    if !args.no_peers {
+        for (name, c, d) in [
+            ("xz -9e", &["xz", "-9e", "-c"][..], &["xz", "-d", "-c"][..]),
+            ("zstd -19 --long", &["zstd", "-19", "--long", "-c", "-q"][..], &["zstd", "-d", "--long", "-c", "-q"][..]),
+        ] {
+            eprint!("{name}...");
+            match peer(name, c, d, &data, repeat)? {
+                Some(row) => {
+                    eprintln!(" {} bytes", row.bytes);
+                    peers.push(row);
+                }
+                None => eprintln!(" not installed, skipped"),
+            }
+        }
+    }
+    let xz = peers.iter().find(|r| r.name.starts_with("xz")).map(|r| (r.compress, r.expand));
+
+    println!(
+        "{}: {} bytes, {} plies; {threads} thread(s), median of {repeat} run(s), every archive expanded and compared",
+        args.file.display(),
+        data.len(),
+        plies
+    );
+    print!("{:<18} {:>10} {:>9} {:>11} {:>10} {:>13} {:>13}", "", "bytes", "bits/ply", "compress s", "expand s", "c ply/s/core", "e ply/s/core");
+    if xz.is_some() {
+        print!(" {:>12}", "time / xz");
+    }
+    println!();
+    let secs = |d: Duration| d.as_secs_f64();
+    for r in rows.iter().chain(&peers) {
+        let is_chesszip = r.name.starts_with("chesszip");
+        print!("{:<18} {:>10} {:>9.4} {:>11.3} {:>10.3}", r.name, r.bytes, 8.0 * r.bytes as f64 / plies.max(1) as f64, secs(r.compress), secs(r.expand));
+        if is_chesszip {
+            // Per core: single-thread runs when measured, else wall time times threads.
+            let (c, e) = match r.single {
+                Some((c, e)) => (secs(c), secs(e)),
+                None => (secs(r.compress) * threads as f64, secs(r.expand) * threads as f64),
+            };
+            print!(" {:>13.0} {:>13.0}", plies as f64 / c, plies as f64 / e);
+        } else {
+            print!(" {:>13} {:>13}", "", "");
+        }
+        if let Some((xc, xe)) = xz {
+            print!(" {:>5.2} / {:<5.2}", secs(r.compress) / secs(xc), secs(r.expand) / secs(xe));
+        }
+        println!();
+    }
+    if !args.per_core {
+        println!("(plies/s/core = plies / (wall time x threads); --per-core measures one thread instead)");
+    }
+    Ok(())
+}

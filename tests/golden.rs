@@ -1,0 +1,58 @@
+//! Golden archives: files in `tests/golden/` made by the `chesszip` binary (see
+//! `scripts/golden.sh`). Each must keep expanding to its input byte for byte, and compressing
+//! the input again must give the same archive bytes, so any change to the archive format or
+//! to an embedded model shows up here. After a deliberate change, regenerate them with
+//! `scripts/golden.sh` and say in the commit that older archives no longer expand.
+
+use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
+
+/// `(input, archive, level)` triples under `tests/golden/`.
+const GOLDEN: [(&str, &str, u8); 3] = [
+    ("movetext.txt", "movetext.l1.chz", 1),
+    ("movetext.txt", "movetext.l2.chz", 2),
+    ("lichess.pgn", "lichess.pgn.l1.chz", 1),
+];
+
+fn read(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn golden_archives_expand_to_their_inputs() {
+    for (input, archive, _) in GOLDEN {
+        let expanded = expand_bytes(&read(archive), &ExpandOptions { threads: 2 })
+            .unwrap_or_else(|e| panic!("{archive} does not expand: {e}"));
+        assert!(expanded == read(input), "{archive} expands to other bytes than {input}");
+    }
+}
+
+#[test]
+fn compressing_again_gives_the_golden_bytes() {
+    for (input, archive, level) in GOLDEN {
+        // The defaults of the command line, as the golden files were made with it.
+        let opts = CompressOptions { level, threads: 2, ..CompressOptions::default() };
+        let ours = compress_bytes(&read(input), &opts);
+        assert!(
+            ours == read(archive),
+            "compressing {input} at level {level} no longer gives {archive} ({} vs {} bytes): \
+             the format or the level-{level} model changed; if deliberate, run scripts/golden.sh",
+            ours.len(),
+            read(archive).len()
+        );
+    }
+}
+
+#[test]
+fn golden_inputs_cover_the_awkward_cases() {
+    // The movetext sample holds real games plus a CRLF line, a move-numbered line with
+    // check marks and annotations, a non-UTF-8 line, and a last line without a line feed.
+    let text = read("movetext.txt");
+    assert!(text.windows(2).any(|w| w == b"\r\n"));
+    assert!(text.windows(3).any(|w| w == b"1. "));
+    assert!(std::str::from_utf8(&text).is_err());
+    assert_ne!(text.last(), Some(&b'\n'));
+    let info = chesszip::info(std::io::Cursor::new(read("movetext.l1.chz"))).expect("info");
+    assert_eq!(info.lines, 44);
+    assert!(info.raw_lines >= 1, "the non-game line is stored raw");
+}
