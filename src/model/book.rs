@@ -67,6 +67,24 @@ impl Book {
         BookMoves { entries: &self.entries, next: self.slots[self.slot(hash)].1 }
     }
 
+    /// Asks the processor to start loading the slot of `hash` into the cache: a lookup soon
+    /// after ([`Book::get`], [`Book::observe`]) then does not wait for memory. The online book
+    /// of a block holds tens of thousands of positions (megabytes of slots), so without this
+    /// nearly every lookup of a new position is a cache miss (about 7% of level 1's time).
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        let slot = &self.slots[hash as usize & (self.slots.len() - 1)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `_mm_prefetch` needs SSE, part of the x86_64 baseline; a prefetch only hints
+        // the cache and never faults, and the pointer comes from a live reference anyway.
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(slot).cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
     /// Whether the position with hash `hash` is in the book (has counts, possibly zero).
     #[inline]
     pub fn contains(&self, hash: u64) -> bool {

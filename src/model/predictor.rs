@@ -70,6 +70,7 @@ impl<'m> Predictor<'m> {
 
     /// Generates and scores the legal moves of `st`'s position (canonical order).
     pub fn prepare(&mut self, st: &GameState) {
+        self.prefetch_book(st);
         self.moves.clear();
         let checkers = legal_moves_sorted_into(&st.pos, &mut self.moves);
         self.in_check = checkers.any();
@@ -80,10 +81,23 @@ impl<'m> Predictor<'m> {
     /// (as [`legal_moves_sorted_into`] makes them), `in_check` whether the side to move is in
     /// check.
     pub fn prepare_known(&mut self, st: &GameState, moves: &[Packed], in_check: bool) {
+        self.prefetch_book(st);
         self.moves.clear();
         self.moves.extend_from_slice(moves);
         self.in_check = in_check;
         self.score(st);
+    }
+
+    /// Starts loading the book slots that [`Predictor::move_table`] will read for `st`, so
+    /// that the memory access overlaps the scoring work.
+    #[inline]
+    fn prefetch_book(&self, st: &GameState) {
+        if st.ply < self.model.book_max_ply {
+            self.book.prefetch(st.hash);
+            if self.model.book_prior_weight > 0 {
+                PRIOR.book.prefetch(st.hash);
+            }
+        }
     }
 
     fn score(&mut self, st: &GameState) {
