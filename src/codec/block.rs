@@ -4,7 +4,7 @@
 use std::io::Read as _;
 
 use super::game::{GameCoder, MoveText};
-use super::{AdaptiveModel, Cdf, Decoder, Encoder, SymbolCoder};
+use super::{AdaptiveModel, Cdf, Decoder, Encoder, Information, SymbolCoder};
 use crate::container::MAX_BLOCK_TEXT;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
@@ -34,14 +34,14 @@ const RAW_WINDOW_LOG_MAX: u32 = MAX_BLOCK_TEXT.ilog2();
 struct Bounded<'d> {
     inner: &'d mut Decoder,
     left: u64,
-    bits: f64,
+    info: Information,
     max_bits: f64,
 }
 
 impl<'d> Bounded<'d> {
     fn new(inner: &'d mut Decoder, stream_bytes: usize) -> Self {
         let max_bits = 8.0 * stream_bytes as f64 + 128.0;
-        Bounded { inner, left: 0, bits: 0.0, max_bits: max_bits * (1.0 + 1e-9) }
+        Bounded { inner, left: 0, info: Information::default(), max_bits: max_bits * (1.0 + 1e-9) }
     }
 }
 
@@ -52,8 +52,8 @@ impl SymbolCoder for Bounded<'_> {
         }
         self.left -= 1;
         self.inner.code(cdf, symbol)?;
-        self.bits += cdf.bits(*symbol);
-        if self.bits > self.max_bits {
+        self.info.add(cdf.frequency(*symbol));
+        if self.info.exceeds(self.max_bits) {
             return Err(Error::Corrupt("block decodes to more symbols than its stream holds".into()));
         }
         Ok(())
@@ -61,6 +61,26 @@ impl SymbolCoder for Bounded<'_> {
 
     fn decoding(&self) -> bool {
         true
+    }
+}
+
+/// The encoder, summing the information content of the symbols it codes (for
+/// [`BlockStats`]).
+struct Measured {
+    inner: Encoder,
+    info: Information,
+}
+
+impl SymbolCoder for Measured {
+    #[inline]
+    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), Error> {
+        self.info.add(cdf.frequency(*symbol));
+        self.inner.encode(cdf, *symbol);
+        Ok(())
+    }
+
+    fn decoding(&self) -> bool {
+        false
     }
 }
 
@@ -160,8 +180,7 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedBlock, BlockStats, Option<Trace>) {
     let mut coder = BlockCoder::new(model);
     coder.games.trace = trace.then(Trace::default);
-    let mut enc = Encoder::new();
-    enc.measure = true;
+    let mut enc = Measured { inner: Encoder::new(), info: Information::default() };
     let mut raw = Vec::new();
     let mut stats = BlockStats::default();
     let mut game = Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown };
@@ -183,14 +202,14 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
         let known = is_game.then_some(&plies);
         coder.code_line(&mut enc, &mut is_game, &mut game, &mut terminator, known).expect("encoding cannot fail");
     }
-    stats.move_bits = coder.games.move_bits;
-    stats.other_bits = enc.bits - coder.games.move_bits;
+    stats.move_bits = coder.games.move_info.bits();
+    stats.other_bits = enc.info.bits() - stats.move_bits;
     let raw = if stats.raw_lines == 0 {
         Vec::new()
     } else {
         zstd::bulk::compress(&raw, RAW_ZSTD_LEVEL).expect("in-memory zstd compression cannot fail")
     };
-    (EncodedBlock { range: enc.finish(), raw }, stats, coder.games.trace.take())
+    (EncodedBlock { range: enc.inner.finish(), raw }, stats, coder.games.trace.take())
 }
 
 /// Expands a block of `lines` lines, appending the text to `out`. `max_len` bounds the text

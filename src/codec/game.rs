@@ -3,7 +3,7 @@
 
 use shakmaty::{Chess, Move, Position, Role};
 
-use super::{AdaptiveModel, SymbolCoder};
+use super::{AdaptiveModel, Information, SymbolCoder};
 use crate::Error;
 use crate::model::features::{class_result, result_class};
 use crate::model::trace::Trace;
@@ -27,8 +27,8 @@ pub struct GameCoder<'m> {
     convention: AdaptiveModel,
     spelling_hit: AdaptiveModel,
     spelling: AdaptiveModel,
-    /// Information content of the coded moves so far, in bits (encoder only).
-    pub move_bits: f64,
+    /// Information content of the coded moves so far (encoder only).
+    pub move_info: Information,
     /// Prediction statistics, when analysing (encoder only).
     pub trace: Option<Trace>,
 }
@@ -41,7 +41,7 @@ impl<'m> GameCoder<'m> {
             convention: AdaptiveModel::new(Convention::ALL.len(), 32),
             spelling_hit: AdaptiveModel::new(2, 32),
             spelling: AdaptiveModel::new(Spelling::COUNT, 32),
-            move_bits: 0.0,
+            move_info: Information::default(),
             trace: None,
         }
     }
@@ -98,7 +98,7 @@ impl<'m> GameCoder<'m> {
             };
             let table = self.predictor.move_table(&st);
             if !decoding {
-                self.move_bits += table.bits(index);
+                self.move_info.add(table.frequency(index));
                 if let Some(trace) = &mut self.trace {
                     trace.record(st.ply, table, index);
                 }
