@@ -198,11 +198,12 @@ impl PriorBook {
     /// [`Error::Model`] on malformed lines, unknown parents or illegal moves.
     pub fn parse(name: &str, text: &str) -> Result<PriorBook, Error> {
         let err = |line: usize, message: String| Error::Model { name: name.into(), line, message };
-        // Each data line's position and hash; the legal moves of one of them (`legal_of`),
-        // kept because a parent's children come in a row.
+        // Each data line's position and hash; the legal moves of the last parent seen
+        // (`parent_of`: a parent's children come in a row) and of the line's own position.
         let mut states: Vec<(Chess, u64)> = Vec::new();
+        let mut parent_legal: Vec<Packed> = Vec::with_capacity(256);
+        let mut parent_of = usize::MAX;
         let mut legal: Vec<Packed> = Vec::with_capacity(256);
-        let mut legal_of = usize::MAX;
         let mut book = Book::new();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
@@ -220,12 +221,12 @@ impl PriorBook {
                 (Some(p), Some(m)) => {
                     let p: usize = p.parse().map_err(|_| err(i + 1, format!("bad parent `{p}`")))?;
                     let (parent, parent_hash) = states.get(p).ok_or_else(|| err(i + 1, format!("unknown parent {p}")))?;
-                    if legal_of != p {
-                        legal.clear();
-                        legal_moves_sorted_into(parent, &mut legal);
-                        legal_of = p;
+                    if parent_of != p {
+                        parent_legal.clear();
+                        legal_moves_sorted_into(parent, &mut parent_legal);
+                        parent_of = p;
                     }
-                    let mv = resolve_san(parent, &legal, m).ok_or_else(|| err(i + 1, format!("illegal move `{m}`")))?;
+                    let mv = resolve_san(parent, &parent_legal, m).ok_or_else(|| err(i + 1, format!("illegal move `{m}`")))?;
                     let mut pos = parent.clone();
                     let hash = play_hashed(&mut pos, *parent_hash, mv);
                     (pos, hash)
@@ -235,10 +236,9 @@ impl PriorBook {
             states.push((pos, hash));
             let k = states.len() - 1;
             let mut items = counts.split_whitespace().peekable();
-            if items.peek().is_some() && legal_of != k {
+            if items.peek().is_some() {
                 legal.clear();
                 legal_moves_sorted_into(&states[k].0, &mut legal);
-                legal_of = k;
             }
             for item in items {
                 let (m, c) = item.split_once('=').ok_or_else(|| err(i + 1, format!("bad count `{item}`")))?;
