@@ -187,7 +187,7 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboar
     let mut captured = [0u32; 64];
     for (index, role) in Role::ALL.into_iter().enumerate() {
         for sq in board.by_role(role) & theirs {
-            captured[sq as usize] = index as u32 + 1 << 15;
+            captured[sq as usize] = (index as u32 + 1) << 15;
         }
     }
     let ep = pos.maybe_ep_square();
