@@ -5,6 +5,7 @@
 //! cargo run --release --bin tune -- fit --level 2 \
 //!     --train ../shared/data/train/lichess_train.txt \
 //!     --heldout ../shared/data/heldout/lichess_heldout.txt
+//! cargo run --release --bin tune -- ablate --level 2 --train ... --heldout ...
 //! cargo run --release --bin tune -- trace --level 2 FILE --out-dir DIR
 //! ```
 //! `fit` reads `models/levelN.txt` for the level's settings (search depth, ...) and as the
@@ -17,13 +18,17 @@ use anyhow::{Context, bail};
 use clap::Parser;
 
 use chesszip::model::Model;
-use chesszip::tune::{TuneOptions, load_games, tune};
+use chesszip::model::features::move_layout;
+use chesszip::tune::{TACTICAL_GROUPS, TuneOptions, load_games, tune};
 
 #[derive(Parser)]
 #[command(about = "Fit chesszip models on training games and analyse their predictions")]
 enum Command {
     /// Fit a level's parameters on training games.
     Fit(Args),
+    /// Feature ablation: refit the move model with each feature group left out (nothing
+    /// written) and print a Markdown table of train and heldout bits per ply.
+    Ablate(AblateArgs),
     /// Code a file with the embedded model of a level and write bits per ply by ply number
     /// and calibration tables (CSV) for plots.
     Trace(TraceArgs),
@@ -42,6 +47,27 @@ struct TraceArgs {
     /// Name used in the output files (default: the input's file stem).
     #[arg(long)]
     name: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct AblateArgs {
+    /// Level whose model to refit (1..=9); its parameters are the starting point.
+    #[arg(long)]
+    level: u8,
+    /// Training games (movetext).
+    #[arg(long)]
+    train: PathBuf,
+    /// Heldout games (movetext).
+    #[arg(long)]
+    heldout: PathBuf,
+    /// Use only this fraction of the training games.
+    #[arg(long, default_value_t = 1.0)]
+    fraction: f64,
+    /// A set of groups to leave out together, comma-separated; repeat for more rows
+    /// (default: each move-feature group alone, the PSTs as one set, the tactical groups
+    /// as one set).
+    #[arg(long = "drop")]
+    drops: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -82,6 +108,7 @@ struct Args {
 fn main() -> anyhow::Result<()> {
     match Command::parse() {
         Command::Fit(args) => fit(args),
+        Command::Ablate(args) => ablate(args),
         Command::Trace(args) => trace(args),
     }
 }
@@ -101,12 +128,60 @@ fn trace(args: TraceArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn fit(args: Args) -> anyhow::Result<()> {
-    for p in [&args.train, &args.heldout] {
+/// Refuses the benchmark file as tuning data.
+fn not_the_benchmark(paths: [&PathBuf; 2]) -> anyhow::Result<()> {
+    for p in paths {
         if p.file_name().is_some_and(|n| n == "Chess_Games.txt") {
             bail!("{} is the benchmark file: never tune on it", p.display());
         }
     }
+    Ok(())
+}
+
+fn ablate(args: AblateArgs) -> anyhow::Result<()> {
+    not_the_benchmark([&args.train, &args.heldout])?;
+    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&args.level) {
+        bail!("level {} out of range", args.level);
+    }
+    let base = Model::builtin(args.level);
+    let drops: Vec<Vec<String>> = if args.drops.is_empty() {
+        let names: Vec<&str> = move_layout::GROUPS.iter().map(|g| g.name).collect();
+        let pst: Vec<String> = names.iter().filter(|n| n.starts_with("from.") || n.starts_with("to.")).map(|n| n.to_string()).collect();
+        let tactical: Vec<String> = TACTICAL_GROUPS.iter().map(|n| n.to_string()).collect();
+        let mut d = vec![pst.clone()];
+        d.extend(names.iter().filter(|n| !pst.iter().any(|p| p == *n)).map(|n| vec![n.to_string()]));
+        if base.tactical {
+            d.push(tactical);
+        } else {
+            d.retain(|g| !tactical.contains(&g[0]));
+        }
+        d
+    } else {
+        args.drops.iter().map(|d| d.split(',').map(str::to_string).collect()).collect()
+    };
+    let mut train = load_games(&std::fs::read(&args.train).with_context(|| format!("reading {}", args.train.display()))?);
+    let heldout = load_games(&std::fs::read(&args.heldout).with_context(|| format!("reading {}", args.heldout.display()))?);
+    train.truncate(((train.len() as f64) * args.fraction.clamp(0.0, 1.0)).round() as usize);
+    eprintln!("level {}: {} training games, {} heldout games", args.level, train.len(), heldout.len());
+    let rows = chesszip::tune::ablate(base, &train, &heldout, &drops, &TuneOptions::default(), &mut |s| eprintln!("  {s}"));
+    let full = rows[0].heldout_move_bits;
+    println!("| level {} move model | train bits/ply | heldout bits/ply | heldout change |", args.level);
+    println!("|---|---:|---:|---:|");
+    for r in &rows {
+        let name = if r.dropped.is_empty() {
+            "all features".to_string()
+        } else if r.dropped.len() > 3 {
+            format!("without {} .. {} ({} groups)", r.dropped[0], r.dropped[r.dropped.len() - 1], r.dropped.len())
+        } else {
+            format!("without {}", r.dropped.join(", "))
+        };
+        println!("| {name} | {:.4} | {:.4} | {:+.4} |", r.train_move_bits, r.heldout_move_bits, r.heldout_move_bits - full);
+    }
+    Ok(())
+}
+
+fn fit(args: Args) -> anyhow::Result<()> {
+    not_the_benchmark([&args.train, &args.heldout])?;
     let from = args.from.clone().unwrap_or_else(|| PathBuf::from(format!("models/level{}.txt", args.level)));
     let text = std::fs::read_to_string(&from).with_context(|| format!("reading {}", from.display()))?;
     let base = Model::parse_lenient(&from.display().to_string(), &text)?;

@@ -419,3 +419,38 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
         book_text,
     }
 }
+
+/// One row of an ablation: the move model refitted without some feature groups.
+#[derive(Clone, Debug)]
+pub struct AblationRow {
+    /// The groups left out (empty: the full model).
+    pub dropped: Vec<String>,
+    /// Training cross-entropy of moves, bits per ply (before the book).
+    pub train_move_bits: f64,
+    /// Heldout cross-entropy of moves, bits per ply (before the book).
+    pub heldout_move_bits: f64,
+}
+
+/// Feature ablation of `base`'s level: records the training and heldout decisions once, then
+/// refits the move weights (from `base`'s, floor fixed) with each entry of `drops` left out,
+/// and evaluates each fit on `heldout`. The first row is the full model. Only the move model
+/// is refitted: end, result and book are independent of the move features' presence.
+pub fn ablate(base: &Model, train: &[Game], heldout: &[Game], drops: &[Vec<String>], opts: &TuneOptions, log: &mut dyn FnMut(&str)) -> Vec<AblationRow> {
+    let t = Instant::now();
+    let ds = record_all(base, train, 0);
+    let hd = record_all(base, heldout, 0);
+    log(&format!("recorded {} train plies, {} heldout plies in {:.1?}", ds.moves.len(), hd.moves.len(), t.elapsed()));
+    let floor = base.move_floor as f64 / PROB_ONE as f64;
+    let always: Vec<String> = if base.tactical { Vec::new() } else { TACTICAL_GROUPS.iter().map(|g| g.to_string()).collect() };
+    std::iter::once(Vec::new())
+        .chain(drops.iter().cloned())
+        .map(|dropped| {
+            let all: Vec<String> = dropped.iter().chain(&always).cloned().collect();
+            let mask = mask_for(move_layout::GROUPS, move_layout::LEN, &all);
+            let (w, train_move_bits) = fit(&ds.moves, &to_float(&base.move_weights), floor, opts.l2, &mask, opts.max_iter);
+            let heldout_move_bits = bits_per_decision(&hd.moves, &w, floor);
+            log(&format!("without [{}]: train {train_move_bits:.4}, heldout {heldout_move_bits:.4} bits/ply ({:.1?})", dropped.join(","), t.elapsed()));
+            AblationRow { dropped, train_move_bits, heldout_move_bits }
+        })
+        .collect()
+}
