@@ -4,11 +4,11 @@
 use std::io::Read as _;
 
 use super::game::{GameCoder, MoveText};
-use super::{AdaptiveModel, Cdf, Decoder, Encoder, SymbolCoder};
+use super::{AdaptiveModel, Cdf, Decoder, Encoder, Information, SymbolCoder};
 use crate::container::MAX_BLOCK_TEXT;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
-use crate::text::{Game, GameResult, Terminator, parse_game, render_game, split_lines};
+use crate::text::{Game, GameResult, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
 use crate::Error;
 
 /// zstd level for the raw-line side stream.
@@ -34,14 +34,14 @@ const RAW_WINDOW_LOG_MAX: u32 = MAX_BLOCK_TEXT.ilog2();
 struct Bounded<'d> {
     inner: &'d mut Decoder,
     left: u64,
-    bits: f64,
+    info: Information,
     max_bits: f64,
 }
 
 impl<'d> Bounded<'d> {
     fn new(inner: &'d mut Decoder, stream_bytes: usize) -> Self {
         let max_bits = 8.0 * stream_bytes as f64 + 128.0;
-        Bounded { inner, left: 0, bits: 0.0, max_bits: max_bits * (1.0 + 1e-9) }
+        Bounded { inner, left: 0, info: Information::default(), max_bits: max_bits * (1.0 + 1e-9) }
     }
 }
 
@@ -52,8 +52,8 @@ impl SymbolCoder for Bounded<'_> {
         }
         self.left -= 1;
         self.inner.code(cdf, symbol)?;
-        self.bits += cdf.bits(*symbol);
-        if self.bits > self.max_bits {
+        self.info.add(cdf.frequency(*symbol));
+        if self.info.exceeds(self.max_bits) {
             return Err(Error::Corrupt("block decodes to more symbols than its stream holds".into()));
         }
         Ok(())
@@ -61,6 +61,26 @@ impl SymbolCoder for Bounded<'_> {
 
     fn decoding(&self) -> bool {
         true
+    }
+}
+
+/// The encoder, summing the information content of the symbols it codes (for
+/// [`BlockStats`]).
+struct Measured {
+    inner: Encoder,
+    info: Information,
+}
+
+impl SymbolCoder for Measured {
+    #[inline]
+    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), Error> {
+        self.info.add(cdf.frequency(*symbol));
+        self.inner.encode(cdf, *symbol);
+        Ok(())
+    }
+
+    fn decoding(&self) -> bool {
+        false
     }
 }
 
@@ -101,12 +121,6 @@ pub struct EncodedBlock {
     pub raw: Vec<u8>,
 }
 
-/// One line as the coder sees it.
-enum LineKind {
-    Game(Game),
-    Raw,
-}
-
 /// Adaptive models and the predictor shared by the lines of a block.
 struct BlockCoder<'m> {
     games: GameCoder<'m>,
@@ -123,30 +137,37 @@ impl<'m> BlockCoder<'m> {
         }
     }
 
-    /// Codes the kind and terminator of a line, and the game if it is one.
-    fn code_line<C: SymbolCoder>(&mut self, c: &mut C, kind: &mut LineKind, terminator: &mut Terminator) -> Result<(), Error> {
-        let mut k = matches!(kind, LineKind::Game(_)) as usize;
+    /// Codes the kind (`is_game`) and terminator of a line, and `game` if it is one. When
+    /// encoding, `known` may hold the legal moves of the game's plies (see
+    /// [`GameCoder::code_moves_known`]).
+    fn code_line<C: SymbolCoder>(
+        &mut self,
+        c: &mut C,
+        is_game: &mut bool,
+        game: &mut Game,
+        terminator: &mut Terminator,
+        known: Option<&PlyMoves>,
+    ) -> Result<(), Error> {
+        let mut k = *is_game as usize;
         self.kind.code(c, &mut k)?;
         let mut t = *terminator as usize;
         self.terminator.code(c, &mut t)?;
         *terminator = Terminator::ALL[t];
-        if c.decoding() {
-            *kind = if k == 1 {
-                LineKind::Game(Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown })
-            } else {
-                LineKind::Raw
-            };
-        }
-        if let LineKind::Game(game) = kind {
+        *is_game = k == 1;
+        if *is_game {
+            if c.decoding() {
+                game.moves.clear();
+                game.spellings.clear();
+                game.result = GameResult::Unknown;
+            }
             let mut text = MoveText { moves: std::mem::take(&mut game.moves), spellings: std::mem::take(&mut game.spellings) };
-            let end = self.games.code_moves(c, GameState::new(), &mut text)?;
+            let end = self.games.code_moves_known(c, GameState::new(), &mut text, known)?;
             self.games.code_result(c, &end, &mut game.result)?;
             game.moves = text.moves;
             game.spellings = text.spellings;
         }
         Ok(())
     }
-
 }
 
 /// Compresses the lines of `text` (a whole number of lines) with `model`.
@@ -159,40 +180,36 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedBlock, BlockStats, Option<Trace>) {
     let mut coder = BlockCoder::new(model);
     coder.games.trace = trace.then(Trace::default);
-    let mut enc = Encoder::new();
-    enc.measure = true;
+    let mut enc = Measured { inner: Encoder::new(), info: Information::default() };
     let mut raw = Vec::new();
     let mut stats = BlockStats::default();
+    let mut game = Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown };
+    let mut plies = PlyMoves::default();
     for line in split_lines(text) {
-        let mut kind = match parse_game(line.content) {
-            Some(game) => LineKind::Game(game),
-            None => LineKind::Raw,
-        };
+        let mut is_game = parse_game_into(line.content, &mut game, &mut plies);
         let mut terminator = line.terminator;
         stats.lines += 1;
-        match &kind {
-            LineKind::Game(g) => {
-                stats.games += 1;
-                stats.plies += g.moves.len() as u64;
+        if is_game {
+            stats.games += 1;
+            stats.plies += game.moves.len() as u64;
+        } else {
+            if stats.raw_lines > 0 {
+                raw.push(b'\n');
             }
-            LineKind::Raw => {
-                if stats.raw_lines > 0 {
-                    raw.push(b'\n');
-                }
-                raw.extend_from_slice(line.content);
-                stats.raw_lines += 1;
-            }
+            raw.extend_from_slice(line.content);
+            stats.raw_lines += 1;
         }
-        coder.code_line(&mut enc, &mut kind, &mut terminator).expect("encoding cannot fail");
+        let known = is_game.then_some(&plies);
+        coder.code_line(&mut enc, &mut is_game, &mut game, &mut terminator, known).expect("encoding cannot fail");
     }
-    stats.move_bits = coder.games.move_bits;
-    stats.other_bits = enc.bits - coder.games.move_bits;
+    stats.move_bits = coder.games.move_info.bits();
+    stats.other_bits = enc.info.bits() - stats.move_bits;
     let raw = if stats.raw_lines == 0 {
         Vec::new()
     } else {
         zstd::bulk::compress(&raw, RAW_ZSTD_LEVEL).expect("in-memory zstd compression cannot fail")
     };
-    (EncodedBlock { range: enc.finish(), raw }, stats, coder.games.trace.take())
+    (EncodedBlock { range: enc.inner.finish(), raw }, stats, coder.games.trace.take())
 }
 
 /// Expands a block of `lines` lines, appending the text to `out`. `max_len` bounds the text
@@ -220,21 +237,21 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
     };
     let mut raw_lines = raw.split(|&b| b == b'\n');
     let start = out.len();
+    let mut game = Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown };
     for line in 0..lines {
-        let mut kind = LineKind::Raw;
+        let mut is_game = false;
         let mut terminator = Terminator::Lf;
         let room = max_len.saturating_sub(out.len() - start) as u64;
         bounded.left = 5 + 2 * room;
-        coder.code_line(&mut bounded, &mut kind, &mut terminator)?;
+        coder.code_line(&mut bounded, &mut is_game, &mut game, &mut terminator, None)?;
         if terminator == Terminator::Eof && line + 1 != lines {
             return Err(Error::Corrupt("a line without line feed before the end of the block".into()));
         }
-        match kind {
-            LineKind::Game(game) => render_game(&game, out),
-            LineKind::Raw => {
-                let content = raw_lines.next().ok_or_else(|| Error::Corrupt("raw-line stream has too few lines".into()))?;
-                out.extend_from_slice(content);
-            }
+        if is_game {
+            render_game(&game, out);
+        } else {
+            let content = raw_lines.next().ok_or_else(|| Error::Corrupt("raw-line stream has too few lines".into()))?;
+            out.extend_from_slice(content);
         }
         out.extend_from_slice(terminator.bytes());
         if out.len() - start > max_len {

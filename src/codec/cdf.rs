@@ -69,6 +69,34 @@ impl DecoderModel<PRECISION> for Cdf<'_> {
     }
 }
 
+/// Exact `floor(x / d)` for `x < 2^63` by a multiplication: the quotient estimate from the
+/// reciprocal `floor((2^64 - 1) / d)` is the true quotient or one less, and one comparison
+/// corrects it. Same results as `/`, at a fraction of the cost of a 64-bit division.
+#[derive(Clone, Copy, Debug)]
+pub struct Divisor {
+    d: u64,
+    inv: u64,
+}
+
+impl Divisor {
+    /// A divisor `d >= 1`.
+    #[inline]
+    pub fn new(d: u64) -> Self {
+        debug_assert!(d >= 1);
+        Divisor { d, inv: u64::MAX / d }
+    }
+
+    /// `x / d`, for `x < 2^63`.
+    #[inline]
+    pub fn div(&self, x: u64) -> u64 {
+        debug_assert!(x < 1 << 63);
+        let q = ((x as u128 * self.inv as u128) >> 64) as u64;
+        let q = q + (x - q * self.d >= self.d) as u64;
+        debug_assert_eq!(q, x / self.d);
+        q
+    }
+}
+
 /// An owned, reusable cumulative table built from non-negative integer weights.
 #[derive(Clone, Debug, Default)]
 pub struct CdfBuf {
@@ -108,49 +136,62 @@ impl CdfBuf {
         let n = weights.len();
         assert!(n >= 1 && n <= 1 << 20, "table needs 1..=2^20 symbols, got {n}");
         let total_weight: u128 = weights.iter().map(|&w| w as u128).sum();
-        let spare = (TOTAL as u64 - n as u64) as u128;
-        self.cum.clear();
-        self.cum.push(0);
         if total_weight == 0 {
-            // Uniform: spread `spare` evenly, remainder to the first symbol.
-            let each = (spare / n as u128) as u32;
-            let rest = (spare % n as u128) as u32;
-            let mut acc = 0;
-            for i in 0..n {
-                acc += 1 + each + if i == 0 { rest } else { 0 };
-                self.cum.push(acc);
-            }
+            self.set_uniform(n);
             return;
         }
+        self.set_scaled(n, total_weight, |i| weights[i]);
+    }
+
+    /// Uniform table over `n` symbols: `spare` spread evenly, the remainder to the first one
+    /// (what [`CdfBuf::set_weights`] does with all weights zero).
+    fn set_uniform(&mut self, n: usize) {
+        let spare = (TOTAL as u64 - n as u64) as u128;
+        let each = (spare / n as u128) as u32;
+        let rest = (spare % n as u128) as u32;
+        self.cum.clear();
+        self.cum.push(0);
+        let mut acc = 0;
+        for i in 0..n {
+            acc += 1 + each + if i == 0 { rest } else { 0 };
+            self.cum.push(acc);
+        }
+    }
+
+    /// The quantisation of [`CdfBuf::set_weights`] for `n` weights given by `weight(i)`, whose
+    /// sum `total_weight` (non-zero) the caller knows. Lets a caller compute weights on the fly
+    /// (the softmax) instead of storing them.
+    #[inline]
+    pub(crate) fn set_scaled(&mut self, n: usize, total_weight: u128, mut weight: impl FnMut(usize) -> u64) {
+        debug_assert!(total_weight > 0 && n >= 1 && n <= 1 << 20);
         // Scale weights below 2^39 so that `w * spare` fits in 64 bits (spare < 2^24).
         let shift = (128 - total_weight.leading_zeros()).saturating_sub(39);
         let total = (total_weight >> shift) as u64;
-        let spare = spare as u64;
+        let spare = TOTAL as u64 - n as u64;
+        let div = Divisor::new(total);
         let mut argmax = 0;
         let mut best = 0u64;
         let mut given = 0u64;
-        let mut scaled = std::mem::take(&mut self.cum);
-        scaled.clear();
-        scaled.push(0);
-        for (i, &w) in weights.iter().enumerate() {
-            let w = w >> shift;
+        let mut acc = 0u32;
+        self.cum.clear();
+        self.cum.push(0);
+        self.cum.extend((0..n).map(|i| {
+            let w = weight(i) >> shift;
             if w > best {
                 best = w;
                 argmax = i;
             }
-            let share = w * spare / total;
+            let share = div.div(w * spare);
             given += share;
-            scaled.push(share as u32);
-        }
+            acc += 1 + share as u32;
+            acc
+        }));
+        // The rounding remainder goes to `argmax`: every later cumulative count moves up.
         let rest = (spare - given) as u32;
-        let mut acc = 0u32;
-        for i in 0..n {
-            let f = 1 + scaled[i + 1] + if i == argmax { rest } else { 0 };
-            acc += f;
-            scaled[i + 1] = acc;
+        for c in &mut self.cum[argmax + 1..] {
+            *c += rest;
         }
-        self.cum = scaled;
-        debug_assert_eq!(acc, TOTAL);
+        debug_assert_eq!(self.cum[n], TOTAL);
     }
 
     /// A table proportional to `weights`; see [`CdfBuf::set_weights`].
@@ -183,6 +224,31 @@ mod tests {
         let cdf_buf = CdfBuf::from_weights(&[3, 1]);
         let cdf = cdf_buf.cdf();
         assert!(cdf.frequency(0) > 3 * (cdf.frequency(1) - 1));
+    }
+
+    #[test]
+    fn divisor_matches_division() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let d = match next() % 4 {
+                0 => next() % 1000 + 1,
+                1 => (next() >> 25) + 1,
+                2 => (1 << 38) + next() % (1 << 38),
+                _ => next() >> 1 | 1,
+            };
+            let div = Divisor::new(d);
+            let k = next() % 1000;
+            for v in [next(), next() % d.saturating_mul(3), d.wrapping_mul(k), d.wrapping_mul(k).wrapping_sub(1), u64::MAX] {
+                let v = v & (u64::MAX >> 1);
+                assert_eq!(div.div(v), v / d, "{v} / {d}");
+            }
+        }
     }
 
     #[test]

@@ -3,12 +3,13 @@
 
 use shakmaty::{Chess, Move, Position, Role};
 
-use super::{AdaptiveModel, SymbolCoder};
+use super::{AdaptiveModel, Information, SymbolCoder};
 use crate::Error;
 use crate::model::features::{class_result, result_class};
 use crate::model::trace::Trace;
+use crate::model::movegen::legal_moves_sorted_into;
 use crate::model::{GameState, Model, Predictor};
-use crate::text::GameResult;
+use crate::text::{GameResult, PlyMoves};
 use crate::text::spelling::{self, Convention, Spelling};
 
 /// The moves of a game and how each is written.
@@ -26,8 +27,8 @@ pub struct GameCoder<'m> {
     convention: AdaptiveModel,
     spelling_hit: AdaptiveModel,
     spelling: AdaptiveModel,
-    /// Information content of the coded moves so far, in bits (encoder only).
-    pub move_bits: f64,
+    /// Information content of the coded moves so far (encoder only).
+    pub move_info: Information,
     /// Prediction statistics, when analysing (encoder only).
     pub trace: Option<Trace>,
 }
@@ -40,7 +41,7 @@ impl<'m> GameCoder<'m> {
             convention: AdaptiveModel::new(Convention::ALL.len(), 32),
             spelling_hit: AdaptiveModel::new(2, 32),
             spelling: AdaptiveModel::new(Spelling::COUNT, 32),
-            move_bits: 0.0,
+            move_info: Information::default(),
             trace: None,
         }
     }
@@ -52,14 +53,34 @@ impl<'m> GameCoder<'m> {
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
     pub fn code_moves<C: SymbolCoder>(&mut self, c: &mut C, start: GameState, text: &mut MoveText) -> Result<GameState, Error> {
+        self.code_moves_known(c, start, text, None)
+    }
+
+    /// [`GameCoder::code_moves`]; when encoding, `known` may hold the legal moves of the game's
+    /// plies as parsing recorded them (from the standard start), which saves generating them
+    /// again.
+    ///
+    /// # Errors
+    /// The decoder's [`Error::Corrupt`].
+    pub fn code_moves_known<C: SymbolCoder>(&mut self, c: &mut C, start: GameState, text: &mut MoveText, known: Option<&PlyMoves>) -> Result<GameState, Error> {
         let decoding = c.decoding();
         let mut conv = if decoding { 0 } else { choose_convention(&start.pos, text).index() };
         self.convention.code(c, &mut conv)?;
         let convention = Convention::ALL[conv];
         let mut st = start;
+        let known = if decoding { None } else { known };
         loop {
-            self.predictor.prepare(&st);
             let ply = st.ply as usize;
+            let mut played = None;
+            match known {
+                Some(k) if ply < k.plies() => {
+                    let (moves, in_check, index) = k.ply(ply);
+                    debug_assert_eq!(moves.get(index).map(|p| p.to_move()), text.moves.get(ply).copied());
+                    self.predictor.prepare_known(&st, moves, in_check);
+                    played = Some(index);
+                }
+                _ => self.predictor.prepare(&st),
+            }
             if self.predictor.moves().is_empty() {
                 break;
             }
@@ -70,24 +91,26 @@ impl<'m> GameCoder<'m> {
             }
             let mut index = if decoding {
                 0
+            } else if let Some(index) = played {
+                index
             } else {
-                let played = text.moves[ply];
-                self.predictor.moves().iter().position(|m| *m == played).expect("moves are legal")
+                self.predictor.index_of(&text.moves[ply]).expect("moves are legal")
             };
             let table = self.predictor.move_table(&st);
             if !decoding {
-                self.move_bits += table.bits(index);
+                self.move_info.add(table.frequency(index));
                 if let Some(trace) = &mut self.trace {
                     trace.record(st.ply, table, index);
                 }
             }
             c.code(table, &mut index)?;
             self.predictor.observe(&mut st, index);
-            let m = self.predictor.moves()[index];
-
-            let mut after = st.pos.clone();
-            after.play_unchecked(m);
-            let expected = spelling::expected(&st.pos, &m, self.predictor.moves(), &after, convention);
+            let m = self.predictor.move_at(index);
+            let expected = spelling::expected_with(&st.pos, &m, self.predictor.moves(), convention, || {
+                let mut after = st.pos.clone();
+                after.play_unchecked(m);
+                after
+            });
             let mut hit = (!decoding && text.spellings[ply] == expected) as usize;
             self.spelling_hit.code(c, &mut hit)?;
             let spelled = if hit == 1 {
@@ -124,14 +147,19 @@ impl<'m> GameCoder<'m> {
 fn choose_convention(start: &Chess, text: &MoveText) -> Convention {
     let check_marks = text.spellings.iter().any(|s| s.suffix().is_some());
     let plain = Convention { check_marks: false, pseudo_legal_disambiguation: false };
+    // Only moves that show a disambiguation can tell; most games have none (no replay then).
+    let shows = |(m, s): (&Move, &Spelling)| (s.file() || s.rank()) && m.role() != Role::Pawn;
+    let Some(first) = text.moves.iter().zip(&text.spellings).position(shows) else {
+        return Convention { check_marks, pseudo_legal_disambiguation: false };
+    };
     let mut pos = start.clone();
     let mut pseudo_legal_disambiguation = false;
-    for (m, s) in text.moves.iter().zip(&text.spellings) {
-        if (s.file() || s.rank()) && m.role() != Role::Pawn {
-            let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
-            let mut after = pos.clone();
-            after.play_unchecked(*m);
-            let canonical = spelling::expected(&pos, m, &legal, &after, plain);
+    let mut legal = Vec::new();
+    for (k, (m, s)) in text.moves.iter().zip(&text.spellings).enumerate() {
+        if k >= first && shows((m, s)) {
+            legal.clear();
+            legal_moves_sorted_into(&pos, &mut legal);
+            let canonical = spelling::expected_with(&pos, m, &legal, plain, || unreachable!("no check marks"));
             if (canonical.file(), canonical.rank()) != (s.file(), s.rank()) {
                 pseudo_legal_disambiguation = true;
                 break;

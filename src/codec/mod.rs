@@ -9,10 +9,12 @@ pub mod adaptive;
 pub mod cdf;
 pub mod block;
 pub mod game;
+pub mod info;
 pub mod range;
 
 pub use adaptive::AdaptiveModel;
 pub use cdf::{Cdf, CdfBuf};
+pub use info::Information;
 pub use range::{Decoder, Encoder};
 
 /// Bits of precision of every frequency table: probabilities are multiples of 2^-24.

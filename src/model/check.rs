@@ -2,12 +2,15 @@
 
 use shakmaty::{Bitboard, Chess, Move, Position, Role, Square, attacks};
 
+use super::movegen::Packed;
+
 /// Precomputed data to answer "does this move give check?" for every move of a position.
 #[derive(Clone, Copy, Debug)]
 pub struct CheckInfo {
     king: Option<Square>,
-    /// Squares from which a piece of each role (index `role - 1`) of the mover attacks the king.
-    check_squares: [Bitboard; 6],
+    /// Squares from which a piece of each role (index `role - 1`) of the mover attacks the king
+    /// (two empty entries more, so that any 3-bit index reads without a bounds check).
+    check_squares: [Bitboard; 8],
     /// The mover's pieces that block one of its own sliders' lines to the enemy king.
     discoverers: Bitboard,
 }
@@ -19,7 +22,7 @@ impl CheckInfo {
         let board = pos.board();
         let occupied = board.occupied();
         let Some(king) = board.king_of(!us) else {
-            return CheckInfo { king: None, check_squares: [Bitboard::EMPTY; 6], discoverers: Bitboard::EMPTY };
+            return CheckInfo { king: None, check_squares: [Bitboard::EMPTY; 8], discoverers: Bitboard::EMPTY };
         };
         let bishop = attacks::bishop_attacks(king, occupied);
         let rook = attacks::rook_attacks(king, occupied);
@@ -29,6 +32,8 @@ impl CheckInfo {
             bishop,
             rook,
             bishop | rook,
+            Bitboard::EMPTY,
+            Bitboard::EMPTY,
             Bitboard::EMPTY,
         ];
         let mut discoverers = Bitboard::EMPTY;
@@ -45,6 +50,7 @@ impl CheckInfo {
     }
 
     /// Whether legal move `m` of `pos` (the position this was built for) gives check.
+    #[inline]
     pub fn gives_check(&self, pos: &Chess, m: &Move) -> bool {
         let Some(king) = self.king else { return false };
         match *m {
@@ -58,6 +64,21 @@ impl CheckInfo {
                 after.play_unchecked(*m);
                 after.is_check()
             }
+        }
+    }
+}
+
+impl CheckInfo {
+    /// [`CheckInfo::gives_check`] for a packed move (the common case without matching on a
+    /// [`Move`]).
+    #[inline]
+    pub fn gives_check_packed(&self, pos: &Chess, p: Packed) -> bool {
+        let Some(king) = self.king else { return false };
+        if p.is_plain() {
+            let (from, to) = (Square::new(p.from() as u32), Square::new(p.to() as u32));
+            self.check_squares[p.role()].contains(to) || (self.discoverers.contains(from) && !attacks::aligned(from, to, king))
+        } else {
+            self.gives_check(pos, &p.to_move())
         }
     }
 }

@@ -14,6 +14,7 @@ use crate::model::GameState;
 use crate::text::GameResult;
 
 use super::check::{CheckInfo, role_index};
+use super::movegen::Packed;
 use crate::engine::{Threats, see};
 
 /// Feature value 1.0.
@@ -23,25 +24,34 @@ pub const ONE: i32 = 256;
 pub trait Sink {
     /// Feature `index` is active with `value` (units of 1/[`ONE`]).
     fn put(&mut self, index: usize, value: i32);
+
+    /// Feature `index` is active with value 1 ([`ONE`]): most features are.
+    #[inline]
+    fn put_one(&mut self, index: usize) {
+        self.put(index, ONE);
+    }
 }
 
 /// A [`Sink`] that computes the logit: the dot product with weights, in logit units.
 pub struct Dot<'w> {
     weights: &'w [i32],
     acc: i64,
+    /// Sum of the weights of the features of value [`ONE`] (multiplied by `ONE` at the end:
+    /// the same integer sum, one multiplication instead of one per feature).
+    ones: i64,
 }
 
 impl<'w> Dot<'w> {
     /// Starts a dot product with `weights`.
     #[inline]
     pub fn new(weights: &'w [i32]) -> Self {
-        Dot { weights, acc: 0 }
+        Dot { weights, acc: 0, ones: 0 }
     }
 
     /// The logit (weights times values, divided by [`ONE`], rounded down).
     #[inline]
     pub fn logit(&self) -> i32 {
-        (self.acc >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
+        ((self.acc + self.ones * ONE as i64) >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
     }
 }
 
@@ -50,7 +60,29 @@ impl Sink for Dot<'_> {
     fn put(&mut self, index: usize, value: i32) {
         self.acc += self.weights[index] as i64 * value as i64;
     }
+
+    #[inline]
+    fn put_one(&mut self, index: usize) {
+        self.ones += self.weights[index] as i64;
+    }
 }
+
+/// Chebyshev distance between squares (shakmaty's [`Square::distance`]), tabulated.
+static DISTANCE: [[u8; 64]; 64] = {
+    let mut t = [[0u8; 64]; 64];
+    let mut a: usize = 0;
+    while a < 64 {
+        let mut b: usize = 0;
+        while b < 64 {
+            let df = (a % 8).abs_diff(b % 8);
+            let dr = (a / 8).abs_diff(b / 8);
+            t[a][b] = if df > dr { df as u8 } else { dr as u8 };
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
 
 /// Knots (centipawns) of the piecewise-linear function of a move's loss against the best move.
 pub const LOSS_KNOTS: [i32; 8] = [0, 15, 40, 80, 150, 300, 600, 1200];
@@ -167,12 +199,12 @@ pub fn bucket<T: PartialOrd + Copy>(x: T, edges: &[T]) -> usize {
     edges.iter().take_while(|&&e| x >= e).count()
 }
 
-/// Square index from the point of view of `color` (Black mirrored vertically).
+/// What to xor a square index with to see it from `color`'s side: 0 for White, 56 for Black.
 #[inline]
-fn relative(sq: Square, color: Color) -> usize {
+fn flip(color: Color) -> usize {
     match color {
-        Color::White => sq as usize,
-        Color::Black => sq as usize ^ 56,
+        Color::White => 0,
+        Color::Black => 56,
     }
 }
 
@@ -192,12 +224,34 @@ pub fn phase(pos: &Chess) -> usize {
     }
 }
 
+/// The loss features of a loss `0..=LOSS_KNOTS[7]`: knot `k` and the fraction (in 1/[`ONE`])
+/// of the way to knot `k + 1`, i.e. weights `ONE - frac` on knot `k` and `frac` on `k + 1`.
+/// A table of the definition `k = last knot <= loss` (at most 6),
+/// `frac = (loss - knot k) * ONE / (knot k+1 - knot k)`, so that no division is left per move.
+static LOSS_INTERPOLATION: [(u8, u16); LOSS_KNOTS[7] as usize + 1] = {
+    let mut table = [(0u8, 0u16); LOSS_KNOTS[7] as usize + 1];
+    let mut loss = 0;
+    while loss <= LOSS_KNOTS[7] {
+        let mut k = 7;
+        while LOSS_KNOTS[k] > loss {
+            k -= 1;
+        }
+        if k > 6 {
+            k = 6;
+        }
+        let frac = (loss - LOSS_KNOTS[k]) * ONE / (LOSS_KNOTS[k + 1] - LOSS_KNOTS[k]);
+        table[loss as usize] = (k as u8, frac as u16);
+        loss += 1;
+    }
+    table
+};
+
 /// Everything about one position that move features need, computed once per ply.
 pub struct MoveContext<'a> {
     /// The position before the move.
     pub pos: &'a Chess,
     /// The legal moves, in canonical order.
-    pub moves: &'a [Move],
+    pub moves: &'a [Packed],
     /// Engine score of each move (centipawns, side to move's point of view).
     pub scores: &'a [i32],
     /// `max(scores)`.
@@ -211,48 +265,49 @@ pub struct MoveContext<'a> {
     checks: CheckInfo,
     /// Attack facts for the tactical features, when the model uses them.
     tactics: Option<Threats>,
+    /// Squares are seen from the mover: `sq ^ flip` (Black mirrored vertically).
+    flip: usize,
+    /// `last_to` and `own_last_to` as square indices, 64 for none.
+    last_to_index: usize,
+    own_last_to_index: usize,
 }
 
 impl<'a> MoveContext<'a> {
     /// Precomputes the per-position facts; the attack facts of the tactical features
     /// (`escape*`, `to_*`, `threatens`, `capture_free`) only when `tactical` is set.
-    pub fn new(st: &'a GameState, moves: &'a [Move], scores: &'a [i32], tactical: bool) -> Self {
+    pub fn new(st: &'a GameState, moves: &'a [Packed], scores: &'a [i32], tactical: bool) -> Self {
         let pos = &st.pos;
+        let last_to = st.last.map(|m| m.to());
+        let own_last_to = st.own_last.map(|m| m.to());
         MoveContext {
             pos,
             moves,
             scores,
             best: scores.iter().copied().max().unwrap_or(0),
-            last_to: st.last.map(|m| m.to()),
-            own_last_to: st.own_last.map(|m| m.to()),
+            last_to,
+            own_last_to,
             phase: phase(pos),
             skill: st.skill(),
             checks: CheckInfo::new(pos),
             tactics: tactical.then(|| Threats::new(pos)),
+            flip: flip(pos.turn()),
+            last_to_index: last_to.map_or(64, |s| s as usize),
+            own_last_to_index: own_last_to.map_or(64, |s| s as usize),
         }
     }
 
     /// Emits the features of move `i` into `sink`.
+    #[inline]
     pub fn features(&self, i: usize, sink: &mut impl Sink) {
         use move_layout::*;
-        let m = &self.moves[i];
-        let us = self.pos.turn();
-        let role = m.role();
-        let r = role_index(role);
-        let from = m.from().expect("standard chess has no drops");
-        // Castling moves the king to its castling square (shakmaty stores the rook square).
-        let to = match *m {
-            Move::Castle { king, .. } => {
-                let side = m.castling_side().expect("castle");
-                Square::from_coords(side.king_to_file(), king.rank())
-            }
-            _ => m.to(),
-        };
+        let p = self.moves[i];
+        let r = p.role();
+        let (from, to) = (p.from(), p.to());
 
         // Loss against the best move, piecewise linear between knots, per phase.
         let loss = (self.best - self.scores[i]).clamp(0, LOSS_KNOTS[7]);
-        let k = LOSS_KNOTS.iter().rposition(|&x| loss >= x).expect("loss >= 0").min(6);
-        let frac = (loss - LOSS_KNOTS[k]) * ONE / (LOSS_KNOTS[k + 1] - LOSS_KNOTS[k]);
+        let (k, frac) = LOSS_INTERPOLATION[loss as usize];
+        let (k, frac) = (k as usize, frac as i32);
         let base = LOSS + (self.phase * SKILLS + self.skill) * 8;
         if frac < ONE {
             sink.put(base + k, ONE - frac);
@@ -261,30 +316,97 @@ impl<'a> MoveContext<'a> {
             sink.put(base + k + 1, frac);
         }
 
-        sink.put(FROM_P + r * 64 + relative(from, us), ONE);
-        sink.put(TO_P + r * 64 + relative(to, us), ONE);
+        // Origin and destination (the king's for castling), seen from the mover.
+        sink.put_one(FROM_P + r * 64 + (from ^ self.flip));
+        sink.put_one(TO_P + r * 64 + (to ^ self.flip));
 
-        if let Some(victim) = m.capture() {
-            sink.put(CAPTURE + r * 6 + role_index(victim), ONE);
-            if Some(to) == self.last_to {
-                sink.put(RECAPTURE + r, ONE);
+        let victim = p.capture();
+        if victim != 0 {
+            sink.put_one(CAPTURE + r * 6 + victim - 1);
+            if to == self.last_to_index {
+                sink.put_one(RECAPTURE + r);
             }
         }
-        if let Some(p) = m.promotion() {
-            sink.put(PROMOTION + (role_index(p).saturating_sub(1)).min(3), ONE);
+        let promotion = p.promotion();
+        if promotion != 0 {
+            // Knight, bishop, rook, queen.
+            sink.put_one(PROMOTION + (promotion - 1).saturating_sub(1).min(3));
         }
-        if self.checks.gives_check(self.pos, m) {
-            sink.put(CHECK + r, ONE);
+        if self.checks.gives_check_packed(self.pos, p) {
+            sink.put_one(CHECK + r);
         }
-        if Some(from) == self.own_last_to {
-            sink.put(SAME_PIECE + r, ONE);
+        if from == self.own_last_to_index {
+            sink.put_one(SAME_PIECE + r);
         }
-        if let Some(last) = self.last_to {
-            sink.put(DIST_LAST + (last.distance(to) as usize).min(7), ONE);
+        if self.last_to_index < 64 {
+            sink.put_one(DIST_LAST + (DISTANCE[self.last_to_index][to] as usize).min(7));
         }
         if let Some(t) = &self.tactics {
-            self.tactical_features(t, m, from, to, sink);
+            self.tactical_features(t, &p.to_move(), Square::new(from as u32), Square::new(to as u32), sink);
         }
+    }
+
+    /// The logits of all moves into `out` (cleared first), returning their maximum: for each
+    /// move, what [`Dot`] with `weights` gives over [`MoveContext::features`] (the same integer
+    /// sums), computed group by group with the weights read directly instead of through a
+    /// [`Sink`], which the coder needs for speed. **Keep in step with `features`**: a feature
+    /// added there must be added here; the test `logits_match_features` compares both for
+    /// every move of thousands of positions with random weights.
+    pub fn logits(&self, weights: &[i32], out: &mut Vec<i32>) -> i32 {
+        use move_layout::*;
+        let w: &[i32; LEN] = weights.try_into().expect("move weights have the layout's length");
+        let base = LOSS + (self.phase * SKILLS + self.skill) * 8;
+        let loss_w: [i64; 8] = std::array::from_fn(|k| w[base + k] as i64);
+        let from_w: &[i32; 384] = w[FROM_P..FROM_P + 384].try_into().expect("6 tables");
+        let to_w: &[i32; 384] = w[TO_P..TO_P + 384].try_into().expect("6 tables");
+        let dist_w: [i64; 8] = std::array::from_fn(|d| w[DIST_LAST + d] as i64);
+        let (flip, last, own_last) = (self.flip, self.last_to_index, self.own_last_to_index);
+        let distances: &[u8; 64] = &DISTANCE[last.min(63)];
+        let mut z_max = i32::MIN;
+        out.clear();
+        out.extend(self.moves.iter().zip(self.scores).map(|(&p, &score)| {
+            let r = p.role();
+            let (from, to) = (p.from(), p.to());
+            // Loss (the two interpolation weights; a value-0 feature adds 0).
+            let loss = (self.best - score).clamp(0, LOSS_KNOTS[7]);
+            let (k, frac) = LOSS_INTERPOLATION[loss as usize];
+            let (k, frac) = (k as usize & 7, frac as i64);
+            let mut acc = loss_w[k] * (ONE as i64 - frac) + loss_w[(k + 1) & 7] * frac;
+            // Features of value ONE: their weights are summed, times ONE at the end.
+            let mut ones = from_w[r * 64 + (from ^ flip)] as i64 + to_w[r * 64 + (to ^ flip)] as i64;
+            if p.0 >> 15 != 0 {
+                let victim = p.capture();
+                if victim != 0 {
+                    ones += w[CAPTURE + r * 6 + victim - 1] as i64;
+                    if to == last {
+                        ones += w[RECAPTURE + r] as i64;
+                    }
+                }
+                let promotion = p.promotion();
+                if promotion != 0 {
+                    ones += w[PROMOTION + (promotion - 1).saturating_sub(1).min(3)] as i64;
+                }
+            }
+            if self.checks.gives_check_packed(self.pos, p) {
+                ones += w[CHECK + r] as i64;
+            }
+            if from == own_last {
+                ones += w[SAME_PIECE + r] as i64;
+            }
+            if last < 64 {
+                ones += dist_w[(distances[to] as usize).min(7)];
+            }
+            if let Some(t) = &self.tactics {
+                let mut dot = Dot::new(weights);
+                self.tactical_features(t, &p.to_move(), Square::new(from as u32), Square::new(to as u32), &mut dot);
+                acc += dot.acc;
+                ones += dot.ones;
+            }
+            let z = ((acc + ones * ONE as i64) >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
+            z_max = z_max.max(z);
+            z
+        }));
+        z_max
     }
 
     /// The features that need attack maps: captures of undefended pieces, escapes from
@@ -296,31 +418,31 @@ impl<'a> MoveContext<'a> {
         let r = role_index(role);
         if let Some(victim) = m.capture() {
             if !t.their_defended.contains(to) {
-                sink.put(CAPTURE_FREE + role_index(victim), ONE);
+                sink.put_one(CAPTURE_FREE + role_index(victim));
             }
         }
         let see = see(self.pos, m);
-        sink.put(SEE + bucket(see, &SEE_EDGES), ONE);
+        sink.put_one(SEE + bucket(see, &SEE_EDGES));
         if see < 0 {
-            sink.put(SEE_LOSS + r, ONE);
+            sink.put_one(SEE_LOSS + r);
         }
         if role != Role::King {
             if (t.attacked_by_lesser | t.hanging()).contains(from) {
-                sink.put(ESCAPE_THREAT + r, ONE);
+                sink.put_one(ESCAPE_THREAT + r);
             }
             if t.their_attacks.contains(from) {
-                sink.put(ESCAPE + r, ONE);
+                sink.put_one(ESCAPE + r);
                 if !t.our_attacks.contains(from) {
-                    sink.put(ESCAPE_HANGING + r, ONE);
+                    sink.put_one(ESCAPE_HANGING + r);
                 }
             }
             if t.their_pawn_attacks.contains(to) {
-                sink.put(TO_PAWN_ATTACKED + r, ONE);
+                sink.put_one(TO_PAWN_ATTACKED + r);
             }
             if t.their_attacks.contains(to) {
-                sink.put(TO_ATTACKED + r, ONE);
+                sink.put_one(TO_ATTACKED + r);
                 if !t.our_attacks.contains(to) {
-                    sink.put(TO_HANGING + r, ONE);
+                    sink.put_one(TO_HANGING + r);
                 }
             }
         }
@@ -338,7 +460,7 @@ impl<'a> MoveContext<'a> {
             }
         }
         if let Some(victim) = best {
-            sink.put(THREATENS + role_index(victim), ONE);
+            sink.put_one(THREATENS + role_index(victim));
         }
     }
 }
@@ -372,10 +494,10 @@ impl EndContext {
     /// Emits the features of "the game ends here".
     pub fn end_features(&self, sink: &mut impl Sink) {
         use end_layout::*;
-        sink.put(BIAS, ONE);
-        sink.put(EVAL + bucket(self.eval, &EVAL_EDGES), ONE);
-        sink.put(PLY + bucket(self.ply, &PLY_EDGES), ONE);
-        sink.put(LAST_LOSS + bucket(self.last_loss, &LAST_LOSS_EDGES), ONE);
+        sink.put_one(BIAS);
+        sink.put_one(EVAL + bucket(self.eval, &EVAL_EDGES));
+        sink.put_one(PLY + bucket(self.ply, &PLY_EDGES));
+        sink.put_one(LAST_LOSS + bucket(self.last_loss, &LAST_LOSS_EDGES));
         for (on, index) in [
             (self.in_check, IN_CHECK),
             (self.insufficient, INSUFFICIENT),
@@ -384,7 +506,7 @@ impl EndContext {
             (self.last_capture, LAST_CAPTURE),
         ] {
             if on {
-                sink.put(index, ONE);
+                sink.put_one(index);
             }
         }
     }
@@ -393,10 +515,10 @@ impl EndContext {
     /// 3 unknown).
     pub fn result_features(&self, class: usize, sink: &mut impl Sink) {
         use result_layout::*;
-        sink.put(BIAS + class, ONE);
-        sink.put(EVAL + 4 * bucket(self.eval, &EVAL_EDGES) + class, ONE);
-        sink.put(PLY + 4 * bucket(self.ply, &PLY_EDGES) + class, ONE);
-        sink.put(LAST_LOSS + 4 * bucket(self.last_loss, &LAST_LOSS_EDGES) + class, ONE);
+        sink.put_one(BIAS + class);
+        sink.put_one(EVAL + 4 * bucket(self.eval, &EVAL_EDGES) + class);
+        sink.put_one(PLY + 4 * bucket(self.ply, &PLY_EDGES) + class);
+        sink.put_one(LAST_LOSS + 4 * bucket(self.last_loss, &LAST_LOSS_EDGES) + class);
         for (on, index) in [
             (self.checkmate, CHECKMATE),
             (self.stalemate, STALEMATE),
@@ -404,8 +526,63 @@ impl EndContext {
             (self.repetition, REPETITION),
         ] {
             if on {
-                sink.put(index + class, ONE);
+                sink.put_one(index + class);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::move_value;
+    use crate::model::movegen::legal_moves_sorted_into;
+    use crate::model::{MAX_LEVEL, MIN_LEVEL, Model};
+
+    #[test]
+    fn logits_match_features() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut weight_sets: Vec<Vec<i32>> = (MIN_LEVEL..=MAX_LEVEL).map(|l| Model::builtin(l).move_weights.clone()).collect();
+        for _ in 0..3 {
+            weight_sets.push((0..move_layout::LEN).map(|_| (next() % 4001) as i32 - 2000).collect());
+        }
+        let mut moves = Vec::new();
+        let mut out = Vec::new();
+        let mut checked = 0;
+        for (g, line) in include_str!("../../data/Chess_Games.txt").lines().take(150).enumerate() {
+            let game = crate::text::parse_game(line.as_bytes()).unwrap();
+            let mut st = GameState::new();
+            for m in game.moves {
+                moves.clear();
+                legal_moves_sorted_into(&st.pos, &mut moves);
+                let scale = [1, 3, 10][g % 3];
+                let scores: Vec<i32> = moves.iter().map(|c| move_value(&st.pos, &c.to_move()) * scale).collect();
+                for tactical in [false, true] {
+                    let ctx = MoveContext::new(&st, &moves, &scores, tactical);
+                    for w in &weight_sets {
+                        let z_max = ctx.logits(w, &mut out);
+                        let expected: Vec<i32> = (0..moves.len())
+                            .map(|i| {
+                                let mut dot = Dot::new(w);
+                                ctx.features(i, &mut dot);
+                                dot.logit()
+                            })
+                            .collect();
+                        assert_eq!(out, expected);
+                        assert_eq!(z_max, expected.iter().copied().max().unwrap());
+                        checked += out.len();
+                    }
+                }
+                st.record_loss((next() % 300) as i32);
+                st.play(m);
+            }
+        }
+        assert!(checked > 1_000_000, "{checked}");
     }
 }

@@ -2,6 +2,8 @@
 
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, zobrist::Zobrist64};
 
+use crate::engine::{move_value, static_eval};
+
 /// Canonical sort key of a move: origin, destination (the rook square for castling, as
 /// shakmaty stores it), promotion role. Independent of shakmaty's generation order.
 #[inline]
@@ -13,12 +15,20 @@ pub fn move_key(m: &Move) -> u16 {
 
 /// The legal moves of `pos` sorted by [`move_key`], into `out`.
 pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
-    let generated = pos.legal_moves();
-    // Sort (key, index) pairs packed in a u32: keys are unique among legal moves.
-    let mut order: arrayvec::ArrayVec<u32, 256> = generated.iter().enumerate().map(|(i, m)| (move_key(m) as u32) << 8 | i as u32).collect();
-    order.sort_unstable();
     out.clear();
-    out.extend(order.iter().map(|&k| generated[(k & 0xff) as usize]));
+    let _ = super::movegen::legal_moves_sorted_into(pos, out);
+}
+
+/// Plays legal move `m` in `pos`, whose hash is `hash` ([`GameState::hash`]); returns the hash
+/// of the new position (updated incrementally when shakmaty can, else computed afresh).
+#[inline]
+pub fn play_hashed(pos: &mut Chess, hash: u64, m: Move) -> u64 {
+    let next = pos.update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal);
+    pos.play_unchecked(m);
+    match next {
+        Some(h) => h.0,
+        None => pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+    }
 }
 
 /// A game in progress from the standard initial position.
@@ -41,6 +51,8 @@ pub struct GameState {
     losses: [(u32, u32); 2],
     /// Loss (centipawns, capped at 1200) of the last move played, as recorded.
     pub last_loss: i32,
+    /// [`static_eval`] of `pos`, kept up to date move by move.
+    eval: i32,
 }
 
 impl Default for GameState {
@@ -58,23 +70,28 @@ impl GameState {
     /// A game starting from `pos` (a FEN set-up or a Chess960 position); ply 0, no history.
     pub fn from_position(pos: Chess) -> Self {
         let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
-        GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new(), losses: [(0, 0); 2], last_loss: 0 }
+        let eval = static_eval(&pos);
+        GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new(), losses: [(0, 0); 2], last_loss: 0, eval }
     }
 
     /// Plays legal move `m`.
     pub fn play(&mut self, m: Move) {
-        let next = self
-            .pos
-            .update_zobrist_hash::<Zobrist64>(Zobrist64(self.hash), m, EnPassantMode::Legal);
         self.history.push(self.hash);
-        self.pos.play_unchecked(m);
-        self.hash = match next {
-            Some(h) => h.0,
-            None => self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-        };
+        // The evaluation after a move, from the new mover's side, is minus the old one plus the
+        // move's value (Sunfish's `value(move)` is exactly that difference).
+        self.eval = -(self.eval + move_value(&self.pos, &m));
+        self.hash = play_hashed(&mut self.pos, self.hash, m);
+        debug_assert_eq!(self.eval, static_eval(&self.pos), "incremental evaluation");
         self.ply += 1;
         self.own_last = self.last;
         self.last = Some(m);
+    }
+
+    /// [`static_eval`] of the current position (side to move's point of view), without
+    /// recomputing it.
+    #[inline]
+    pub fn static_eval(&self) -> i32 {
+        self.eval
     }
 
     /// Records the loss (centipawns, >= 0) of the move the side to move is playing.
@@ -117,6 +134,18 @@ mod tests {
             for m in game.moves {
                 st.play(m);
                 assert_eq!(st.hash, st.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+            }
+        }
+    }
+
+    #[test]
+    fn incremental_eval_matches_static_eval() {
+        for line in include_str!("../../data/Chess_Games.txt").lines().take(500) {
+            let game = parse_game(line.as_bytes()).unwrap();
+            let mut st = GameState::new();
+            for m in game.moves {
+                st.play(m);
+                assert_eq!(st.static_eval(), static_eval(&st.pos));
             }
         }
     }

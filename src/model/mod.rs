@@ -8,13 +8,14 @@ pub mod book;
 pub mod check;
 pub mod features;
 pub mod game;
+pub mod movegen;
 pub mod params;
 pub mod predictor;
 pub mod softmax;
 pub mod trace;
 
 use std::fmt::Write as _;
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 pub use game::GameState;
 pub use predictor::Predictor;
@@ -144,12 +145,16 @@ impl Model {
     /// (caught by the tests).
     pub fn builtin(level: u8) -> &'static Model {
         assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
-        &BUILTIN[(level - MIN_LEVEL) as usize]
+        let index = (level - MIN_LEVEL) as usize;
+        BUILTIN[index].get_or_init(|| {
+            let (name, text) = MODEL_FILES[index];
+            Model::parse(name, text).unwrap_or_else(|e| panic!("embedded model {name}: {e}"))
+        })
     }
 
     /// The embedded model with id `id`, if any.
     pub fn by_id(id: u64) -> Option<&'static Model> {
-        BUILTIN.iter().find(|m| m.id() == id)
+        (MIN_LEVEL..=MAX_LEVEL).map(Model::builtin).find(|m| m.id() == id)
     }
 }
 
@@ -166,12 +171,8 @@ pub const MODEL_FILES: [(&str, &str); 9] = [
     ("level9.txt", include_str!("../../models/level9.txt")),
 ];
 
-static BUILTIN: LazyLock<Vec<Model>> = LazyLock::new(|| {
-    MODEL_FILES
-        .iter()
-        .map(|(name, text)| Model::parse(name, text).unwrap_or_else(|e| panic!("embedded model {name}: {e}")))
-        .collect()
-});
+/// The embedded models by level, each parsed when first used (a run needs one).
+static BUILTIN: [OnceLock<Model>; MODEL_FILES.len()] = [const { OnceLock::new() }; MODEL_FILES.len()];
 
 #[cfg(test)]
 mod tests {

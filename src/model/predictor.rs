@@ -1,17 +1,22 @@
 //! Applying a [`Model`] ply by ply: legal moves, engine scores, features, frequency tables.
 
-use shakmaty::{Move, MoveList, Position};
+use shakmaty::{Chess, Move, Position};
 
-use super::book::{Book, PRIOR};
+use super::book::{Book, BookMoves, PRIOR};
 use super::features::{Dot, EndContext, MoveContext, RESULT_CLASSES};
-use super::game::{GameState, legal_moves_sorted, move_key};
-use super::softmax::softmax_into;
+use super::game::{GameState, move_key};
+use super::movegen::{Packed, legal_moves_sorted_into};
+use super::softmax::{softmax_into, softmax_with_max};
 use super::Model;
 use crate::codec::{Cdf, CdfBuf, TOTAL};
-use crate::engine::{MATE, Searcher, static_eval};
+use crate::engine::pst::PST;
+use crate::engine::{MATE, Searcher, move_value};
 
 /// Uniform floor of the end and result distributions, in 1/65536.
 const OUTCOME_FLOOR: u64 = 16;
+
+/// Entries of the cache of end tables (a power of two).
+const END_CACHE: usize = 64;
 
 /// Per-block model state and scratch buffers. Call [`Predictor::prepare`] once per ply, then
 /// any of the table methods for that ply.
@@ -19,11 +24,22 @@ pub struct Predictor<'m> {
     model: &'m Model,
     searcher: Searcher,
     book: Book,
-    moves: MoveList,
+    /// The legal moves, canonical order.
+    moves: Vec<Packed>,
+    /// The same as shakmaty moves, only for the search (which reads them).
+    move_list: Vec<Move>,
     scores: Vec<i32>,
+    /// `max(scores)` (0 without moves).
+    best: i32,
+    /// The side to move is in check.
+    in_check: bool,
     logits: Vec<i32>,
     weights: Vec<u64>,
     table: CdfBuf,
+    /// End tables by logit: the end table is a function of one logit that takes few values,
+    /// so its softmax is computed once per value. Direct-mapped, `(logit, frequency of
+    /// "continues")`, `i32::MIN` when empty (never a logit: [`Dot::logit`] clamps to half).
+    end_cache: [(i32, u32); END_CACHE],
     prepared_ply: Option<(u32, u64)>,
 }
 
@@ -34,11 +50,15 @@ impl<'m> Predictor<'m> {
             model,
             searcher: Searcher::new(),
             book: Book::new(),
-            moves: MoveList::new(),
+            moves: Vec::with_capacity(256),
+            move_list: Vec::new(),
             scores: Vec::new(),
+            best: 0,
+            in_check: false,
             logits: Vec::new(),
             weights: Vec::new(),
             table: CdfBuf::new(),
+            end_cache: [(i32::MIN, 0); END_CACHE],
             prepared_ply: None,
         }
     }
@@ -50,13 +70,45 @@ impl<'m> Predictor<'m> {
 
     /// Generates and scores the legal moves of `st`'s position (canonical order).
     pub fn prepare(&mut self, st: &GameState) {
-        legal_moves_sorted(&st.pos, &mut self.moves);
-        if self.model.search.depth == 0 && !self.model.search.quiescence {
-            self.scores.clear();
-            self.scores.extend(self.moves.iter().map(|m| crate::engine::move_value(&st.pos, m)));
-        } else {
-            self.searcher.score_moves(&st.pos, &self.moves, &self.model.search, &mut self.scores);
+        self.prefetch_book(st);
+        self.moves.clear();
+        let checkers = legal_moves_sorted_into(&st.pos, &mut self.moves);
+        self.in_check = checkers.any();
+        self.score(st);
+    }
+
+    /// [`Predictor::prepare`] with the legal moves already known: `moves` in canonical order
+    /// (as [`legal_moves_sorted_into`] makes them), `in_check` whether the side to move is in
+    /// check.
+    pub fn prepare_known(&mut self, st: &GameState, moves: &[Packed], in_check: bool) {
+        self.prefetch_book(st);
+        self.moves.clear();
+        self.moves.extend_from_slice(moves);
+        self.in_check = in_check;
+        self.score(st);
+    }
+
+    /// Starts loading the book slots that [`Predictor::move_table`] will read for `st`, so
+    /// that the memory access overlaps the scoring work.
+    #[inline]
+    fn prefetch_book(&self, st: &GameState) {
+        if st.ply < self.model.book_max_ply {
+            self.book.prefetch(st.hash);
+            if self.model.book_prior_weight > 0 {
+                PRIOR.book.prefetch(st.hash);
+            }
         }
+    }
+
+    fn score(&mut self, st: &GameState) {
+        if self.model.search.depth == 0 && !self.model.search.quiescence {
+            move_values(&st.pos, &self.moves, &mut self.scores);
+        } else {
+            self.move_list.clear();
+            self.move_list.extend(self.moves.iter().map(|p| p.to_move()));
+            self.searcher.score_moves(&st.pos, &self.move_list, &self.model.search, &mut self.scores);
+        }
+        self.best = self.scores.iter().copied().max().unwrap_or(0);
         self.prepared_ply = Some((st.ply, st.hash));
     }
 
@@ -65,8 +117,19 @@ impl<'m> Predictor<'m> {
     }
 
     /// The legal moves of the prepared position, in canonical order.
-    pub fn moves(&self) -> &[Move] {
+    pub fn moves(&self) -> &[Packed] {
         &self.moves
+    }
+
+    /// Move `i` of [`Predictor::moves`] as a shakmaty move.
+    pub fn move_at(&self, i: usize) -> Move {
+        self.moves[i].to_move()
+    }
+
+    /// The index of legal move `m` in [`Predictor::moves`].
+    pub fn index_of(&self, m: &Move) -> Option<usize> {
+        let key = move_key(m);
+        self.moves.binary_search_by_key(&key, |p| p.key()).ok()
     }
 
     /// Engine scores of [`Predictor::moves`] (centipawns, side to move's view).
@@ -85,17 +148,18 @@ impl<'m> Predictor<'m> {
         self.check_prepared(st);
         let pos = &st.pos;
         let no_moves = self.moves.is_empty();
+        let in_check = self.in_check;
         let eval = if no_moves {
-            if pos.is_check() { -MATE } else { 0 }
+            if in_check { -MATE } else { 0 }
         } else {
-            static_eval(pos) + self.scores.iter().copied().max().unwrap_or(0)
+            st.static_eval() + self.best
         };
         EndContext {
             eval,
             ply: st.ply,
-            in_check: pos.is_check(),
-            checkmate: no_moves && pos.is_check(),
-            stalemate: no_moves && !pos.is_check(),
+            in_check,
+            checkmate: no_moves && in_check,
+            stalemate: no_moves && !in_check,
             insufficient: pos.is_insufficient_material(),
             repetition: st.repetitions() >= 2,
             fifty: pos.halfmoves() >= 100,
@@ -109,9 +173,16 @@ impl<'m> Predictor<'m> {
         let ctx = self.end_context(st);
         let mut dot = Dot::new(&self.model.end_weights);
         ctx.end_features(&mut dot);
-        self.logits.clear();
-        self.logits.extend([0, dot.logit()]);
-        softmax_into(&self.logits, OUTCOME_FLOOR, &mut self.weights, &mut self.table);
+        let logit = dot.logit();
+        let slot = &mut self.end_cache[(logit as u32).wrapping_mul(0x9e37_79b1) as usize >> (32 - END_CACHE.trailing_zeros())];
+        if slot.0 == logit {
+            self.table.set_frequencies([slot.1, TOTAL - slot.1]);
+        } else {
+            self.logits.clear();
+            self.logits.extend([0, logit]);
+            softmax_into(&self.logits, OUTCOME_FLOOR, &mut self.weights, &mut self.table);
+            *slot = (logit, self.table.cdf().frequency(0));
+        }
         self.table.cdf()
     }
 
@@ -132,14 +203,8 @@ impl<'m> Predictor<'m> {
     /// Table over the prepared legal moves (which must not be empty).
     pub fn move_table(&mut self, st: &GameState) -> Cdf<'_> {
         let mut logits = std::mem::take(&mut self.logits);
-        logits.clear();
-        let ctx = self.move_context(st);
-        for i in 0..self.moves.len() {
-            let mut dot = Dot::new(&self.model.move_weights);
-            ctx.features(i, &mut dot);
-            logits.push(dot.logit());
-        }
-        softmax_into(&logits, self.model.move_floor, &mut self.weights, &mut self.table);
+        let z_max = self.move_context(st).logits(&self.model.move_weights, &mut logits);
+        softmax_with_max(&logits, z_max, self.model.move_floor, &mut self.weights, &mut self.table);
         self.logits = logits;
         if st.ply < self.model.book_max_ply {
             self.mix_book(st.hash);
@@ -151,18 +216,29 @@ impl<'m> Predictor<'m> {
     /// with `q` the model's table and `c_i` the book counts, in integers.
     fn mix_book(&mut self, hash: u64) {
         let seen = self.book.get(hash);
-        let prior = if self.model.book_prior_weight > 0 { PRIOR.book.get(hash) } else { &[] };
+        let prior = if self.model.book_prior_weight > 0 { PRIOR.book.get(hash) } else { BookMoves::default() };
         if seen.is_empty() && prior.is_empty() {
             return;
         }
-        let count = |list: &[(u16, u32)], key: u16| list.iter().find(|(k, _)| *k == key).map_or(0, |&(_, c)| c as u64);
-        let model_table = self.table.cdf();
+        // Counts in 1/256 games: online plays weigh 256, prior plays `book_prior_weight`. Keys
+        // are unique per position; a key that is not a legal move here counts for nothing.
+        let moves = &self.moves;
+        let index = |key: u16| moves.binary_search_by_key(&key, |p| p.key()).ok();
         self.weights.clear();
-        for (i, m) in self.moves.iter().enumerate() {
-            let key = move_key(m);
-            // Counts in 1/256 games: online plays weigh 256, prior plays `book_prior_weight`.
-            let c = count(seen, key) * 256 + count(prior, key) * self.model.book_prior_weight;
-            self.weights.push(c * TOTAL as u64 + self.model.book_alpha * model_table.frequency(i) as u64);
+        self.weights.resize(moves.len(), 0);
+        for (key, c) in seen {
+            if let Some(i) = index(key) {
+                self.weights[i] += c as u64 * 256;
+            }
+        }
+        for (key, c) in prior {
+            if let Some(i) = index(key) {
+                self.weights[i] += c as u64 * self.model.book_prior_weight;
+            }
+        }
+        let model_table = self.table.cdf();
+        for (i, w) in self.weights.iter_mut().enumerate() {
+            *w = *w * TOTAL as u64 + self.model.book_alpha * model_table.frequency(i) as u64;
         }
         self.table.set_weights(&self.weights);
     }
@@ -171,10 +247,63 @@ impl<'m> Predictor<'m> {
     /// the side's skill estimate. Call before [`GameState::play`].
     pub fn observe(&mut self, st: &mut GameState, index: usize) {
         if st.ply < self.model.book_max_ply {
-            self.book.observe(st.hash, move_key(&self.moves[index]));
+            self.book.observe(st.hash, self.moves[index].key());
         }
-        let best = self.scores.iter().copied().max().unwrap_or(0);
-        st.record_loss(best - self.scores[index]);
+        st.record_loss(self.best - self.scores[index]);
     }
 
+}
+
+/// [`move_value`] of every move: normal moves from the engine's piece-square table directly
+/// (the same sums as `move_value`: destination minus origin of the moved or promoted piece,
+/// plus the captured piece), castling and en passant through `move_value` itself.
+fn move_values(pos: &Chess, moves: &[Packed], out: &mut Vec<i32>) {
+    let flip = if pos.turn().is_white() { 0 } else { 56 };
+    out.clear();
+    out.extend(moves.iter().map(|&p| {
+        if p.kind() == Packed::NORMAL {
+            let (r, from, to) = (p.role(), (p.from() ^ flip) & 63, (p.to() ^ flip) & 63);
+            let placed = if p.promotion() != 0 { p.promotion() - 1 } else { r };
+            // Row 7 of `PST8` (no piece) is 0: a move without capture adds nothing.
+            PST8[placed][to] - PST8[r][from] + PST8[p.capture().wrapping_sub(1) & 7][to ^ 56]
+        } else {
+            move_value(pos, &p.to_move())
+        }
+    }));
+}
+
+/// The engine's [`PST`] padded to 8 rows of zeros, so that a 3-bit role index needs no check.
+static PST8: [[i32; 64]; 8] = {
+    let mut t = [[0; 64]; 8];
+    let mut r = 0;
+    while r < 6 {
+        t[r] = PST[r];
+        r += 1;
+    }
+    t
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::game::GameState;
+
+    #[test]
+    fn move_values_match_the_engine() {
+        let mut moves = Vec::new();
+        let mut values = Vec::new();
+        for line in include_str!("../../data/Chess_Games.txt").lines().take(300) {
+            let game = crate::text::parse_game(line.as_bytes()).unwrap();
+            let mut st = GameState::new();
+            for m in game.moves {
+                moves.clear();
+                legal_moves_sorted_into(&st.pos, &mut moves);
+                move_values(&st.pos, &moves, &mut values);
+                for (v, c) in values.iter().zip(&moves) {
+                    assert_eq!(*v, move_value(&st.pos, &c.to_move()));
+                }
+                st.play(m);
+            }
+        }
+    }
 }

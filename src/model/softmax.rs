@@ -5,8 +5,6 @@
 //! whose last bit may differ between platforms), then mixed with a uniform floor so that every
 //! legal move keeps a non-zero probability, then quantised by [`CdfBuf::set_weights`].
 
-use std::sync::LazyLock;
-
 use crate::codec::CdfBuf;
 
 /// One nat in logit units.
@@ -19,23 +17,26 @@ pub const EXP_LEN: usize = 24 * LOGIT_ONE as usize;
 pub const PROB_ONE: u64 = 1 << 16;
 
 /// `EXP[d] ~= 2^32 * exp(-d / LOGIT_ONE)`, by the recurrence
-/// `EXP[d] = EXP[d-1] * round(2^32 * exp(-1/256)) >> 32`, exact integer arithmetic.
-static EXP: LazyLock<Vec<u64>> = LazyLock::new(|| {
+/// `EXP[d] = EXP[d-1] * round(2^32 * exp(-1/256)) >> 32`, exact integer arithmetic; one more
+/// entry, 0, for every difference from [`EXP_LEN`] on.
+static EXP: [u64; EXP_LEN + 1] = {
     // round(2^32 * exp(-1/256)), computed offline; checked against f64 in the tests.
     const STEP: u64 = 4_278_222_805;
-    let mut table = Vec::with_capacity(EXP_LEN);
+    let mut table = [0u64; EXP_LEN + 1];
     let mut v: u64 = 1 << 32;
-    for _ in 0..EXP_LEN {
-        table.push(v);
+    let mut d = 0;
+    while d < EXP_LEN {
+        table[d] = v;
         v = (v * STEP) >> 32;
+        d += 1;
     }
     table
-});
+};
 
 /// `2^32 * exp(-d / LOGIT_ONE)` for `d >= 0`, 0 beyond [`EXP_LEN`].
 #[inline]
 pub fn exp_neg(d: u32) -> u64 {
-    EXP.get(d as usize).copied().unwrap_or(0)
+    EXP[(d as usize).min(EXP_LEN)]
 }
 
 /// Fills `table` with the softmax of `logits` mixed with a uniform floor:
@@ -46,19 +47,42 @@ pub fn exp_neg(d: u32) -> u64 {
 /// If `logits` is empty.
 pub fn softmax_into(logits: &[i32], floor: u64, weights: &mut Vec<u64>, table: &mut CdfBuf) {
     let z_max = *logits.iter().max().expect("at least one candidate");
+    softmax_with_max(logits, z_max, floor, weights, table);
+}
+
+/// [`softmax_into`] when the caller knows `z_max = max(logits)`.
+///
+/// The arithmetic is that of the definition: weights `w_i = exp_neg(z_max - z_i)`, their sum
+/// `S`, the floor's share `u = S / 2^16 * floor / n + (S % 2^16) * floor / 2^16 / n`, mixed
+/// weights `(w_i >> 16) * (2^16 - floor) + u`, quantised by [`CdfBuf::set_weights`]. It is done
+/// in two passes: the sum of the mixed weights follows from `S` and the sum of `w_i >> 16`, so
+/// the quantiser recomputes each mixed weight from `w_i` instead of storing it.
+pub fn softmax_with_max(logits: &[i32], z_max: i32, floor: u64, weights: &mut Vec<u64>, table: &mut CdfBuf) {
+    let n = logits.len();
+    assert!(n >= 1, "at least one candidate");
     weights.clear();
     let mut sum = 0u64;
-    for &z in logits {
+    let mut high = 0u64;
+    weights.extend(logits.iter().map(|&z| {
         let w = exp_neg((z_max as i64 - z as i64).min(u32::MAX as i64) as u32);
         sum += w;
-        weights.push(w);
-    }
+        high += w >> 16;
+        w
+    }));
     let floor = floor.min(PROB_ONE);
-    let uniform = sum / PROB_ONE * floor / logits.len() as u64 + (sum % PROB_ONE) * floor / PROB_ONE / logits.len() as u64;
-    for w in weights.iter_mut() {
-        *w = (*w >> 16) * (PROB_ONE - floor) + uniform;
+    let uniform = sum / PROB_ONE * floor / n as u64 + (sum % PROB_ONE) * floor / PROB_ONE / n as u64;
+    let keep = PROB_ONE - floor;
+    let total = high as u128 * keep as u128 + n as u128 * uniform as u128;
+    if total == 0 {
+        // Only if every mixed weight is 0 (not reachable: the largest weight is 2^32).
+        for w in weights.iter_mut() {
+            *w = (*w >> 16) * keep + uniform;
+        }
+        table.set_weights(weights);
+        return;
     }
-    table.set_weights(weights);
+    let weights = &weights[..];
+    table.set_scaled(n, total, |i| (weights[i] >> 16) * keep + uniform);
 }
 
 #[cfg(test)]
@@ -73,6 +97,63 @@ mod tests {
             assert!((got - exact).abs() <= exact * 1e-6 + d as f64, "d={d}: {got} vs {exact}");
         }
         assert_eq!(exp_neg(EXP_LEN as u32), 0);
+    }
+
+    /// The original two-step definition: mixed weights, then the plain quantiser with `/`.
+    fn reference(logits: &[i32], floor: u64) -> Vec<u32> {
+        let z_max = *logits.iter().max().unwrap();
+        let mut weights: Vec<u64> = logits.iter().map(|&z| exp_neg((z_max as i64 - z as i64).min(u32::MAX as i64) as u32)).collect();
+        let sum: u64 = weights.iter().sum();
+        let floor = floor.min(PROB_ONE);
+        let n = logits.len() as u64;
+        let uniform = sum / PROB_ONE * floor / n + (sum % PROB_ONE) * floor / PROB_ONE / n;
+        for w in weights.iter_mut() {
+            *w = (*w >> 16) * (PROB_ONE - floor) + uniform;
+        }
+        let total_weight: u128 = weights.iter().map(|&w| w as u128).sum();
+        let spare = crate::codec::TOTAL as u64 - n;
+        let shift = (128 - total_weight.leading_zeros()).saturating_sub(39);
+        let total = (total_weight >> shift) as u64;
+        let (mut argmax, mut best, mut given) = (0, 0, 0);
+        let mut shares = Vec::new();
+        for (i, &w) in weights.iter().enumerate() {
+            let w = w >> shift;
+            if w > best {
+                best = w;
+                argmax = i;
+            }
+            shares.push(w * spare / total);
+            given += w * spare / total;
+        }
+        let mut cum = vec![0u32];
+        for (i, s) in shares.iter().enumerate() {
+            let f = 1 + *s as u32 + if i == argmax { (spare - given) as u32 } else { 0 };
+            cum.push(cum[i] + f);
+        }
+        cum
+    }
+
+    #[test]
+    fn fused_softmax_matches_the_definition() {
+        let mut x: u64 = 12345;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut w = Vec::new();
+        let mut t = CdfBuf::new();
+        for round in 0..20_000 {
+            let n = (next() % 60 + 1) as usize;
+            let spread = [8, 300, 3000, 10_000, 1 << 20][round % 5];
+            let logits: Vec<i32> = (0..n).map(|_| (next() % (2 * spread + 1)) as i32 - spread as i32).collect();
+            let floor = [0, 1, 16, 64, 256, 655, 65536, 70000][(next() % 8) as usize];
+            softmax_into(&logits, floor, &mut w, &mut t);
+            let cdf = t.cdf();
+            let got: Vec<u32> = (0..=n).map(|i| if i == 0 { 0 } else { (0..i).map(|j| cdf.frequency(j)).sum() }).collect();
+            assert_eq!(got, reference(&logits, floor), "{logits:?} floor {floor}");
+        }
     }
 
     #[test]

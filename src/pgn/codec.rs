@@ -289,7 +289,7 @@ pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, Block
     coder.more.code_value(&mut c, false).expect("encoding cannot fail");
     pgn.bits = c.bits;
     pgn.tag_bits = coder.tags.costs().map(|(n, b)| (n.to_vec(), b)).collect();
-    pgn.move_choice_bits = coder.games.move_bits + coder.variations.as_ref().map_or(0.0, |v| v.move_bits);
+    pgn.move_choice_bits = coder.games.move_info.bits() + coder.variations.as_ref().map_or(0.0, |v| v.move_info.bits());
     stats.move_bits = pgn.bits[Stream::Moves as usize];
     stats.other_bits = pgn.bits.iter().sum::<f64>() - stats.move_bits;
     pgn.text_bytes = side.written.len() as u64 - pgn.raw_bytes;

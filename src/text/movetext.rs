@@ -2,7 +2,9 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use super::spelling::{Spelling, parse_token_with};
+use super::spelling::{Spelling, parse_token_fast, parse_token_with};
+use crate::model::game::move_key;
+use crate::model::movegen::{Packed, legal_moves_sorted_into};
 
 /// The result token that ends a game line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,20 +54,88 @@ pub struct Game {
 /// Parses a line (without terminator) as a game: SAN tokens separated by single spaces, then a
 /// result token. Returns `None` unless [`render_game`] of the result gives back exactly `line`.
 pub fn parse_game(line: &[u8]) -> Option<Game> {
-    let mut tokens = line.split(|&b| b == b' ');
-    let last = tokens.next_back()?;
-    let result = GameResult::from_token(last)?;
-    let mut pos = Chess::default();
-    let mut moves = Vec::new();
-    let mut spellings = Vec::new();
-    let mut buf = Vec::with_capacity(16);
-    for token in tokens {
-        let (m, spelling) = parse_token_with(&pos, token, &mut buf)?;
-        pos.play_unchecked(m);
-        moves.push(m);
-        spellings.push(spelling);
+    let mut game = Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown };
+    parse_game_into(line, &mut game, &mut PlyMoves::default()).then_some(game)
+}
+
+/// The legal moves of every position of a parsed game before its last move, in canonical
+/// order, as [`parse_game_into`] generated them to read the moves: the encoder codes each ply
+/// against them instead of generating them again.
+#[derive(Clone, Debug, Default)]
+pub struct PlyMoves {
+    all: Vec<Packed>,
+    /// Ply `k`'s moves are `all[bounds[k]..bounds[k + 1]]`.
+    bounds: Vec<u32>,
+    /// Whether the side to move is in check, per ply.
+    check: Vec<bool>,
+    /// Index of the played move among its ply's moves.
+    played: Vec<u16>,
+}
+
+impl PlyMoves {
+    /// Number of plies recorded.
+    pub fn plies(&self) -> usize {
+        self.played.len()
     }
-    Some(Game { moves, spellings, result })
+
+    /// The legal moves of ply `k`, whether the side to move is in check, and the index of the
+    /// move played.
+    #[inline]
+    pub fn ply(&self, k: usize) -> (&[Packed], bool, usize) {
+        let range = self.bounds[k] as usize..self.bounds[k + 1] as usize;
+        (&self.all[range], self.check[k], self.played[k] as usize)
+    }
+
+    fn clear(&mut self) {
+        self.all.clear();
+        self.bounds.clear();
+        self.bounds.push(0);
+        self.check.clear();
+        self.played.clear();
+    }
+}
+
+/// [`parse_game`] into `game` (whose buffers are reused), recording the legal moves of each
+/// ply in `plies`. Returns whether the line is a game; `game` and `plies` hold garbage if not.
+pub fn parse_game_into(line: &[u8], game: &mut Game, plies: &mut PlyMoves) -> bool {
+    game.moves.clear();
+    game.spellings.clear();
+    plies.clear();
+    let mut tokens = line.split(|&b| b == b' ');
+    let Some(result) = tokens.next_back().and_then(GameResult::from_token) else { return false };
+    game.result = result;
+    let mut pos = Chess::default();
+    let mut buf = Vec::new();
+    for token in tokens {
+        let start = plies.all.len();
+        let checkers = legal_moves_sorted_into(&pos, &mut plies.all);
+        let legal = &plies.all[start..];
+        let (index, spelling) = match parse_token_fast(token, legal) {
+            Some(found) => {
+                debug_assert_eq!(
+                    parse_token_with(&pos, token, &mut buf),
+                    Some((legal[found.0].to_move(), found.1)),
+                    "fast SAN path: {}",
+                    String::from_utf8_lossy(token)
+                );
+                found
+            }
+            None => {
+                let Some((m, spelling)) = parse_token_with(&pos, token, &mut buf) else { return false };
+                let key = move_key(&m);
+                let index = legal.binary_search_by_key(&key, |p| p.key()).expect("a legal move is in the list");
+                (index, spelling)
+            }
+        };
+        let m = legal[index].to_move();
+        plies.bounds.push(plies.all.len() as u32);
+        plies.check.push(checkers.any());
+        plies.played.push(index as u16);
+        pos.play_unchecked(m);
+        game.moves.push(m);
+        game.spellings.push(spelling);
+    }
+    true
 }
 
 /// Writes `game` as a movetext line (without terminator) to `out`.

@@ -7,9 +7,11 @@
 //! predicts it from the position so that it costs almost nothing to code.
 
 use shakmaty::{
-    Chess, Move, Position, Role,
+    Chess, Move, Position, Role, Square,
     san::{San, SanPlus, Suffix},
 };
+
+use crate::model::movegen::Packed;
 
 /// The disambiguation and suffix of one written move: a symbol in `0..Spelling::COUNT`.
 ///
@@ -108,9 +110,21 @@ impl Convention {
 
 /// The spelling of `m` that `convention` predicts in `pos`. `legal` are the legal moves of
 /// `pos` (any order); `after` is the position after `m` (to decide the suffix).
-pub fn expected(pos: &Chess, m: &Move, legal: &[Move], after: &Chess, convention: Convention) -> Spelling {
-    let suffix = if convention.check_marks && after.is_check() {
-        Some(if after.legal_moves().is_empty() { Suffix::Checkmate } else { Suffix::Check })
+pub fn expected(pos: &Chess, m: &Move, legal: &[Packed], after: &Chess, convention: Convention) -> Spelling {
+    expected_with(pos, m, legal, convention, || after.clone())
+}
+
+/// [`expected`], computing the position after `m` with `after` only when the convention needs
+/// it (check marks).
+#[inline]
+pub fn expected_with(pos: &Chess, m: &Move, legal: &[Packed], convention: Convention, after: impl FnOnce() -> Chess) -> Spelling {
+    let suffix = if convention.check_marks {
+        let after = after();
+        if after.is_check() {
+            Some(if after.legal_moves().is_empty() { Suffix::Checkmate } else { Suffix::Check })
+        } else {
+            None
+        }
     } else {
         None
     };
@@ -122,10 +136,11 @@ pub fn expected(pos: &Chess, m: &Move, legal: &[Move], after: &Chess, convention
                 let board = pos.board();
                 board.attacks_to(to, pos.turn(), board.occupied()) & pos.our(role)
             } else {
+                let (r, t) = (role as usize - 1, to as usize);
                 legal
                     .iter()
-                    .filter(|c| c.role() == role && c.to() == to && !c.is_castle())
-                    .filter_map(|c| c.from())
+                    .filter(|c| c.role() == r && c.to() == t && c.kind() != Packed::CASTLE)
+                    .map(|c| Square::new(c.from() as u32))
                     .collect()
             };
             let rivals = rivals.without(from);
@@ -158,6 +173,93 @@ pub fn parse_token_with(pos: &Chess, token: &[u8], buf: &mut Vec<u8>) -> Option<
     (buf[..] == *token).then_some((m, spelling))
 }
 
+/// The fast path of [`parse_token`] for the canonical forms that [`Spelling::write`] produces
+/// (`[NBRQK]?[a-h]?[1-8]?x?[a-h][1-8](=[NBRQ])?[+#]?`, `O-O`, `O-O-O`), resolved against the
+/// position's legal moves `packed` (all of them, any order): the index of the move and the
+/// spelling. `None` means "not decided here": the caller falls back to [`parse_token`], which
+/// also decides every token this refuses (other forms, unknown or ambiguous moves).
+///
+/// Whenever this returns a move, [`parse_token`] returns the same move and spelling: shakmaty's
+/// SAN reader reads a canonical form back into the same fields, `San::to_move` picks the unique
+/// legal move of that role and destination matching the origin file and rank, the capture
+/// flag and the promotion (the filter below), and writing that move with those fields gives
+/// back the token. Debug builds check it token by token.
+pub fn parse_token_fast(token: &[u8], packed: &[Packed]) -> Option<(usize, Spelling)> {
+    let (t, suffix) = match token.split_last()? {
+        (b'+', t) => (t, 1u8),
+        (b'#', t) => (t, 2),
+        _ => (token, 0),
+    };
+    if t == b"O-O" || t == b"O-O-O" {
+        // The king's destination file tells the side: g for the king side, c for the queen side.
+        let file = if t.len() == 3 { 6 } else { 2 };
+        let mut found = None;
+        for (i, p) in packed.iter().enumerate() {
+            if p.kind() == Packed::CASTLE && p.to() % 8 == file {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(i);
+            }
+        }
+        return found.map(|i| (i, Spelling(suffix << 2)));
+    }
+    let (role, t) = match *t.first()? {
+        b'N' => (1, &t[1..]),
+        b'B' => (2, &t[1..]),
+        b'R' => (3, &t[1..]),
+        b'Q' => (4, &t[1..]),
+        b'K' => (5, &t[1..]),
+        b'a'..=b'h' => (0, t),
+        _ => return None,
+    };
+    let (t, promotion) = match t {
+        [rest @ .., b'=', p] => {
+            let p = match p {
+                b'N' => 2,
+                b'B' => 3,
+                b'R' => 4,
+                b'Q' => 5,
+                _ => return None,
+            };
+            (rest, p)
+        }
+        _ => (t, 0),
+    };
+    let (t, to) = match t {
+        [rest @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] => (rest, ((r - b'1') * 8 + (f - b'a')) as usize),
+        _ => return None,
+    };
+    let (t, capture) = match t {
+        [rest @ .., b'x'] => (rest, true),
+        _ => (t, false),
+    };
+    let (file, rank) = match *t {
+        [] => (None, None),
+        [f @ b'a'..=b'h'] => (Some((f - b'a') as usize), None),
+        [r @ b'1'..=b'8'] => (None, Some((r - b'1') as usize)),
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => (Some((f - b'a') as usize), Some((r - b'1') as usize)),
+        _ => return None,
+    };
+    let mut found = None;
+    for (i, p) in packed.iter().enumerate() {
+        if p.to() == to
+            && p.role() == role
+            && p.kind() != Packed::CASTLE
+            && (p.capture() != 0) == capture
+            && p.promotion() == promotion
+            && file.is_none_or(|f| p.from() % 8 == f)
+            && rank.is_none_or(|r| p.from() / 8 == r)
+        {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(i);
+        }
+    }
+    found.map(|i| (i, Spelling(file.is_some() as u8 | (rank.is_some() as u8) << 1 | suffix << 2)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,12 +287,44 @@ mod tests {
     }
 
     #[test]
+    fn fast_parse_agrees_with_parse_token() {
+        use crate::model::movegen::legal_moves_sorted_into;
+        let text = include_str!("../../data/Chess_Games.txt");
+        let mut moves = Vec::new();
+        let mut buf = Vec::new();
+        let (mut fast, mut total) = (0, 0);
+        for line in text.lines().take(300) {
+            let game = crate::text::parse_game(line.as_bytes()).unwrap();
+            let mut pos = Chess::default();
+            for m in &game.moves {
+                moves.clear();
+                legal_moves_sorted_into(&pos, &mut moves);
+                for cand in &moves {
+                    for s in 0..Spelling::COUNT as u8 {
+                        buf.clear();
+                        Spelling(s).write(&cand.to_move(), &mut buf);
+                        let reference = parse_token(&pos, &buf);
+                        total += 1;
+                        if let Some((i, spelling)) = parse_token_fast(&buf, &moves) {
+                            assert_eq!(Some((moves[i].to_move(), spelling)), reference, "{}", String::from_utf8_lossy(&buf));
+                            fast += 1;
+                        }
+                    }
+                }
+                pos.play_unchecked(*m);
+            }
+        }
+        // Most canonical spellings take the fast path (not those that make a move ambiguous).
+        assert!(fast * 2 > total, "{fast} of {total}");
+    }
+
+    #[test]
     fn pseudo_legal_disambiguation_counts_pinned_rivals() {
         // The rook on e3 is pinned to the king on e1 by the rook on e8, so `Rc3` is
         // unambiguous among legal moves but not among pseudo-legal ones.
         let pos = position("4r2k/8/8/8/8/R3R3/8/4K3 w - - 0 1");
         let m = parse_token(&pos, b"Rc3").unwrap().0;
-        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        let legal: Vec<Packed> = pos.legal_moves().iter().map(Packed::of).collect();
         let mut after = pos.clone();
         after.play_unchecked(m);
         let legal_rule = Convention { check_marks: false, pseudo_legal_disambiguation: false };

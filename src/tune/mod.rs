@@ -15,9 +15,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::model::features::{RESULT_CLASSES, result_class, end_layout, move_layout, result_layout};
-use crate::model::game::move_key;
 use crate::model::softmax::{LOGIT_ONE, PROB_ONE};
-use crate::model::book::{Book, PriorBook};
+use crate::model::book::{Book, BookMoves, PriorBook};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
 use shakmaty::Position;
@@ -93,14 +92,14 @@ fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Datas
             ds.ends.end_decision(0);
 
             let moves = predictor.moves();
-            let label = moves.iter().position(|c| c == m).expect("legal");
+            let label = predictor.index_of(m).expect("legal");
             if (ply as u32) < book_plies {
                 ds.book.push(BookPly {
                     game: (first + g) as u32,
                     ply: ply as u32,
                     decision: ds.moves.len() as u32,
                     hash: st.hash,
-                    keys: moves.iter().map(move_key).collect(),
+                    keys: moves.iter().map(|p| p.key()).collect(),
                 });
             }
             let mctx = predictor.move_context(&st);
@@ -227,7 +226,7 @@ fn book_saving(ds: &Dataset, w: &[f64], floor: f64, block_games: usize, alpha: f
     let mut saving = 0.0;
     let mut book = Book::new();
     let mut block = u32::MAX;
-    let count = |list: &[(u16, u32)], key: u16| list.iter().find(|(k, _)| *k == key).map_or(0, |&(_, c)| c) as f64;
+    let count = |list: &BookMoves<'_>, key: u16| list.count(key) as f64;
     for b in ds.book.iter().filter(|b| b.ply < max_ply && b.game >= first_game) {
         if (b.game - first_game) / block_games as u32 != block {
             block = (b.game - first_game) / block_games as u32;
@@ -236,10 +235,10 @@ fn book_saving(ds: &Dataset, w: &[f64], floor: f64, block_games: usize, alpha: f
         let d = b.decision as usize;
         let y = ds.moves.label[d] as usize;
         let (seen, known) = (book.get(b.hash), prior.get(b.hash));
-        let total = seen.iter().map(|&(_, c)| c as f64).sum::<f64>() + prior_weight * known.iter().map(|&(_, c)| c as f64).sum::<f64>();
+        let total = seen.clone().map(|(_, c)| c as f64).sum::<f64>() + prior_weight * known.clone().map(|(_, c)| c as f64).sum::<f64>();
         if total > 0.0 {
             let q = move_probabilities(&ds.moves, d, w, floor);
-            let c_y = count(seen, b.keys[y]) + prior_weight * count(known, b.keys[y]);
+            let c_y = count(&seen, b.keys[y]) + prior_weight * count(&known, b.keys[y]);
             let p = (c_y + alpha * q[y]) / (total + alpha);
             saving += (p / q[y]).log2();
         }
