@@ -3,7 +3,7 @@
 # Usage: scripts/learning-curve.sh [LEVEL]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-level=${1:-5}
+level=${1:-2}
 data=${CHESSZIP_DATA:-../shared/data}
 cargo build --release --bin tune -q
 for fraction in 0.25 0.5 1; do

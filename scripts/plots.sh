@@ -4,7 +4,7 @@
 # Reporting only: nothing here feeds back into the parameters.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-level=${1:-5}
+level=${1:-2}
 out=${2:-docs/level${level}-predictions.png}
 data=${CHESSZIP_DATA:-../shared/data}
 dir=$(mktemp -d)
