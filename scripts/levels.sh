@@ -3,7 +3,8 @@
 # compressed with the embedded models and the archive's size is divided by its plies (moves,
 # game ends, results, book, container: everything). Prints a Markdown table.
 # Measuring only: the benchmark is never used to fit or select anything.
-# Usage: scripts/levels.sh [LEVEL...]   (default: 1..9; levels 8 and 9 take minutes per file)
+# Usage: scripts/levels.sh [LEVEL...]   (default: 1..9; levels 8 and 9 take minutes per file;
+#        TRAIN=0 skips the training file, the largest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${CHESSZIP_DATA:-../shared/data}
@@ -16,7 +17,8 @@ bpp() { "$bin" compress "-$1" -q -c "$2" > "$tmp/a.chz"; "$bin" info "$tmp/a.chz
 echo "| level | train bits/ply | heldout bits/ply | benchmark bits/ply | benchmark bytes | benchmark - heldout |"
 echo "|---:|---:|---:|---:|---:|---:|"
 for level in $levels; do
-  train=$(bpp "$level" "$data/train/lichess_train.txt")
+  train=-
+  [ "${TRAIN:-1}" = 0 ] || train=$(bpp "$level" "$data/train/lichess_train.txt")
   heldout=$(bpp "$level" "$data/heldout/lichess_heldout.txt")
   bench=$(bpp "$level" data/Chess_Games.txt)
   bytes=$(stat -c %s "$tmp/a.chz")
