@@ -7,7 +7,7 @@ use super::{AdaptiveModel, Information, SymbolCoder};
 use crate::Error;
 use crate::model::features::{class_result, result_class};
 use crate::model::trace::Trace;
-use crate::model::movegen::legal_moves_sorted_into;
+use crate::model::movegen::{Packed, legal_moves_sorted_into};
 use crate::model::{GameState, Model, Predictor};
 use crate::text::{GameResult, PlyMoves};
 use crate::text::spelling::{self, Convention, Spelling};
@@ -64,11 +64,11 @@ impl<'m> GameCoder<'m> {
     /// The decoder's [`Error::Corrupt`].
     pub fn code_moves_known<C: SymbolCoder>(&mut self, c: &mut C, start: GameState, text: &mut MoveText, known: Option<&PlyMoves>) -> Result<GameState, Error> {
         let decoding = c.decoding();
-        let mut conv = if decoding { 0 } else { choose_convention(&start.pos, text).index() };
+        let known = if decoding { None } else { known };
+        let mut conv = if decoding { 0 } else { choose_convention(&start.pos, text, known).index() };
         self.convention.code(c, &mut conv)?;
         let convention = Convention::ALL[conv];
         let mut st = start;
-        let known = if decoding { None } else { known };
         loop {
             let ply = st.ply as usize;
             let mut played = None;
@@ -144,28 +144,41 @@ impl<'m> GameCoder<'m> {
 
 /// The convention that predicts a game's spellings: check marks if any move has a suffix;
 /// pseudo-legal disambiguation if some move is disambiguated where legal moves need not be.
-fn choose_convention(start: &Chess, text: &MoveText) -> Convention {
+/// `known`, the legal moves of the game's plies from `start` if the caller has them, saves
+/// replaying the game.
+fn choose_convention(start: &Chess, text: &MoveText, known: Option<&PlyMoves>) -> Convention {
     let check_marks = text.spellings.iter().any(|s| s.suffix().is_some());
-    let plain = Convention { check_marks: false, pseudo_legal_disambiguation: false };
     // Only moves that show a disambiguation can tell; most games have none (no replay then).
     let shows = |(m, s): (&Move, &Spelling)| (s.file() || s.rank()) && m.role() != Role::Pawn;
     let Some(first) = text.moves.iter().zip(&text.spellings).position(shows) else {
         return Convention { check_marks, pseudo_legal_disambiguation: false };
     };
-    let mut pos = start.clone();
-    let mut pseudo_legal_disambiguation = false;
-    let mut legal = Vec::new();
-    for (k, (m, s)) in text.moves.iter().zip(&text.spellings).enumerate() {
-        if k >= first && shows((m, s)) {
-            legal.clear();
-            legal_moves_sorted_into(&pos, &mut legal);
-            let canonical = spelling::expected_with(&pos, m, &legal, plain, || unreachable!("no check marks"));
-            if (canonical.file(), canonical.rank()) != (s.file(), s.rank()) {
-                pseudo_legal_disambiguation = true;
-                break;
-            }
+    // Whether the spelling of move `k` shows another file or rank than legal moves need.
+    let differs = |k: usize, legal: &[Packed]| {
+        let s = text.spellings[k];
+        spelling::legal_disambiguation(&text.moves[k], legal) != (s.file(), s.rank())
+    };
+    let pseudo_legal_disambiguation = match known {
+        Some(known) if known.plies() == text.moves.len() => {
+            (first..text.moves.len()).any(|k| shows((&text.moves[k], &text.spellings[k])) && differs(k, known.ply(k).0))
         }
-        pos.play_unchecked(*m);
-    }
+        _ => {
+            let mut pos = start.clone();
+            let mut legal = Vec::new();
+            let mut found = false;
+            for (k, m) in text.moves.iter().enumerate() {
+                if k >= first && shows((m, &text.spellings[k])) {
+                    legal.clear();
+                    legal_moves_sorted_into(&pos, &mut legal);
+                    if differs(k, &legal) {
+                        found = true;
+                        break;
+                    }
+                }
+                pos.play_unchecked(*m);
+            }
+            found
+        }
+    };
     Convention { check_marks, pseudo_legal_disambiguation }
 }

@@ -190,67 +190,97 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboar
             captured[sq as usize] = (index as u32 + 1) << 15;
         }
     }
+    // Destinations and packed origin/role bits of each of our pieces, filled piece type by
+    // piece type (predictable loops), then emitted in origin order. Pawns that promote or may
+    // capture en passant, and the king, take the slow path of `special`.
+    let mut reach = [Bitboard::EMPTY; 64];
+    let mut base = [0u32; 64];
+    // A pinned piece moves along the line through it and the king (`is_safe`).
+    let allowed = |from: Square| if pinned.contains(from) { target & attacks::ray(from, king) } else { target };
+    let mut fill = |pieces: Bitboard, role: u32, reach_of: &dyn Fn(Square) -> Bitboard| {
+        for from in pieces & ours {
+            reach[from as usize] = reach_of(from) & allowed(from);
+            base[from as usize] = from as u32 | role << 12;
+        }
+    };
+    fill(board.knights(), 1, &attacks::knight_attacks);
+    fill(board.bishops(), 2, &|from| attacks::bishop_attacks(from, occupied));
+    fill(board.rooks(), 3, &|from| attacks::rook_attacks(from, occupied));
+    fill(board.queens(), 4, &|from| attacks::queen_attacks(from, occupied));
     let ep = pos.maybe_ep_square();
-    let pawns = board.pawns();
-    let knights = board.knights();
-    let bishops = board.bishops();
-    let rooks = board.rooks();
     let (push, start_half) = match us {
         Color::White => (8, Bitboard::SOUTH),
         Color::Black => (-8, Bitboard::NORTH),
     };
+    let our_pawns = board.pawns() & ours;
+    // Pawns one step from promotion (the back ranks shifted back: the 7th rank for White, the
+    // 2nd for Black), pawns next to an en passant square, and the king.
+    let mut special = our_pawns & Bitboard::BACKRANKS.shift(-push) | Bitboard::from_square(king);
+    if let Some(to) = ep {
+        special |= attacks::pawn_attacks(them, to) & our_pawns;
+    }
+    for from in our_pawns & !special {
+        let captures = attacks::pawn_attacks(us, from) & theirs;
+        let single = Bitboard::from_square(from).shift(push) & !occupied;
+        let double = single.shift(push) & start_half & !occupied;
+        reach[from as usize] = (captures | single | double) & allowed(from);
+        base[from as usize] = from as u32;
+    }
 
     for from in ours {
-        // A pinned piece moves along the line through it and the king (`is_safe`).
-        let allowed = if pinned.contains(from) { target & attacks::ray(from, king) } else { target };
-        if pawns.contains(from) {
-            let captures = attacks::pawn_attacks(us, from) & theirs & allowed;
-            let single = Bitboard::from_square(from).shift(push) & !occupied;
-            let double = single.shift(push) & start_half & !occupied;
-            let mut dests = captures | (single | double) & allowed;
-            // En passant: generated even in check, then tested by playing it out (`is_safe`).
-            let ep_to = match ep {
-                Some(to) if attacks::pawn_attacks(us, from).contains(to) && ep_is_safe(pos, king, from, to) => {
-                    dests.add(to);
-                    Some(to)
-                }
-                _ => None,
-            };
-            let base = from as u32;
-            for to in dests {
-                let t = to as u32;
-                if Some(to) == ep_to {
-                    out.push_move(Packed::new(base, t, 0, 1, 0, Packed::EN_PASSANT));
-                } else {
-                    let packed = base | t << 6 | captured[to as usize];
-                    if Bitboard::BACKRANKS.contains(to) {
-                        for p in PROMOTIONS {
-                            out.push_move(Packed(packed | (p as u32) << 18));
-                        }
-                    } else {
-                        out.push_move(Packed(packed));
-                    }
-                }
-            }
-        } else if from == king {
-            gen_king(pos, king, king_target, checkers.is_empty(), &captured, out);
-        } else {
-            let (role, reach) = if knights.contains(from) {
-                (1, attacks::knight_attacks(from))
-            } else if bishops.contains(from) {
-                (2, attacks::bishop_attacks(from, occupied))
-            } else if rooks.contains(from) {
-                (3, attacks::rook_attacks(from, occupied))
+        if special.contains(from) {
+            if from == king {
+                gen_king(pos, king, king_target, checkers.is_empty(), &captured, out);
             } else {
-                (4, attacks::queen_attacks(from, occupied))
-            };
-            let base = from as u32 | role << 12;
-            for to in reach & allowed {
-                out.push_move(Packed(base | (to as u32) << 6 | captured[to as usize]));
+                gen_special_pawn(pos, from, king, allowed(from), &captured, out);
+            }
+        } else {
+            let b = base[from as usize];
+            for to in reach[from as usize] {
+                out.push_move(Packed(b | (to as u32) << 6 | captured[to as usize]));
             }
         }
     }
     checkers
+}
+
+/// The moves of the pawn on `from` that promotes or may capture en passant, in canonical
+/// order; `allowed` are the destinations that keep the king safe (pins and checks), en passant
+/// aside, which is tested by playing it out (`is_safe`), even in check.
+#[inline(never)]
+fn gen_special_pawn<S: MoveSink>(pos: &Chess, from: Square, king: Square, allowed: Bitboard, captured: &[u32; 64], out: &mut S) {
+    let board = pos.board();
+    let us = pos.turn();
+    let occupied = board.occupied();
+    let push = if us == Color::White { 8 } else { -8 };
+    let start_half = if us == Color::White { Bitboard::SOUTH } else { Bitboard::NORTH };
+    let captures = attacks::pawn_attacks(us, from) & board.by_color(!us) & allowed;
+    let single = Bitboard::from_square(from).shift(push) & !occupied;
+    let double = single.shift(push) & start_half & !occupied;
+    let mut dests = captures | (single | double) & allowed;
+    let ep_to = match pos.maybe_ep_square() {
+        Some(to) if attacks::pawn_attacks(us, from).contains(to) && ep_is_safe(pos, king, from, to) => {
+            dests.add(to);
+            Some(to)
+        }
+        _ => None,
+    };
+    let base = from as u32;
+    for to in dests {
+        let t = to as u32;
+        if Some(to) == ep_to {
+            out.push_move(Packed::new(base, t, 0, 1, 0, Packed::EN_PASSANT));
+        } else {
+            let packed = base | t << 6 | captured[to as usize];
+            if Bitboard::BACKRANKS.contains(to) {
+                for p in PROMOTIONS {
+                    out.push_move(Packed(packed | (p as u32) << 18));
+                }
+            } else {
+                out.push_move(Packed(packed));
+            }
+        }
+    }
 }
 
 /// The king's moves to safe squares of `target` and, when not in check, castling, in order of

@@ -7,7 +7,7 @@
 //! predicts it from the position so that it costs almost nothing to code.
 
 use shakmaty::{
-    Chess, Move, Position, Role, Square,
+    Bitboard, Chess, Move, Position, Role, Square,
     san::{San, SanPlus, Suffix},
 };
 
@@ -129,28 +129,43 @@ pub fn expected_with(pos: &Chess, m: &Move, legal: &[Packed], convention: Conven
         None
     };
     let (file, rank) = match *m {
+        Move::Normal { role, from, to, .. } if role != Role::Pawn && convention.pseudo_legal_disambiguation => {
+            let board = pos.board();
+            disambiguation(board.attacks_to(to, pos.turn(), board.occupied()) & pos.our(role), from)
+        }
+        _ => legal_disambiguation(m, legal),
+    };
+    Spelling::new(file, rank, suffix)
+}
+
+/// Whether the canonical spelling of legal move `m` shows its origin's file and rank when
+/// disambiguating among `legal` (the position's legal moves, as [`expected_with`] takes them,
+/// without pseudo-legal disambiguation): what [`expected_with`] gives for them, without the
+/// position.
+pub fn legal_disambiguation(m: &Move, legal: &[Packed]) -> (bool, bool) {
+    match *m {
         Move::Normal { role: Role::Pawn, capture, .. } => (capture.is_some(), false),
         Move::EnPassant { .. } => (true, false),
         Move::Normal { role, from, to, .. } => {
-            let rivals = if convention.pseudo_legal_disambiguation {
-                let board = pos.board();
-                board.attacks_to(to, pos.turn(), board.occupied()) & pos.our(role)
-            } else {
-                let (r, t) = (role as usize - 1, to as usize);
-                legal
-                    .iter()
-                    .filter(|c| c.role() == r && c.to() == t && c.kind() != Packed::CASTLE)
-                    .map(|c| Square::new(c.from() as u32))
-                    .collect()
-            };
-            let rivals = rivals.without(from);
-            let same_file = rivals.into_iter().any(|s| s.file() == from.file());
-            let same_rank = rivals.into_iter().any(|s| s.rank() == from.rank());
-            (rivals.any() && (!same_file || same_rank), same_file)
+            let (r, t) = (role as usize - 1, to as usize);
+            let rivals = legal
+                .iter()
+                .filter(|c| c.role() == r && c.to() == t && c.kind() != Packed::CASTLE)
+                .map(|c| Square::new(c.from() as u32))
+                .collect();
+            disambiguation(rivals, from)
         }
         Move::Castle { .. } | Move::Put { .. } => (false, false),
-    };
-    Spelling::new(file, rank, suffix)
+    }
+}
+
+/// The file and rank a piece on `from` shows among `rivals` (pieces of its role that reach the
+/// same square; `from` itself may be among them).
+fn disambiguation(rivals: Bitboard, from: Square) -> (bool, bool) {
+    let rivals = rivals.without(from);
+    let same_file = rivals.into_iter().any(|s| s.file() == from.file());
+    let same_rank = rivals.into_iter().any(|s| s.rank() == from.rank());
+    (rivals.any() && (!same_file || same_rank), same_file)
 }
 
 /// Parses one SAN token in `pos`. Returns the legal move and its spelling when writing the move
