@@ -188,16 +188,9 @@ fn bench_engine(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("helpers");
     group.throughput(Throughput::Elements(n as u64));
-    group.bench_function("static_eval", |b| {
-        b.iter(|| positions.iter().map(|(pos, _)| static_eval(black_box(pos)) as i64).sum::<i64>())
-    });
+    group.bench_function("static_eval", |b| b.iter(|| positions.iter().map(|(pos, _)| static_eval(black_box(pos)) as i64).sum::<i64>()));
     group.bench_function("see_all_moves", |b| {
-        b.iter(|| {
-            positions
-                .iter()
-                .map(|(pos, moves)| moves.iter().map(|m| see(black_box(pos), m) as i64).sum::<i64>())
-                .sum::<i64>()
-        })
+        b.iter(|| positions.iter().map(|(pos, moves)| moves.iter().map(|m| see(black_box(pos), m) as i64).sum::<i64>()).sum::<i64>())
     });
     group.bench_function("threats", |b| {
         b.iter(|| positions.iter().map(|(pos, _)| Threats::new(black_box(pos)).hanging().count()).sum::<usize>())

@@ -24,11 +24,7 @@ const GAMES: usize = 200;
 fn games() -> Vec<Vec<Move>> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/Chess_Games.txt");
     let text = std::fs::read(path).expect("read data/Chess_Games.txt");
-    text.split(|&b| b == b'\n')
-        .filter_map(parse_game)
-        .take(GAMES)
-        .map(|g| g.moves)
-        .collect()
+    text.split(|&b| b == b'\n').filter_map(parse_game).take(GAMES).map(|g| g.moves).collect()
 }
 
 /// One pass: every ply of `games` through a fresh predictor; returns a checksum of the tables.

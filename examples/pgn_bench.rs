@@ -27,7 +27,13 @@ fn main() {
     let threads = take("--threads", 0) as usize;
     for path in &args {
         let data = std::fs::read(path).expect("read input");
-        let opts = CompressOptions { level, block_lines: games, threads, format: Some(InputFormat::Pgn), block_bytes: chesszip::container::MAX_BLOCK_TEXT };
+        let opts = CompressOptions {
+            level,
+            block_lines: games,
+            threads,
+            format: Some(InputFormat::Pgn),
+            block_bytes: chesszip::container::MAX_BLOCK_TEXT,
+        };
         let t = Instant::now();
         let archive = compress_bytes(&data, &opts);
         let t_compress = t.elapsed();
@@ -55,12 +61,28 @@ fn main() {
         // The same games in the movetext format.
         let mut mt = Vec::new();
         pgn::to_movetext(InputFormat::Pgn, &data, &mut mt);
-        let mt_opts = CompressOptions { level, block_lines: games, threads: 0, format: Some(InputFormat::Movetext), block_bytes: chesszip::container::MAX_BLOCK_TEXT };
+        let mt_opts = CompressOptions {
+            level,
+            block_lines: games,
+            threads: 0,
+            format: Some(InputFormat::Movetext),
+            block_bytes: chesszip::container::MAX_BLOCK_TEXT,
+        };
         let mut mt_archive = Vec::new();
         let mt_summary = chesszip::compress(&mt[..], &mut mt_archive, &mt_opts, &|_| {}).unwrap();
 
-        println!("{path} (level {level}, {games} games/block, {} threads)", if threads == 0 { "all".to_string() } else { threads.to_string() });
-        println!("  input {} bytes, archive {} bytes ({:.4} of input), compress {:.2?}, expand {:.2?}", data.len(), archive.len(), archive.len() as f64 / data.len() as f64, t_compress, t_expand);
+        println!(
+            "{path} (level {level}, {games} games/block, {} threads)",
+            if threads == 0 { "all".to_string() } else { threads.to_string() }
+        );
+        println!(
+            "  input {} bytes, archive {} bytes ({:.4} of input), compress {:.2?}, expand {:.2?}",
+            data.len(),
+            archive.len(),
+            archive.len() as f64 / data.len() as f64,
+            t_compress,
+            t_expand
+        );
         println!("  games {} structured, {} raw ({} raw bytes); plies {plies}", total.games, total.raw_games, total.raw_bytes);
         for (i, name) in Stream::NAMES.iter().enumerate() {
             println!("  {name:>9}: {:>9.0} bytes", total.bits[i] / 8.0);
@@ -69,7 +91,10 @@ fn main() {
         tags.sort_by(|a, b| b.1.total_cmp(&a.1));
         let list: Vec<String> = tags.iter().take(12).map(|(n, b)| format!("{} {:.0}", String::from_utf8_lossy(n), b / 8.0)).collect();
         println!("  tag values (bytes): {}", list.join(", "));
-        println!("  range-coded {} bytes; side stream {} bytes (from {} text + {} raw)", total.range_bytes, total.side_bytes, total.text_bytes, total.raw_bytes);
+        println!(
+            "  range-coded {} bytes; side stream {} bytes (from {} text + {} raw)",
+            total.range_bytes, total.side_bytes, total.text_bytes, total.raw_bytes
+        );
         println!(
             "  moves: {:.4} bits/ply of move choices ({:.4} with ends, results, spellings) vs {:.4} bits/ply as movetext ({} plies, movetext archive {} bytes)",
             total.move_choice_bits / plies.max(1) as f64,

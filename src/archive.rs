@@ -71,7 +71,14 @@ fn encode_any(format: InputFormat, model: &Model, text: &[u8]) -> (EncodedBlock,
 }
 
 /// Expands one block of `format`.
-fn decode_any(format: InputFormat, model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+fn decode_any(
+    format: InputFormat,
+    model: &Model,
+    block: &EncodedBlock,
+    lines: u64,
+    max_len: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), Error> {
     match format {
         InputFormat::Movetext => decode_block(model, block, lines, max_len, out),
         InputFormat::Pgn => pgn::decode_block(model, block, max_len, out),
@@ -111,10 +118,7 @@ impl Summary {
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
 fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Io(std::io::Error::other(e)))
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))
 }
 
 /// Reads the next block of input: up to `lines` whole lines and at most `max_bytes` bytes (a
@@ -243,11 +247,10 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
 /// [`Error::Corrupt`] naming the block if it does not decode to the text its header describes.
 pub(crate) fn expand_one(format: InputFormat, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
     let mut text = Vec::new();
-    decode_any(format, model, block, h.lines as u64, h.text_len as usize, &mut text)
-        .map_err(|e| match e {
-            Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
-            other => other,
-        })?;
+    decode_any(format, model, block, h.lines as u64, h.text_len as usize, &mut text).map_err(|e| match e {
+        Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
+        other => other,
+    })?;
     if text.len() != h.text_len as usize || crc32fast::hash(&text) != h.text_crc {
         return Err(Error::Corrupt(format!("block {n}: checksum mismatch, the block is damaged")));
     }
@@ -280,9 +283,8 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
         if blocks.is_empty() {
             break;
         }
-        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
-            blocks.par_iter().enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect()
-        });
+        let texts: Vec<Result<Vec<u8>, Error>> =
+            pool.install(|| blocks.par_iter().enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect());
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = text?;
             output.write_all(&text)?;

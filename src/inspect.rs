@@ -38,11 +38,7 @@ pub struct ArchiveInfo {
 impl ArchiveInfo {
     /// Archive bits per ply, all overhead included (0 without plies).
     pub fn bits_per_ply(&self) -> f64 {
-        if self.plies == 0 {
-            0.0
-        } else {
-            8.0 * self.archive_bytes as f64 / self.plies as f64
-        }
+        if self.plies == 0 { 0.0 } else { 8.0 * self.archive_bytes as f64 / self.plies as f64 }
     }
 }
 
@@ -85,12 +81,7 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
 /// # Errors
 /// [`Error::Corrupt`] or [`Error::Unsupported`] as for [`crate::expand`], for the archive's
 /// header and index and for the blocks decoded; [`Error::Io`] from reading or writing.
-pub fn extract_lines<R: Read + Seek, W: Write>(
-    input: R,
-    range: RangeInclusive<u64>,
-    mut output: W,
-    threads: usize,
-) -> Result<u64, Error> {
+pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, mut output: W, threads: usize) -> Result<u64, Error> {
     let mut reader = IndexedReader::open(input)?;
     let model: &Model = model_for(reader.header())?;
     let format = reader.header().format;
@@ -106,13 +97,8 @@ pub fn extract_lines<R: Read + Seek, W: Write>(
         line += e.line_feeds();
     }
     let entries = reader.entries().to_vec();
-    let wanted: Vec<usize> = (0..entries.len())
-        .filter(|&k| starts[k] <= last && starts[k] + entries[k].lines as u64 > first)
-        .collect();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+    let wanted: Vec<usize> = (0..entries.len()).filter(|&k| starts[k] <= last && starts[k] + entries[k].lines as u64 > first).collect();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
     let batch = pool.current_num_threads() * 2;
     let mut written = 0;
     for chunk in wanted.chunks(batch) {
@@ -120,13 +106,8 @@ pub fn extract_lines<R: Read + Seek, W: Write>(
         for &k in chunk {
             blocks.push(reader.read_block(k)?);
         }
-        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
-            chunk
-                .par_iter()
-                .zip(&blocks)
-                .map(|(&k, (h, b))| expand_one(format, model, k as u64, h, b))
-                .collect()
-        });
+        let texts: Vec<Result<Vec<u8>, Error>> =
+            pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_one(format, model, k as u64, h, b)).collect());
         for (&k, text) in chunk.iter().zip(texts) {
             let text = text?;
             let mut line = starts[k];

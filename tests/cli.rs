@@ -18,12 +18,7 @@ fn chesszip() -> Command {
 /// A directory with `games.txt` (a few games and a raw line).
 fn workdir() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let text = [
-        first_games(6),
-        b"[Event \"raw\"]\n".to_vec(),
-        first_games(2),
-    ]
-    .concat();
+    let text = [first_games(6), b"[Event \"raw\"]\n".to_vec(), first_games(2)].concat();
     let path = dir.path().join("games.txt");
     fs::write(&path, &text).unwrap();
     (dir, path, text)
@@ -35,10 +30,7 @@ fn stderr_of(out: &std::process::Output) -> String {
 
 /// Files of `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -46,21 +38,11 @@ fn listing(dir: &Path) -> Vec<String> {
 #[test]
 fn compress_then_expand_by_name_keeps_the_input() {
     let (dir, path, text) = workdir();
-    chesszip()
-        .args(["compress", "-1"])
-        .arg(&path)
-        .assert()
-        .success()
-        .stdout("")
-        .stderr("");
+    chesszip().args(["compress", "-1"]).arg(&path).assert().success().stdout("").stderr("");
     assert_eq!(listing(dir.path()), ["games.txt", "games.txt.chz"]);
     assert_eq!(fs::read(&path).unwrap(), text, "input kept");
     fs::rename(&path, dir.path().join("orig.txt")).unwrap();
-    chesszip()
-        .arg("expand")
-        .arg(dir.path().join("games.txt.chz"))
-        .assert()
-        .success();
+    chesszip().arg("expand").arg(dir.path().join("games.txt.chz")).assert().success();
     assert_eq!(fs::read(&path).unwrap(), text);
     assert!(dir.path().join("games.txt.chz").exists(), "archive kept");
 }
@@ -70,18 +52,8 @@ fn gzip_style_without_command() {
     let (dir, path, text) = workdir();
     chesszip().args(["-1", "-k"]).arg(&path).assert().success();
     let archive = dir.path().join("games.txt.chz");
-    chesszip()
-        .arg("-dc")
-        .arg(&archive)
-        .assert()
-        .success()
-        .stdout(text.clone());
-    chesszip()
-        .arg("-t")
-        .arg(&archive)
-        .assert()
-        .success()
-        .stdout("");
+    chesszip().arg("-dc").arg(&archive).assert().success().stdout(text.clone());
+    chesszip().arg("-t").arg(&archive).assert().success().stdout("");
     fs::remove_file(&path).unwrap();
     chesszip().arg("-d").arg(&archive).assert().success();
     assert_eq!(fs::read(&path).unwrap(), text);
@@ -90,58 +62,24 @@ fn gzip_style_without_command() {
 #[test]
 fn stdin_to_stdout_both_ways() {
     let (_dir, _path, text) = workdir();
-    let out = chesszip()
-        .args(["-1", "-f"])
-        .write_stdin(text.clone())
-        .output()
-        .unwrap();
+    let out = chesszip().args(["-1", "-f"]).write_stdin(text.clone()).output().unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
     assert!(out.stdout.starts_with(b"\x89CHZ"));
-    chesszip()
-        .args(["expand", "-"])
-        .write_stdin(out.stdout.clone())
-        .assert()
-        .success()
-        .stdout(text.clone());
-    chesszip()
-        .args(["x"])
-        .write_stdin(out.stdout)
-        .assert()
-        .success()
-        .stdout(text);
+    chesszip().args(["expand", "-"]).write_stdin(out.stdout.clone()).assert().success().stdout(text.clone());
+    chesszip().args(["x"]).write_stdin(out.stdout).assert().success().stdout(text);
 }
 
 #[test]
 fn output_option_and_stdout_option() {
     let (dir, path, text) = workdir();
     let named = dir.path().join("named.bin");
-    chesszip()
-        .args(["compress", "--level", "1", "-o"])
-        .arg(&named)
-        .arg(&path)
-        .assert()
-        .success();
+    chesszip().args(["compress", "--level", "1", "-o"]).arg(&named).arg(&path).assert().success();
     let out = dir.path().join("back.txt");
-    chesszip()
-        .args(["expand", "-o"])
-        .arg(&out)
-        .arg(&named)
-        .assert()
-        .success();
+    chesszip().args(["expand", "-o"]).arg(&out).arg(&named).assert().success();
     assert_eq!(fs::read(&out).unwrap(), text);
-    let archive = chesszip()
-        .args(["compress", "-1", "-c"])
-        .arg(&path)
-        .output()
-        .unwrap()
-        .stdout;
+    let archive = chesszip().args(["compress", "-1", "-c"]).arg(&path).output().unwrap().stdout;
     assert_eq!(archive, fs::read(&named).unwrap());
-    chesszip()
-        .args(["expand", "-o", "-"])
-        .arg(&named)
-        .assert()
-        .success()
-        .stdout(text);
+    chesszip().args(["expand", "-o", "-"]).arg(&named).assert().success().stdout(text);
 }
 
 #[test]
@@ -149,67 +87,34 @@ fn existing_outputs_need_force() {
     let (dir, path, _) = workdir();
     let archive = dir.path().join("games.txt.chz");
     fs::write(&archive, b"precious").unwrap();
-    let out = chesszip()
-        .args(["compress", "-1"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = chesszip().args(["compress", "-1"]).arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr_of(&out).contains("already exists"),
-        "{}",
-        stderr_of(&out)
-    );
+    assert!(stderr_of(&out).contains("already exists"), "{}", stderr_of(&out));
     assert_eq!(fs::read(&archive).unwrap(), b"precious");
-    chesszip()
-        .args(["compress", "-1", "-f"])
-        .arg(&path)
-        .assert()
-        .success();
+    chesszip().args(["compress", "-1", "-f"]).arg(&path).assert().success();
     assert!(fs::read(&archive).unwrap().starts_with(b"\x89CHZ"));
     // Expanding over the existing text file needs -f too.
     let out = chesszip().arg("expand").arg(&archive).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    chesszip()
-        .args(["expand", "-f"])
-        .arg(&archive)
-        .assert()
-        .success();
+    chesszip().args(["expand", "-f"]).arg(&archive).assert().success();
 }
 
 #[test]
 fn the_input_is_never_the_output() {
     let (dir, path, _) = workdir();
-    chesszip()
-        .args(["compress", "-1"])
-        .arg(&path)
-        .assert()
-        .success();
+    chesszip().args(["compress", "-1"]).arg(&path).assert().success();
     let archive = dir.path().join("games.txt.chz");
     let before = fs::read(&archive).unwrap();
-    let out = chesszip()
-        .args(["expand", "-f", "-o"])
-        .arg(&archive)
-        .arg(&archive)
-        .output()
-        .unwrap();
+    let out = chesszip().args(["expand", "-f", "-o"]).arg(&archive).arg(&archive).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr_of(&out).contains("overwrite the input"),
-        "{}",
-        stderr_of(&out)
-    );
+    assert!(stderr_of(&out).contains("overwrite the input"), "{}", stderr_of(&out));
     assert_eq!(fs::read(&archive).unwrap(), before);
 }
 
 #[test]
 fn damaged_archives_fail_cleanly_and_leave_no_output() {
     let (dir, path, _) = workdir();
-    chesszip()
-        .args(["compress", "-1", "--block-lines", "3"])
-        .arg(&path)
-        .assert()
-        .success();
+    chesszip().args(["compress", "-1", "--block-lines", "3"]).arg(&path).assert().success();
     fs::remove_file(&path).unwrap();
     let archive = dir.path().join("games.txt.chz");
     let original = fs::read(&archive).unwrap();
@@ -221,20 +126,10 @@ fn damaged_archives_fail_cleanly_and_leave_no_output() {
         let out = chesszip().args(args).arg(&archive).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         let err = stderr_of(&out);
-        assert!(
-            err.starts_with("chesszip: ") && err.contains("games.txt.chz") && err.contains("block"),
-            "{err}"
-        );
-        assert!(
-            !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
-            "{err}"
-        );
+        assert!(err.starts_with("chesszip: ") && err.contains("games.txt.chz") && err.contains("block"), "{err}");
+        assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{err}");
     }
-    assert_eq!(
-        listing(dir.path()),
-        ["games.txt.chz"],
-        "no partial or temporary output"
-    );
+    assert_eq!(listing(dir.path()), ["games.txt.chz"], "no partial or temporary output");
     // A truncated archive.
     fs::write(&archive, &original[..original.len() - 5]).unwrap();
     let out = chesszip().arg("-d").arg(&archive).output().unwrap();
@@ -242,17 +137,9 @@ fn damaged_archives_fail_cleanly_and_leave_no_output() {
     assert!(stderr_of(&out).contains("truncated"), "{}", stderr_of(&out));
     assert_eq!(listing(dir.path()), ["games.txt.chz"]);
     // Not an archive at all.
-    let out = chesszip()
-        .args(["expand", "-c", "-"])
-        .write_stdin("e4 e5 1-0\n")
-        .output()
-        .unwrap();
+    let out = chesszip().args(["expand", "-c", "-"]).write_stdin("e4 e5 1-0\n").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr_of(&out).contains("not a chesszip archive"),
-        "{}",
-        stderr_of(&out)
-    );
+    assert!(stderr_of(&out).contains("not a chesszip archive"), "{}", stderr_of(&out));
 }
 
 #[test]
@@ -261,34 +148,17 @@ fn names_that_do_not_fit_are_skipped_with_a_warning() {
     // Expanding a file without the .chz suffix.
     let out = chesszip().arg("expand").arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr_of(&out).contains("unknown suffix"),
-        "{}",
-        stderr_of(&out)
-    );
+    assert!(stderr_of(&out).contains("unknown suffix"), "{}", stderr_of(&out));
     // Compressing a .chz file.
     let chz = dir.path().join("x.chz");
     fs::write(&chz, &text).unwrap();
-    let out = chesszip()
-        .args(["compress", "-1"])
-        .arg(&chz)
-        .output()
-        .unwrap();
+    let out = chesszip().args(["compress", "-1"]).arg(&chz).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr_of(&out).contains("already has the .chz suffix"));
     // -q silences warnings but keeps the status.
-    chesszip()
-        .args(["compress", "-q", "-1"])
-        .arg(&chz)
-        .assert()
-        .code(2)
-        .stderr("");
+    chesszip().args(["compress", "-q", "-1"]).arg(&chz).assert().code(2).stderr("");
     // A directory.
-    chesszip()
-        .args(["compress", "-1"])
-        .arg(dir.path())
-        .assert()
-        .code(2);
+    chesszip().args(["compress", "-1"]).arg(dir.path()).assert().code(2);
     assert_eq!(listing(dir.path()), ["games.txt", "x.chz"]);
 }
 
@@ -296,61 +166,24 @@ fn names_that_do_not_fit_are_skipped_with_a_warning() {
 fn errors_on_one_file_do_not_stop_the_others() {
     let (dir, path, _) = workdir();
     let missing = dir.path().join("missing.txt");
-    let out = chesszip()
-        .args(["compress", "-1"])
-        .arg(&missing)
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = chesszip().args(["compress", "-1"]).arg(&missing).arg(&path).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr_of(&out).contains("missing.txt"),
-        "{}",
-        stderr_of(&out)
-    );
+    assert!(stderr_of(&out).contains("missing.txt"), "{}", stderr_of(&out));
     assert!(dir.path().join("games.txt.chz").exists());
 }
 
 #[test]
 fn bad_usage_exits_1() {
     let (dir, path, _) = workdir();
-    for args in [
-        &["--level", "0"][..],
-        &["--level", "10"],
-        &["--block-lines", "0"],
-        &["--no-such-flag"],
-    ] {
-        chesszip()
-            .arg("compress")
-            .args(args)
-            .arg(&path)
-            .assert()
-            .code(1);
+    for args in [&["--level", "0"][..], &["--level", "10"], &["--block-lines", "0"], &["--no-such-flag"]] {
+        chesszip().arg("compress").args(args).arg(&path).assert().code(1);
     }
     let other = dir.path().join("other.txt");
     fs::write(&other, "x\n").unwrap();
-    chesszip()
-        .args(["compress", "-o", "out.chz"])
-        .arg(&path)
-        .arg(&other)
-        .assert()
-        .code(1);
-    chesszip()
-        .args(["compress", "-c", "-1"])
-        .arg(&path)
-        .arg(&other)
-        .assert()
-        .code(1);
-    chesszip()
-        .args(["extract", "--game", "0"])
-        .arg(&path)
-        .assert()
-        .code(1);
-    chesszip()
-        .args(["extract", "--game", "5..2"])
-        .arg(&path)
-        .assert()
-        .code(1);
+    chesszip().args(["compress", "-o", "out.chz"]).arg(&path).arg(&other).assert().code(1);
+    chesszip().args(["compress", "-c", "-1"]).arg(&path).arg(&other).assert().code(1);
+    chesszip().args(["extract", "--game", "0"]).arg(&path).assert().code(1);
+    chesszip().args(["extract", "--game", "5..2"]).arg(&path).assert().code(1);
     chesszip().arg("--help").assert().success();
     chesszip().arg("--version").assert().success();
 }
@@ -359,36 +192,14 @@ fn bad_usage_exits_1() {
 fn levels_last_one_wins() {
     let (_dir, path, _) = workdir();
     let short = b"e4 e5 Nf3 *\n".to_vec();
-    for (args, level) in [
-        (&["-1"][..], 1u8),
-        (&["-9"], 9),
-        (&["-3", "-2"], 2),
-        (&["--level", "4", "-1"], 1),
-        (&["-1", "--level", "4"], 4),
-        (&["-12"], 2),
-    ] {
-        let archive = chesszip()
-            .arg("compress")
-            .args(args)
-            .arg("-c")
-            .write_stdin(short.clone())
-            .output()
-            .unwrap();
-        assert!(
-            archive.status.success(),
-            "{args:?}: {}",
-            stderr_of(&archive)
-        );
-        let info = chesszip()
-            .args(["info", "-"])
-            .write_stdin(archive.stdout)
-            .output()
-            .unwrap();
+    for (args, level) in
+        [(&["-1"][..], 1u8), (&["-9"], 9), (&["-3", "-2"], 2), (&["--level", "4", "-1"], 1), (&["-1", "--level", "4"], 4), (&["-12"], 2)]
+    {
+        let archive = chesszip().arg("compress").args(args).arg("-c").write_stdin(short.clone()).output().unwrap();
+        assert!(archive.status.success(), "{args:?}: {}", stderr_of(&archive));
+        let info = chesszip().args(["info", "-"]).write_stdin(archive.stdout).output().unwrap();
         let info = String::from_utf8(info.stdout).unwrap();
-        assert!(
-            info.contains(&format!("level:          {level}\n")),
-            "{args:?}: {info}"
-        );
+        assert!(info.contains(&format!("level:          {level}\n")), "{args:?}: {info}");
     }
     let _ = path;
 }
@@ -396,23 +207,10 @@ fn levels_last_one_wins() {
 #[test]
 fn verbose_reports_sizes_and_bits_per_ply() {
     let (_dir, path, text) = workdir();
-    let out = chesszip()
-        .args(["compress", "-1", "-v", "-c"])
-        .arg(&path)
-        .output()
-        .unwrap();
+    let out = chesszip().args(["compress", "-1", "-v", "-c"]).arg(&path).output().unwrap();
     let err = stderr_of(&out);
-    assert!(
-        err.contains(&format!("{} ->", text.len()))
-            && err.contains("bits/ply")
-            && err.contains("plies"),
-        "{err}"
-    );
-    let out = chesszip()
-        .args(["-t", "-v", "-"])
-        .write_stdin(out.stdout)
-        .output()
-        .unwrap();
+    assert!(err.contains(&format!("{} ->", text.len())) && err.contains("bits/ply") && err.contains("plies"), "{err}");
+    let out = chesszip().args(["-t", "-v", "-"]).write_stdin(out.stdout).output().unwrap();
     assert!(out.status.success());
     assert!(stderr_of(&out).contains("OK"), "{}", stderr_of(&out));
 }
@@ -420,73 +218,24 @@ fn verbose_reports_sizes_and_bits_per_ply() {
 #[test]
 fn info_and_extract() {
     let (dir, path, text) = workdir();
-    chesszip()
-        .args(["compress", "-1", "--block-lines", "2"])
-        .arg(&path)
-        .assert()
-        .success();
+    chesszip().args(["compress", "-1", "--block-lines", "2"]).arg(&path).assert().success();
     let archive = dir.path().join("games.txt.chz");
     let out = chesszip().arg("info").arg(&archive).output().unwrap();
     let info = String::from_utf8(out.stdout).unwrap();
-    for expected in [
-        "games:          8\n",
-        "raw lines:      1\n",
-        "lines:          9\n",
-        "blocks:         5\n",
-        "level:          1\n",
-    ] {
+    for expected in ["games:          8\n", "raw lines:      1\n", "lines:          9\n", "blocks:         5\n", "level:          1\n"] {
         assert!(info.contains(expected), "{expected:?} in {info}");
     }
-    assert!(
-        info.contains("bits per ply:")
-            && info.contains("model id:")
-            && info.contains("archive bytes:")
-    );
+    assert!(info.contains("bits per ply:") && info.contains("model id:") && info.contains("archive bytes:"));
     let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
-    chesszip()
-        .arg("extract")
-        .arg(&archive)
-        .args(["--game", "3"])
-        .assert()
-        .success()
-        .stdout(lines[2].to_vec());
-    chesszip()
-        .arg("extract")
-        .arg(&archive)
-        .args(["-g", "4..7"])
-        .assert()
-        .success()
-        .stdout(lines[3..7].concat());
-    chesszip()
-        .arg("extract")
-        .arg(&archive)
-        .args(["-g", "8.."])
-        .assert()
-        .success()
-        .stdout(lines[7..].concat());
+    chesszip().arg("extract").arg(&archive).args(["--game", "3"]).assert().success().stdout(lines[2].to_vec());
+    chesszip().arg("extract").arg(&archive).args(["-g", "4..7"]).assert().success().stdout(lines[3..7].concat());
+    chesszip().arg("extract").arg(&archive).args(["-g", "8.."]).assert().success().stdout(lines[7..].concat());
     // Partly past the end: what exists, and a warning; wholly past the end: an error.
-    chesszip()
-        .arg("extract")
-        .arg(&archive)
-        .args(["-g", "9..20"])
-        .assert()
-        .code(2)
-        .stdout(lines[8].to_vec());
-    chesszip()
-        .arg("extract")
-        .arg(&archive)
-        .args(["-g", "10"])
-        .assert()
-        .code(1)
-        .stdout("");
+    chesszip().arg("extract").arg(&archive).args(["-g", "9..20"]).assert().code(2).stdout(lines[8].to_vec());
+    chesszip().arg("extract").arg(&archive).args(["-g", "10"]).assert().code(1).stdout("");
     // Damaged and foreign files.
     chesszip().arg("info").arg(&path).assert().code(1);
-    chesszip()
-        .arg("extract")
-        .arg(&path)
-        .args(["-g", "1"])
-        .assert()
-        .code(1);
+    chesszip().arg("extract").arg(&path).args(["-g", "1"]).assert().code(1);
 }
 
 #[test]
@@ -499,10 +248,7 @@ fn completions_and_manual_page() {
     }
     let man = chesszip().arg("manpage").output().unwrap();
     assert!(man.status.success());
-    assert!(
-        String::from_utf8_lossy(&man.stdout).starts_with(".ie"),
-        "roff"
-    );
+    assert!(String::from_utf8_lossy(&man.stdout).starts_with(".ie"), "roff");
 }
 
 #[cfg(unix)]
@@ -510,47 +256,18 @@ fn completions_and_manual_page() {
 fn fifos_and_devices_are_written_in_place_not_replaced() {
     use std::os::unix::fs::FileTypeExt;
     let (dir, path, text) = workdir();
-    chesszip()
-        .args(["compress", "-1"])
-        .arg(&path)
-        .assert()
-        .success();
+    chesszip().args(["compress", "-1"]).arg(&path).assert().success();
     let archive = dir.path().join("games.txt.chz");
     let fifo = dir.path().join("pipe");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let (tx, rx) = std::sync::mpsc::channel();
     let reading = fifo.clone();
     std::thread::spawn(move || tx.send(fs::read(&reading).unwrap()));
-    chesszip()
-        .args(["expand", "-o"])
-        .arg(&fifo)
-        .arg(&archive)
-        .assert()
-        .success();
-    let got = rx
-        .recv_timeout(std::time::Duration::from_secs(20))
-        .expect("the FIFO was written");
+    chesszip().args(["expand", "-o"]).arg(&fifo).arg(&archive).assert().success();
+    let got = rx.recv_timeout(std::time::Duration::from_secs(20)).expect("the FIFO was written");
     assert_eq!(got, text);
-    assert!(
-        fs::metadata(&fifo).unwrap().file_type().is_fifo(),
-        "the FIFO is still a FIFO"
-    );
+    assert!(fs::metadata(&fifo).unwrap().file_type().is_fifo(), "the FIFO is still a FIFO");
     // /dev/null stays a device (no -f needed, nothing is replaced).
-    chesszip()
-        .args(["expand", "-o", "/dev/null"])
-        .arg(&archive)
-        .assert()
-        .success();
-    assert!(
-        fs::metadata("/dev/null")
-            .unwrap()
-            .file_type()
-            .is_char_device()
-    );
+    chesszip().args(["expand", "-o", "/dev/null"]).arg(&archive).assert().success();
+    assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
 }

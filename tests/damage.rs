@@ -15,13 +15,7 @@ fn small_archive() -> (Vec<u8>, Vec<u8>) {
     let mut text = first_games(4);
     text.extend_from_slice(b"[Event \"raw line\"]\n");
     text.extend_from_slice(&common::game_line(4));
-    let archive = round_trip_with(
-        &text,
-        &CompressOptions {
-            block_lines: 2,
-            ..fast()
-        },
-    );
+    let archive = round_trip_with(&text, &CompressOptions { block_lines: 2, ..fast() });
     (archive, text)
 }
 
@@ -35,10 +29,7 @@ fn assert_rejected(damaged: &[u8], what: &str) {
     }
     // Random access reads the same bytes through the index: it must fail too.
     let mut out = Vec::new();
-    assert!(
-        extract_lines(Cursor::new(damaged), 1..=u64::MAX, &mut out, 1).is_err(),
-        "{what}: extract succeeded"
-    );
+    assert!(extract_lines(Cursor::new(damaged), 1..=u64::MAX, &mut out, 1).is_err(), "{what}: extract succeeded");
 }
 
 #[test]
@@ -84,13 +75,7 @@ fn trailing_data_is_an_error() {
 
 #[test]
 fn foreign_files_are_not_archives() {
-    for input in [
-        &b""[..],
-        b"\x89CHZ",
-        b"e4 e5 1-0\n",
-        &[0u8; 100],
-        &first_games(3),
-    ] {
+    for input in [&b""[..], b"\x89CHZ", b"e4 e5 1-0\n", &[0u8; 100], &first_games(3)] {
         match expand_bytes(input, &expand_opts()) {
             Err(Error::Corrupt(m)) => assert!(m.contains("not a chesszip archive"), "{m}"),
             other => panic!("{other:?}"),
@@ -129,18 +114,12 @@ fn other_versions_and_models_are_unsupported() {
             Err(Error::Unsupported(m)) => assert!(!m.is_empty()),
             other => panic!("{what}: {other:?}"),
         }
-        assert!(
-            chesszip::info(Cursor::new(&bad)).is_err() || what == "unknown model",
-            "{what}"
-        );
+        assert!(chesszip::info(Cursor::new(&bad)).is_err() || what == "unknown model", "{what}");
     }
     // The header of another level's model: the model exists, but not for that level.
     let level2 = Model::builtin(2).id().to_le_bytes();
     let bad = with_header(&archive, |h| h[12..20].copy_from_slice(&level2));
-    assert!(matches!(
-        expand_bytes(&bad, &expand_opts()),
-        Err(Error::Unsupported(_))
-    ));
+    assert!(matches!(expand_bytes(&bad, &expand_opts()), Err(Error::Unsupported(_))));
     // Info still reads an archive of a model this build lacks, and says so.
     let bad = with_header(&archive, |h| h[12] ^= 1);
     assert!(!chesszip::info(Cursor::new(&bad)).unwrap().model_available);
@@ -149,9 +128,7 @@ fn other_versions_and_models_are_unsupported() {
 /// Re-signs block header `n` (at `offset`) after `edit`, so that only deeper checks can
 /// catch the lie.
 fn forge_block_header(archive: &mut [u8], offset: usize, edit: impl Fn(&mut BlockHeader)) {
-    let bytes: &[u8; BlockHeader::LEN] = archive[offset..offset + BlockHeader::LEN]
-        .try_into()
-        .unwrap();
+    let bytes: &[u8; BlockHeader::LEN] = archive[offset..offset + BlockHeader::LEN].try_into().unwrap();
     let mut h = BlockHeader::parse(bytes, 0).unwrap();
     edit(&mut h);
     archive[offset..offset + BlockHeader::LEN].copy_from_slice(&h.to_bytes());
@@ -168,10 +145,7 @@ fn forged_headers_never_allocate_or_hang() {
         ("largest text length", Box::new(|h| h.text_len = 16 << 20)),
         ("many lines", Box::new(|h| h.lines = h.text_len)),
         ("wrong text checksum", Box::new(|h| h.text_crc ^= 1)),
-        (
-            "no partial line",
-            Box::new(|h| h.partial_line = !h.partial_line),
-        ),
+        ("no partial line", Box::new(|h| h.partial_line = !h.partial_line)),
     ];
     for (what, edit) in forgeries {
         let mut bad = archive.clone();
@@ -185,23 +159,11 @@ fn forged_index_is_an_error() {
     let (archive, _) = small_archive();
     // A footer pointing anywhere: before, into and after the index.
     let len = archive.len();
-    for offset in [
-        0u64,
-        1,
-        24,
-        25,
-        (len - 17) as u64,
-        (len - 16) as u64,
-        len as u64,
-        u64::MAX,
-    ] {
+    for offset in [0u64, 1, 24, 25, (len - 17) as u64, (len - 16) as u64, len as u64, u64::MAX] {
         let mut bad = archive.clone();
         bad[len - 16..len - 8].copy_from_slice(&offset.to_le_bytes());
         assert_rejected(&bad, &format!("footer offset {offset}"));
-        assert!(
-            IndexedReader::open(Cursor::new(&bad)).is_err(),
-            "footer offset {offset}"
-        );
+        assert!(IndexedReader::open(Cursor::new(&bad)).is_err(), "footer offset {offset}");
     }
 }
 
@@ -211,20 +173,12 @@ fn garbage_streams_that_pass_their_checksum_are_still_caught() {
     // header's text length, and the text checksum must catch the rest.
     let (archive, _) = small_archive();
     let first = FileHeader::LEN;
-    let h = BlockHeader::parse(
-        archive[first..first + BlockHeader::LEN].try_into().unwrap(),
-        0,
-    )
-    .unwrap();
+    let h = BlockHeader::parse(archive[first..first + BlockHeader::LEN].try_into().unwrap(), 0).unwrap();
     let streams = first + BlockHeader::LEN;
     for seed in 0..40u32 {
         let mut bad = archive.clone();
-        for (i, b) in bad[streams..streams + h.range_len as usize]
-            .iter_mut()
-            .enumerate()
-        {
-            *b = (seed.wrapping_mul(0x9E37_79B9) ^ (i as u32).wrapping_mul(0x85EB_CA6B))
-                .to_le_bytes()[i % 4];
+        for (i, b) in bad[streams..streams + h.range_len as usize].iter_mut().enumerate() {
+            *b = (seed.wrapping_mul(0x9E37_79B9) ^ (i as u32).wrapping_mul(0x85EB_CA6B)).to_le_bytes()[i % 4];
         }
         let crc = BlockHeader::streams_crc(
             &bad[streams..streams + h.range_len as usize],
@@ -246,11 +200,7 @@ fn hostile_blocks_claiming_huge_texts_stop_quickly() {
     // claimed length), not after millions of plies.
     let (archive, _) = small_archive();
     let first = FileHeader::LEN;
-    let h = BlockHeader::parse(
-        archive[first..first + BlockHeader::LEN].try_into().unwrap(),
-        0,
-    )
-    .unwrap();
+    let h = BlockHeader::parse(archive[first..first + BlockHeader::LEN].try_into().unwrap(), 0).unwrap();
     let streams = first + BlockHeader::LEN;
     let started = std::time::Instant::now();
     for seed in 0..200u32 {
@@ -258,13 +208,8 @@ fn hostile_blocks_claiming_huge_texts_stop_quickly() {
         let range = &mut bad[streams..streams + h.range_len as usize];
         for (i, b) in range.iter_mut().enumerate() {
             // Random words, then zeros (what the range decoder reads past its data).
-            let random = (seed.wrapping_mul(0x9E37_79B9) ^ (i as u32).wrapping_mul(0x85EB_CA6B))
-                .to_le_bytes()[i % 4];
-            *b = if i < 4 * (1 + seed as usize % 3) {
-                random
-            } else {
-                0
-            };
+            let random = (seed.wrapping_mul(0x9E37_79B9) ^ (i as u32).wrapping_mul(0x85EB_CA6B)).to_le_bytes()[i % 4];
+            *b = if i < 4 * (1 + seed as usize % 3) { random } else { 0 };
         }
         let crc = BlockHeader::streams_crc(
             &bad[streams..streams + h.range_len as usize],
@@ -279,8 +224,5 @@ fn hostile_blocks_claiming_huge_texts_stop_quickly() {
         assert!(expand_bytes(&bad, &expand_opts()).is_err(), "seed {seed}");
     }
     let elapsed = started.elapsed();
-    assert!(
-        elapsed.as_secs() < 30,
-        "200 hostile blocks took {elapsed:?}"
-    );
+    assert!(elapsed.as_secs() < 30, "200 hostile blocks took {elapsed:?}");
 }

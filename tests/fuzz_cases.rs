@@ -13,10 +13,7 @@ use chesszip::{CompressOptions, ExpandOptions};
 fn cases(target: &str) -> Vec<(String, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut cases = Vec::new();
-    for dir in [
-        root.join("tests/fuzz_cases").join(target),
-        root.join("fuzz/seeds").join(target),
-    ] {
+    for dir in [root.join("tests/fuzz_cases").join(target), root.join("fuzz/seeds").join(target)] {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
@@ -51,28 +48,16 @@ fn roundtrip_cases() {
                 CompressOptions {
                     level: 1,
                     block_lines: 1 + (*a as u32 % 8),
-                    block_bytes: if *b < 128 {
-                        1 + *b as usize
-                    } else {
-                        chesszip::container::MAX_BLOCK_TEXT
-                    },
+                    block_bytes: if *b < 128 { 1 + *b as usize } else { chesszip::container::MAX_BLOCK_TEXT },
                     threads: 1,
                     format: None,
                 },
                 rest,
             ),
-            _ => (
-                CompressOptions {
-                    level: 1,
-                    threads: 1,
-                    ..Default::default()
-                },
-                &data[..],
-            ),
+            _ => (CompressOptions { level: 1, threads: 1, ..Default::default() }, &data[..]),
         };
         let archive = chesszip::compress_bytes(input, &opts);
-        let back = chesszip::expand_bytes(&archive, &ExpandOptions { threads: 1 })
-            .expect("own archive expands");
+        let back = chesszip::expand_bytes(&archive, &ExpandOptions { threads: 1 }).expect("own archive expands");
         assert!(back == input, "{name}: round trip differs");
     }
 }
@@ -87,10 +72,7 @@ fn decode_block_cases() {
         let lines = 1 + *lines as u64 % 16;
         let max_len = *len as usize * 16;
         let split = (*split as usize * 4).min(rest.len() / 4 * 4);
-        let block = EncodedBlock {
-            range: rest[..split].to_vec(),
-            raw: rest[split..].to_vec(),
-        };
+        let block = EncodedBlock { range: rest[..split].to_vec(), raw: rest[split..].to_vec() };
         let mut out = Vec::new();
         if decode_block(Model::builtin(1), &block, lines, max_len, &mut out).is_ok() {
             assert!(out.len() <= max_len, "{name}: decoded past the limit");

@@ -7,11 +7,8 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` triples under `tests/golden/`.
-const GOLDEN: [(&str, &str, u8); 3] = [
-    ("movetext.txt", "movetext.l1.chz", 1),
-    ("movetext.txt", "movetext.l2.chz", 2),
-    ("lichess.pgn", "lichess.pgn.l1.chz", 1),
-];
+const GOLDEN: [(&str, &str, u8); 3] =
+    [("movetext.txt", "movetext.l1.chz", 1), ("movetext.txt", "movetext.l2.chz", 2), ("lichess.pgn", "lichess.pgn.l1.chz", 1)];
 
 fn read(name: &str) -> Vec<u8> {
     let path = format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -21,8 +18,8 @@ fn read(name: &str) -> Vec<u8> {
 #[test]
 fn golden_archives_expand_to_their_inputs() {
     for (input, archive, _) in GOLDEN {
-        let expanded = expand_bytes(&read(archive), &ExpandOptions { threads: 2 })
-            .unwrap_or_else(|e| panic!("{archive} does not expand: {e}"));
+        let expanded =
+            expand_bytes(&read(archive), &ExpandOptions { threads: 2 }).unwrap_or_else(|e| panic!("{archive} does not expand: {e}"));
         assert!(expanded == read(input), "{archive} expands to other bytes than {input}");
     }
 }

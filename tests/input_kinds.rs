@@ -13,12 +13,7 @@ fn round_trip_games(input: &[u8], games: u64) {
     // Game counts are those of the movetext format, whatever format detection would pick.
     let opts = CompressOptions { format: Some(InputFormat::Movetext), ..fast() };
     let archive = round_trip_with(input, &opts);
-    assert_eq!(
-        info_of(&archive).games,
-        games,
-        "games in {:?}",
-        String::from_utf8_lossy(input)
-    );
+    assert_eq!(info_of(&archive).games, games, "games in {:?}", String::from_utf8_lossy(input));
 }
 
 #[test]
@@ -41,10 +36,7 @@ fn crlf_line_ends() {
     round_trip_games(b"e4 e5 1-0\r\nd4 d5 0-1\r\n", 2);
     round_trip_games(b"e4 e5 1-0\r\nd4 d5 0-1\n", 2);
     let mut crlf = Vec::new();
-    for line in first_games(20)
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-    {
+    for line in first_games(20).split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         crlf.extend_from_slice(line);
         crlf.extend_from_slice(b"\r\n");
     }
@@ -91,26 +83,18 @@ fn non_utf8_bytes() {
     let all: Vec<u8> = (0..=255u8).collect();
     round_trip(&all);
     round_trip(b"e4 e5 1-0\n\xC3\x28\n\xFF\xFE\xFD\ne4 e5 1-0\x00\n\x00\x00\x00");
-    let noise: Vec<u8> = (0..20_000u32)
-        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
-        .collect();
+    let noise: Vec<u8> = (0..20_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     round_trip(&noise);
 }
 
 #[test]
 fn lines_that_are_not_games() {
-    round_trip_games(
-        b"[Event \"Casual\"]\n[Site \"?\"]\n\ne4 e5 1-0\nhello world\n1-0\n",
-        2,
-    );
+    round_trip_games(b"[Event \"Casual\"]\n[Site \"?\"]\n\ne4 e5 1-0\nhello world\n1-0\n", 2);
 }
 
 #[test]
 fn illegal_moves() {
-    round_trip_games(
-        b"e4 e4 1-0\ne5 1-0\nKe2 1-0\ne4 e5 Ke2 Ke7 Ke3 Ke6 Kf5 1-0\nNf3 Nf6 Nxf6 1-0\n",
-        0,
-    );
+    round_trip_games(b"e4 e4 1-0\ne5 1-0\nKe2 1-0\ne4 e5 Ke2 Ke7 Ke3 Ke6 Kf5 1-0\nNf3 Nf6 Nxf6 1-0\n", 0);
 }
 
 #[test]
@@ -120,20 +104,14 @@ fn moves_after_the_result() {
 
 #[test]
 fn check_and_mate_marks() {
-    round_trip_games(
-        b"f3 e5 g4 Qh4# 0-1\ne4 f5 Qh5+ g6 1-0\ne4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# 1-0\n",
-        3,
-    );
+    round_trip_games(b"f3 e5 g4 Qh4# 0-1\ne4 f5 Qh5+ g6 1-0\ne4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# 1-0\n", 3);
     // Marks where there is no check, or missing where there is, are still exact.
     round_trip(b"e4+ e5 1-0\nf3 e5 g4 Qh4+ 0-1\nf3 e5 g4 Qh4 0-1\ne4 e5# 1-0\ne4!? e5?? 1-0\n");
 }
 
 #[test]
 fn move_numbers() {
-    round_trip_games(
-        b"1. e4 e5 2. Nf3 Nc6 1-0\n1.e4 e5 2.Nf3 1-0\n1... e5 0-1\n",
-        0,
-    );
+    round_trip_games(b"1. e4 e5 2. Nf3 Nc6 1-0\n1.e4 e5 2.Nf3 1-0\n1... e5 0-1\n", 0);
 }
 
 #[test]
@@ -161,10 +139,7 @@ fn castling_spellings() {
 
 #[test]
 fn promotions_and_en_passant() {
-    round_trip_games(
-        b"e4 d5 e5 f5 exf6 e6 fxg7 Ke7 gxh8=Q Nf6 Qxh7 *\ne4 Nf6 e5 d5 exd6 1-0\n",
-        2,
-    );
+    round_trip_games(b"e4 d5 e5 f5 exf6 e6 fxg7 Ke7 gxh8=Q Nf6 Qxh7 *\ne4 Nf6 e5 d5 exd6 1-0\n", 2);
     round_trip(b"e4 d5 e5 f5 exf6 e6 fxg7 Ke7 gxh8Q *\ne4 d5 e5 f5 exf6 e6 fxg7 Ke7 gxh8=K *\n");
 }
 
@@ -181,10 +156,7 @@ fn very_long_game() {
 
 #[test]
 fn very_long_lines_are_cut_across_blocks() {
-    let small = CompressOptions {
-        block_bytes: 1000,
-        ..common::fast()
-    };
+    let small = CompressOptions { block_bytes: 1000, ..common::fast() };
     // A long raw line, a long game line, and a CR LF split by a block boundary.
     let mut input = vec![b'x'; 10_500];
     input.push(b'\n');
@@ -202,40 +174,17 @@ fn very_long_lines_are_cut_across_blocks() {
     let archive = round_trip_with(&input, &small);
     let info = info_of(&archive);
     assert!(info.blocks > 10, "{} blocks", info.blocks);
-    assert_eq!(
-        info.lines,
-        input.iter().filter(|&&b| b == b'\n').count() as u64
-    );
+    assert_eq!(info.lines, input.iter().filter(|&&b| b == b'\n').count() as u64);
     // Every cut position of a game line, and a block of one byte.
     let game = [game_line(0), b"\n".to_vec()].concat();
     for block_bytes in [1, 2, 3, 7, 64, 255] {
-        round_trip_with(
-            &game,
-            &CompressOptions {
-                block_bytes,
-                ..common::fast()
-            },
-        );
+        round_trip_with(&game, &CompressOptions { block_bytes, ..common::fast() });
     }
 }
 
 #[test]
 fn many_short_lines_over_many_blocks() {
-    let input: Vec<u8> = (0..3000)
-        .flat_map(|i| {
-            if i % 7 == 0 {
-                b"e4 *\n".to_vec()
-            } else {
-                b"\n".to_vec()
-            }
-        })
-        .collect();
-    let archive = round_trip_with(
-        &input,
-        &CompressOptions {
-            block_lines: 1,
-            ..common::fast()
-        },
-    );
+    let input: Vec<u8> = (0..3000).flat_map(|i| if i % 7 == 0 { b"e4 *\n".to_vec() } else { b"\n".to_vec() }).collect();
+    let archive = round_trip_with(&input, &CompressOptions { block_lines: 1, ..common::fast() });
     assert_eq!(info_of(&archive).blocks, 3000);
 }

@@ -10,7 +10,13 @@ const PGN: &[u8] = b"[Event \"Rated Blitz game\"]\n[Site \"https://lichess.org/a
 
 #[test]
 fn every_damaged_byte_is_an_error() {
-    let opts = CompressOptions { level: 1, block_lines: 2, threads: 1, format: Some(InputFormat::Pgn), block_bytes: chesszip::container::MAX_BLOCK_TEXT };
+    let opts = CompressOptions {
+        level: 1,
+        block_lines: 2,
+        threads: 1,
+        format: Some(InputFormat::Pgn),
+        block_bytes: chesszip::container::MAX_BLOCK_TEXT,
+    };
     let archive = compress_bytes(PGN, &opts);
     assert_eq!(expand_bytes(&archive, &ExpandOptions::default()).unwrap(), PGN);
     let mut errors = 0;

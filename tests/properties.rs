@@ -8,20 +8,12 @@ use common::{GAMES, fast, round_trip_with};
 use proptest::prelude::*;
 
 fn config() -> ProptestConfig {
-    ProptestConfig {
-        cases: 256,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 /// Real game lines (the first 200), without line feeds.
 fn real_lines() -> Vec<Vec<u8>> {
-    GAMES
-        .split(|&b| b == b'\n')
-        .take(200)
-        .map(<[u8]>::to_vec)
-        .collect()
+    GAMES.split(|&b| b == b'\n').take(200).map(<[u8]>::to_vec).collect()
 }
 
 /// Bytes that chess lines are made of, to make edits likely to stay near-valid.

@@ -27,13 +27,7 @@ fn extract(archive: &[u8], first: u64, last: u64) -> (Vec<u8>, u64) {
 fn info_counts_games_raw_lines_plies_and_blocks() {
     let mut text = first_games(30);
     text.extend_from_slice(b"[Event \"x\"]\n\nnot a game\r\ne4 e5 1-0");
-    let archive = round_trip_with(
-        &text,
-        &CompressOptions {
-            block_lines: 8,
-            ..fast()
-        },
-    );
+    let archive = round_trip_with(&text, &CompressOptions { block_lines: 8, ..fast() });
     let info = info_of(&archive);
     assert_eq!(info.lines, 34);
     assert_eq!(info.raw_lines + info.games, 34);
@@ -50,22 +44,12 @@ fn info_counts_games_raw_lines_plies_and_blocks() {
 #[test]
 fn every_range_of_a_small_archive() {
     let text = [first_games(9), b"last line without line feed".to_vec()].concat();
-    let archive = round_trip_with(
-        &text,
-        &CompressOptions {
-            block_lines: 3,
-            ..fast()
-        },
-    );
+    let archive = round_trip_with(&text, &CompressOptions { block_lines: 3, ..fast() });
     for first in 1..=10 {
         for last in first..=12 {
             let (out, n) = extract(&archive, first, last);
             assert_eq!(out, lines_of(&text, first, last), "lines {first}..={last}");
-            assert_eq!(
-                n,
-                last.min(10) - first + 1,
-                "count of lines {first}..={last}"
-            );
+            assert_eq!(n, last.min(10) - first + 1, "count of lines {first}..={last}");
         }
     }
     assert_eq!(extract(&archive, 11, 20), (Vec::new(), 0));
@@ -80,23 +64,12 @@ fn lines_cut_across_blocks() {
         text.extend_from_slice(if i % 3 == 0 { b"\r\n" } else { b"\n" });
     }
     text.extend_from_slice(&first_games(5));
-    let archive = round_trip_with(
-        &text,
-        &CompressOptions {
-            block_bytes: 100,
-            block_lines: 3,
-            ..fast()
-        },
-    );
+    let archive = round_trip_with(&text, &CompressOptions { block_bytes: 100, block_lines: 3, ..fast() });
     let total = text.split_inclusive(|&b| b == b'\n').count() as u64;
     assert_eq!(info_of(&archive).lines, total);
     for first in 1..=total {
         for last in [first, first + 1, first + 4, total] {
-            assert_eq!(
-                extract(&archive, first, last).0,
-                lines_of(&text, first, last),
-                "lines {first}..={last}"
-            );
+            assert_eq!(extract(&archive, first, last).0, lines_of(&text, first, last), "lines {first}..={last}");
         }
     }
 }

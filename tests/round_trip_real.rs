@@ -13,33 +13,16 @@ fn a_few_hundred_games_at_level_1() {
     let info = info_of(&archive);
     assert_eq!(info.lines, 300);
     assert_eq!(info.games + info.raw_lines, 300);
-    assert!(
-        info.games >= 290,
-        "{} of 300 lines coded as games",
-        info.games
-    );
-    assert!(
-        info.bits_per_ply() < 8.0,
-        "{} bits per ply",
-        info.bits_per_ply()
-    );
-    assert!(
-        archive.len() * 4 < text.len(),
-        "{} -> {} bytes",
-        text.len(),
-        archive.len()
-    );
+    assert!(info.games >= 290, "{} of 300 lines coded as games", info.games);
+    assert!(info.bits_per_ply() < 8.0, "{} bits per ply", info.bits_per_ply());
+    assert!(archive.len() * 4 < text.len(), "{} -> {} bytes", text.len(), archive.len());
 }
 
 #[test]
 fn games_from_the_middle_and_end_of_the_file() {
     let lines: Vec<&[u8]> = GAMES.split_inclusive(|&b| b == b'\n').collect();
     let n = lines.len();
-    let text: Vec<u8> = lines[n / 2..n / 2 + 60]
-        .iter()
-        .chain(&lines[n - 60..])
-        .flat_map(|l| l.iter().copied())
-        .collect();
+    let text: Vec<u8> = lines[n / 2..n / 2 + 60].iter().chain(&lines[n - 60..]).flat_map(|l| l.iter().copied()).collect();
     round_trip_with(&text, &fast());
 }
 
@@ -56,11 +39,7 @@ fn every_level_on_a_handful_of_games() {
     for level in MIN_LEVEL..=MAX_LEVEL {
         let archive = round_trip_with(&text, &CompressOptions { level, ..fast() });
         let info = info_of(&archive);
-        assert_eq!(
-            (info.header.level, info.games, info.plies),
-            (level, 3, 36),
-            "level {level}"
-        );
+        assert_eq!((info.header.level, info.games, info.plies), (level, 3, 36), "level {level}");
     }
 }
 
@@ -69,26 +48,10 @@ fn thread_counts_and_block_sizes_do_not_change_the_text() {
     let text = first_games(120);
     let reference = round_trip_with(&text, &fast());
     for (threads, block_lines) in [(1, 50), (3, 50), (0, 50)] {
-        let archive = round_trip_with(
-            &text,
-            &CompressOptions {
-                threads,
-                block_lines,
-                ..fast()
-            },
-        );
-        assert_eq!(
-            archive, reference,
-            "archives do not depend on the thread count"
-        );
+        let archive = round_trip_with(&text, &CompressOptions { threads, block_lines, ..fast() });
+        assert_eq!(archive, reference, "archives do not depend on the thread count");
     }
     for block_lines in [1, 7, 1000] {
-        round_trip_with(
-            &text,
-            &CompressOptions {
-                block_lines,
-                ..fast()
-            },
-        );
+        round_trip_with(&text, &CompressOptions { block_lines, ..fast() });
     }
 }

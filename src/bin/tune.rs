@@ -166,7 +166,14 @@ fn ablate(args: AblateArgs) -> anyhow::Result<()> {
     let heldout = load_games(&std::fs::read(&args.heldout).with_context(|| format!("reading {}", args.heldout.display()))?);
     train.truncate(((train.len() as f64) * args.fraction.clamp(0.0, 1.0)).round() as usize);
     eprintln!("level {}: {} training games, {} heldout games", args.level, train.len(), heldout.len());
-    let rows = chesszip::tune::ablate(base, &train, &heldout, &drops, &TuneOptions { max_iter: args.iterations, ..Default::default() }, &mut |s| eprintln!("  {s}"));
+    let rows = chesszip::tune::ablate(
+        base,
+        &train,
+        &heldout,
+        &drops,
+        &TuneOptions { max_iter: args.iterations, ..Default::default() },
+        &mut |s| eprintln!("  {s}"),
+    );
     let full = rows[0].heldout_move_bits;
     println!("| level {} move model | train bits/ply | heldout bits/ply | heldout change |", args.level);
     println!("|---|---:|---:|---:|");

@@ -18,12 +18,7 @@ use super::lines::LineSpec;
 ///
 /// Exit status: 0 success, 1 error, 2 warning (e.g. a file skipped for its name).
 #[derive(Debug, Parser)]
-#[command(
-    name = "chesszip",
-    version,
-    args_conflicts_with_subcommands = true,
-    max_term_width = 100
-)]
+#[command(name = "chesszip", version, args_conflicts_with_subcommands = true, max_term_width = 100)]
 pub struct Cli {
     /// What to do; without one, compress (or expand with -d, test with -t).
     #[command(subcommand)]

@@ -31,11 +31,12 @@ fn median(mut v: Vec<Duration>) -> Duration {
 fn peer(name: &str, compress: &[&str], decompress: &[&str], data: &[u8], repeat: usize) -> Result<Option<Row>> {
     let run = |args: &[&str], input: &[u8]| -> Result<Option<(Vec<u8>, Duration)>> {
         let start = Instant::now();
-        let mut child = match Command::new(args[0]).args(&args[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() {
-            Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("starting {}", args[0])),
-        };
+        let mut child =
+            match Command::new(args[0]).args(&args[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn() {
+                Ok(c) => c,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e).with_context(|| format!("starting {}", args[0])),
+            };
         let mut stdin = child.stdin.take().expect("piped");
         let input = input.to_vec();
         let feeder = std::thread::spawn(move || stdin.write_all(&input));
@@ -133,7 +134,10 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         data.len(),
         plies
     );
-    print!("{:<18} {:>10} {:>9} {:>11} {:>10} {:>13} {:>13}", "", "bytes", "bits/ply", "compress s", "expand s", "c ply/s/core", "e ply/s/core");
+    print!(
+        "{:<18} {:>10} {:>9} {:>11} {:>10} {:>13} {:>13}",
+        "", "bytes", "bits/ply", "compress s", "expand s", "c ply/s/core", "e ply/s/core"
+    );
     if xz.is_some() {
         print!(" {:>12}", "time / xz");
     }
@@ -141,7 +145,14 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     let secs = |d: Duration| d.as_secs_f64();
     for r in rows.iter().chain(&peers) {
         let is_chesszip = r.name.starts_with("chesszip");
-        print!("{:<18} {:>10} {:>9.4} {:>11.3} {:>10.3}", r.name, r.bytes, 8.0 * r.bytes as f64 / plies.max(1) as f64, secs(r.compress), secs(r.expand));
+        print!(
+            "{:<18} {:>10} {:>9.4} {:>11.3} {:>10.3}",
+            r.name,
+            r.bytes,
+            8.0 * r.bytes as f64 / plies.max(1) as f64,
+            secs(r.compress),
+            secs(r.expand)
+        );
         if is_chesszip {
             // Per core: single-thread runs when measured, else wall time times threads.
             let (c, e) = match r.single {

@@ -14,8 +14,7 @@ use super::labeled::Labeled;
 use super::progress::Progress;
 use super::status::{Status, describe, error, is_broken_pipe, warning};
 use super::target::{
-    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix,
-    open_device, open_input, text_name,
+    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix, open_device, open_input, text_name,
 };
 
 /// What to do with each input.
@@ -42,19 +41,14 @@ struct Skip(String);
 
 /// Runs `mode` over the inputs of `args`; returns the worst status.
 pub fn run(args: &CommonArgs, mode: Mode) -> Status {
-    let sources: Vec<Source> = if args.files.is_empty() {
-        vec![Source::Stdin]
-    } else {
-        args.files.iter().map(|f| Source::from_arg(f)).collect()
-    };
+    let sources: Vec<Source> =
+        if args.files.is_empty() { vec![Source::Stdin] } else { args.files.iter().map(|f| Source::from_arg(f)).collect() };
     if args.output.is_some() && sources.len() > 1 {
         return error("-o/--output needs a single input file");
     }
     let to_stdout = args.stdout || args.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
     if matches!(mode, Mode::Compress(_)) && to_stdout && sources.len() > 1 {
-        return error(
-            "cannot write several archives to standard output (an archive holds one input)",
-        );
+        return error("cannot write several archives to standard output (an archive holds one input)");
     }
     if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
         return error("standard input given more than once");
@@ -103,19 +97,13 @@ fn sink_for(args: &CommonArgs, mode: Mode, source: &Source) -> Result<Sink> {
         return Ok(Sink::Stdout);
     };
     match mode {
-        Mode::Compress(_) if has_archive_suffix(path) && !args.force => Err(Skip(format!(
-            "{}: already has the .chz suffix -- unchanged (use -f to compress it anyway)",
-            path.display()
-        ))
-        .into()),
+        Mode::Compress(_) if has_archive_suffix(path) && !args.force => {
+            Err(Skip(format!("{}: already has the .chz suffix -- unchanged (use -f to compress it anyway)", path.display())).into())
+        }
         Mode::Compress(_) => Ok(Sink::File(archive_name(path))),
         _ => match text_name(path) {
             Some(p) => Ok(Sink::File(p)),
-            None => Err(Skip(format!(
-                "{}: unknown suffix (not .chz) -- ignored; use -o or -c to name the output",
-                path.display()
-            ))
-            .into()),
+            None => Err(Skip(format!("{}: unknown suffix (not .chz) -- ignored; use -o or -c to name the output", path.display())).into()),
         },
     }
 }
@@ -127,11 +115,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
             if mode.reads_archives() && io::stdin().is_terminal() && !args.force {
                 bail!("refusing to read an archive from a terminal (use -f to force)");
             }
-            (
-                Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())),
-                None,
-                None,
-            )
+            (Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())), None, None)
         }
         Source::File(path) => {
             let meta = fs::metadata(path).context("cannot open")?;
@@ -139,11 +123,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
                 return Err(Skip(format!("{}: is a directory -- ignored", path.display())).into());
             }
             let file = open_input(path)?;
-            (
-                Box::new(BufReader::with_capacity(1 << 16, file)),
-                Some(meta.len()),
-                Some(meta.permissions()),
-            )
+            (Box::new(BufReader::with_capacity(1 << 16, file)), Some(meta.len()), Some(meta.permissions()))
         }
     };
     let mut sink = sink_for(args, mode, source)?;
@@ -156,30 +136,20 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
             sink = Sink::Device(target.clone());
         }
     }
-    if matches!(mode, Mode::Compress(_))
-        && sink == Sink::Stdout
-        && io::stdout().is_terminal()
-        && !args.force
-    {
+    if matches!(mode, Mode::Compress(_)) && sink == Sink::Stdout && io::stdout().is_terminal() && !args.force {
         bail!("refusing to write an archive to a terminal (use -f to force, or -o to name a file)");
     }
     let input = Labeled::new(input, format!("reading {}", source.name()));
     let total = match (mode, source) {
         (Mode::Compress(_), _) => len,
-        (_, Source::File(path)) => File::open(path)
-            .ok()
-            .and_then(|f| chesszip::info(f).ok())
-            .map(|i| i.text_bytes),
+        (_, Source::File(path)) => File::open(path).ok().and_then(|f| chesszip::info(f).ok()).map(|i| i.text_bytes),
         _ => None,
     };
     let progress = Progress::new(&source.name(), total, !args.quiet);
     let started = Instant::now();
     let summary = match &sink {
         Sink::Stdout => {
-            let mut out = Labeled::new(
-                BufWriter::with_capacity(1 << 16, io::stdout().lock()),
-                "writing (stdout)".into(),
-            );
+            let mut out = Labeled::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()), "writing (stdout)".into());
             let s = code(mode, input, &mut out, args, &progress)?;
             out.flush()?;
             s
@@ -200,56 +170,26 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
     };
     progress.finish();
     if args.verbose {
-        report(
-            mode,
-            source,
-            &sink,
-            &summary,
-            started.elapsed().as_secs_f64(),
-        );
+        report(mode, source, &sink, &summary, started.elapsed().as_secs_f64());
     }
     Ok(())
 }
 
 /// Runs the library on one input.
-fn code(
-    mode: Mode,
-    input: impl BufRead,
-    output: impl Write,
-    args: &CommonArgs,
-    progress: &Progress,
-) -> Result<Summary> {
+fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, progress: &Progress) -> Result<Summary> {
     let tick = |done| progress.set(done);
     let summary = match mode {
         Mode::Compress(opts) => chesszip::compress(input, output, &opts, &tick)?,
-        Mode::Expand | Mode::Test => chesszip::expand(
-            input,
-            output,
-            &ExpandOptions {
-                threads: args.threads,
-            },
-            &tick,
-        )?,
+        Mode::Expand | Mode::Test => chesszip::expand(input, output, &ExpandOptions { threads: args.threads }, &tick)?,
         Mode::ExpandMovetext => {
-            let c = chesszip::pgn::convert(
-                input,
-                output,
-                &ExpandOptions {
-                    threads: args.threads,
-                },
-                &tick,
-            )?;
+            let c = chesszip::pgn::convert(input, output, &ExpandOptions { threads: args.threads }, &tick)?;
             if c.skipped > 0 && !args.quiet {
                 eprintln!(
                     "chesszip: {} games or lines could not be written as movetext (not standard chess from the initial position, or not games) and were left out",
                     c.skipped
                 );
             }
-            let mut summary = Summary {
-                text_bytes: c.bytes,
-                archive_bytes: c.archive_bytes,
-                ..Summary::default()
-            };
+            let mut summary = Summary { text_bytes: c.bytes, archive_bytes: c.archive_bytes, ..Summary::default() };
             summary.stats.games = c.games;
             summary
         }
@@ -259,12 +199,7 @@ fn code(
 
 /// The `-v` line for one input.
 fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
-    let what = format!(
-        "{} games, {} plies, {:.3} bits/ply, {seconds:.2} s",
-        s.stats.games,
-        s.stats.plies,
-        s.bits_per_ply()
-    );
+    let what = format!("{} games, {} plies, {:.3} bits/ply, {seconds:.2} s", s.stats.games, s.stats.plies, s.bits_per_ply());
     match mode {
         Mode::Compress(opts) => eprintln!(
             "{}: {} -> {} bytes ({:.2}%), level {}, {what} -> {}",
@@ -275,18 +210,10 @@ fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
             opts.level,
             sink.name()
         ),
-        Mode::Expand | Mode::ExpandMovetext => eprintln!(
-            "{}: {} -> {} bytes, {what} -> {}",
-            source.name(),
-            s.archive_bytes,
-            s.text_bytes,
-            sink.name()
-        ),
-        Mode::Test => eprintln!(
-            "{}: OK, {} bytes of text, {what}",
-            source.name(),
-            s.text_bytes
-        ),
+        Mode::Expand | Mode::ExpandMovetext => {
+            eprintln!("{}: {} -> {} bytes, {what} -> {}", source.name(), s.archive_bytes, s.text_bytes, sink.name())
+        }
+        Mode::Test => eprintln!("{}: OK, {} bytes of text, {what}", source.name(), s.text_bytes),
     }
 }
 
@@ -296,9 +223,6 @@ pub fn read_stdin_archive(force: bool) -> Result<io::Cursor<Vec<u8>>> {
         return Err(anyhow!("refusing to read an archive from a terminal"));
     }
     let mut bytes = Vec::new();
-    io::stdin()
-        .lock()
-        .read_to_end(&mut bytes)
-        .context("reading (stdin)")?;
+    io::stdin().lock().read_to_end(&mut bytes).context("reading (stdin)")?;
     Ok(io::Cursor::new(bytes))
 }

@@ -47,20 +47,14 @@ pub fn info(args: &InfoArgs) -> Status {
                     return status;
                 }
             }
-            Err(e) => {
-                status = status.max(error(format_args!("{}: {}", source.name(), describe(&e))))
-            }
+            Err(e) => status = status.max(error(format_args!("{}: {}", source.name(), describe(&e)))),
         }
     }
     status
 }
 
 fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<()> {
-    let model = if i.model_available {
-        "included in this build"
-    } else {
-        "NOT included in this build: cannot expand"
-    };
+    let model = if i.model_available { "included in this build" } else { "NOT included in this build: cannot expand" };
     writeln!(out, "file:           {name}")?;
     writeln!(out, "games:          {}", i.games)?;
     writeln!(out, "raw lines:      {}", i.raw_lines)?;
@@ -71,11 +65,7 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     writeln!(out, "model id:       {:016x} ({model})", i.header.model_id)?;
     writeln!(out, "text bytes:     {}", i.text_bytes)?;
     writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
-    writeln!(
-        out,
-        "ratio:          {:.2}%",
-        100.0 * i.archive_bytes as f64 / i.text_bytes.max(1) as f64
-    )?;
+    writeln!(out, "ratio:          {:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes.max(1) as f64)?;
     writeln!(out, "bits per ply:   {:.4}", i.bits_per_ply())?;
     out.flush()
 }
@@ -95,11 +85,7 @@ fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
     let info = chesszip::info(&mut archive)?;
     let spec = args.games;
     if spec.first > info.lines {
-        bail!(
-            "cannot extract line {}: the archive holds {} lines",
-            spec.first,
-            info.lines
-        );
+        bail!("cannot extract line {}: the archive holds {} lines", spec.first, info.lines);
     }
     let last = spec.last.unwrap_or(info.lines);
     let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
@@ -107,13 +93,7 @@ fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
     if last > info.lines {
         return Ok(warning(
             args.quiet,
-            format_args!(
-                "{}: the archive holds {} lines; printed lines {}..{}",
-                source.name(),
-                info.lines,
-                spec.first,
-                info.lines
-            ),
+            format_args!("{}: the archive holds {} lines; printed lines {}..{}", source.name(), info.lines, spec.first, info.lines),
         ));
     }
     Ok(Status::Success)

@@ -34,9 +34,7 @@ impl<R: Read> Read for Labeled<R> {
 impl<R: BufRead> BufRead for Labeled<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         let label = &self.label;
-        self.inner
-            .fill_buf()
-            .map_err(|e| io::Error::new(e.kind(), format!("{label}: {e}")))
+        self.inner.fill_buf().map_err(|e| io::Error::new(e.kind(), format!("{label}: {e}")))
     }
 
     fn consume(&mut self, amount: usize) {

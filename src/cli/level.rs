@@ -6,10 +6,7 @@ use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, value_pars
 use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
 
 const LEVEL: &str = "level";
-const SHORT_IDS: [&str; 9] = [
-    "level_1", "level_2", "level_3", "level_4", "level_5", "level_6", "level_7", "level_8",
-    "level_9",
-];
+const SHORT_IDS: [&str; 9] = ["level_1", "level_2", "level_3", "level_4", "level_5", "level_6", "level_7", "level_8", "level_9"];
 
 /// The chosen compression level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,18 +27,13 @@ impl FromArgMatches for LevelArgs {
         };
         for (n, id) in SHORT_IDS.iter().enumerate() {
             if m.get_flag(id) {
-                consider(
-                    m.indices_of(id).and_then(|mut i| i.next_back()),
-                    n as u8 + 1,
-                );
+                consider(m.indices_of(id).and_then(|mut i| i.next_back()), n as u8 + 1);
             }
         }
         if let Some(&level) = m.get_one::<u8>(LEVEL) {
             consider(m.indices_of(LEVEL).and_then(|mut i| i.next_back()), level);
         }
-        Ok(LevelArgs {
-            level: best.map_or(DEFAULT_LEVEL, |(_, l)| l),
-        })
+        Ok(LevelArgs { level: best.map_or(DEFAULT_LEVEL, |(_, l)| l) })
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
@@ -64,15 +56,11 @@ impl Args for LevelArgs {
         );
         for (n, id) in SHORT_IDS.iter().enumerate() {
             cmd = cmd.arg(
-                Arg::new(*id)
-                    .short(char::from(b'1' + n as u8))
-                    .action(ArgAction::SetTrue)
-                    .hide(n != 0 && n != 8)
-                    .help(if n == 0 {
-                        "Fastest compression (level 1)"
-                    } else {
-                        "Strongest compression (level 9)"
-                    }),
+                Arg::new(*id).short(char::from(b'1' + n as u8)).action(ArgAction::SetTrue).hide(n != 0 && n != 8).help(if n == 0 {
+                    "Fastest compression (level 1)"
+                } else {
+                    "Strongest compression (level 9)"
+                }),
             );
         }
         cmd

@@ -17,10 +17,7 @@ impl FromStr for LineSpec {
 
     fn from_str(s: &str) -> Result<Self, String> {
         let number = |t: &str| -> Result<u64, String> {
-            let n: u64 = t
-                .trim()
-                .parse()
-                .map_err(|_| format!("`{t}` is not a line number"))?;
+            let n: u64 = t.trim().parse().map_err(|_| format!("`{t}` is not a line number"))?;
             if n == 0 {
                 return Err("lines are numbered from 1".into());
             }
@@ -29,10 +26,7 @@ impl FromStr for LineSpec {
         let spec = match s.split_once("..") {
             None => {
                 let n = number(s)?;
-                LineSpec {
-                    first: n,
-                    last: Some(n),
-                }
+                LineSpec { first: n, last: Some(n) }
             }
             Some((a, b)) => {
                 let b = b.strip_prefix('=').unwrap_or(b);
@@ -42,9 +36,7 @@ impl FromStr for LineSpec {
             }
         };
         if spec.last.is_some_and(|l| l < spec.first) {
-            return Err(format!(
-                "`{s}` is an empty range (the end comes before the start)"
-            ));
+            return Err(format!("`{s}` is an empty range (the end comes before the start)"));
         }
         Ok(spec)
     }
@@ -66,41 +58,11 @@ mod tests {
 
     #[test]
     fn specs_parse() {
-        assert_eq!(
-            "7".parse(),
-            Ok(LineSpec {
-                first: 7,
-                last: Some(7)
-            })
-        );
-        assert_eq!(
-            "5..10".parse(),
-            Ok(LineSpec {
-                first: 5,
-                last: Some(10)
-            })
-        );
-        assert_eq!(
-            "5..=10".parse(),
-            Ok(LineSpec {
-                first: 5,
-                last: Some(10)
-            })
-        );
-        assert_eq!(
-            "5..".parse(),
-            Ok(LineSpec {
-                first: 5,
-                last: None
-            })
-        );
-        assert_eq!(
-            "..3".parse(),
-            Ok(LineSpec {
-                first: 1,
-                last: Some(3)
-            })
-        );
+        assert_eq!("7".parse(), Ok(LineSpec { first: 7, last: Some(7) }));
+        assert_eq!("5..10".parse(), Ok(LineSpec { first: 5, last: Some(10) }));
+        assert_eq!("5..=10".parse(), Ok(LineSpec { first: 5, last: Some(10) }));
+        assert_eq!("5..".parse(), Ok(LineSpec { first: 5, last: None }));
+        assert_eq!("..3".parse(), Ok(LineSpec { first: 1, last: Some(3) }));
         for bad in ["0", "x", "3..2", "1..0", "", "-1"] {
             assert!(bad.parse::<LineSpec>().is_err(), "{bad}");
         }

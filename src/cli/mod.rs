@@ -31,11 +31,7 @@ pub fn main() -> ExitCode {
         Err(e) => {
             let _ = e.print();
             // Help and version go to standard output and succeed; usage errors exit 1.
-            return if e.use_stderr() {
-                Status::Error.code()
-            } else {
-                Status::Success.code()
-            };
+            return if e.use_stderr() { Status::Error.code() } else { Status::Success.code() };
         }
     };
     run(cli).code()

@@ -22,17 +22,12 @@ impl Progress {
             return Progress { bar: None };
         }
         let bar = match total {
-            Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr())
-                .with_style(
-                    ProgressStyle::with_template(
-                        "{msg} {wide_bar} {bytes}/{total_bytes} {binary_bytes_per_sec} {eta}",
-                    )
-                    .expect("valid template"),
-                ),
-            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()).with_style(
-                ProgressStyle::with_template("{spinner} {msg} {bytes} {binary_bytes_per_sec}")
+            Some(t) => ProgressBar::with_draw_target(Some(t), ProgressDrawTarget::stderr()).with_style(
+                ProgressStyle::with_template("{msg} {wide_bar} {bytes}/{total_bytes} {binary_bytes_per_sec} {eta}")
                     .expect("valid template"),
             ),
+            None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+                .with_style(ProgressStyle::with_template("{spinner} {msg} {bytes} {binary_bytes_per_sec}").expect("valid template")),
         };
         bar.set_message(name.to_string());
         bar.enable_steady_tick(Duration::from_millis(200));

@@ -25,11 +25,7 @@ pub enum Source {
 impl Source {
     /// The source named by a command-line argument.
     pub fn from_arg(arg: &Path) -> Source {
-        if arg.as_os_str() == "-" {
-            Source::Stdin
-        } else {
-            Source::File(arg.to_path_buf())
-        }
+        if arg.as_os_str() == "-" { Source::Stdin } else { Source::File(arg.to_path_buf()) }
     }
 
     /// The name used in messages.
@@ -57,11 +53,7 @@ pub enum Sink {
 impl Sink {
     /// The sink named by `-o`.
     pub fn from_arg(arg: &Path) -> Sink {
-        if arg.as_os_str() == "-" {
-            Sink::Stdout
-        } else {
-            Sink::File(arg.to_path_buf())
-        }
+        if arg.as_os_str() == "-" { Sink::Stdout } else { Sink::File(arg.to_path_buf()) }
     }
 
     /// The name used in messages.
@@ -90,9 +82,7 @@ pub fn text_name(path: &Path) -> Option<PathBuf> {
 
 /// Whether `path` names an archive by its suffix.
 pub fn has_archive_suffix(path: &Path) -> bool {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.ends_with(SUFFIX))
+    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(SUFFIX))
 }
 
 /// How an allowed target is written.
@@ -133,24 +123,15 @@ pub fn check_target(target: &Path, input: Option<&Path>, force: bool) -> Result<
         bail!("{}: not a regular file", target.display());
     }
     if !force {
-        bail!(
-            "{} already exists; use -f to overwrite it",
-            target.display()
-        );
+        bail!("{} already exists; use -f to overwrite it", target.display());
     }
     Ok(TargetKind::Regular)
 }
 
 /// Opens an existing device or FIFO for writing in place.
 pub fn open_device(target: &Path) -> Result<Labeled<BufWriter<File>>> {
-    let file = fs::OpenOptions::new()
-        .write(true)
-        .open(target)
-        .with_context(|| format!("cannot open {}", target.display()))?;
-    Ok(Labeled::new(
-        BufWriter::with_capacity(1 << 16, file),
-        format!("writing {}", target.display()),
-    ))
+    let file = fs::OpenOptions::new().write(true).open(target).with_context(|| format!("cannot open {}", target.display()))?;
+    Ok(Labeled::new(BufWriter::with_capacity(1 << 16, file), format!("writing {}", target.display())))
 }
 
 /// A file being written: a temporary file beside the target, renamed over it by
@@ -165,11 +146,7 @@ pub struct PendingFile {
 impl PendingFile {
     /// Creates the temporary file in `target`'s directory with `permissions` (those of the
     /// input; the umask applies when there is none).
-    pub fn create(
-        target: &Path,
-        force: bool,
-        permissions: Option<Permissions>,
-    ) -> Result<PendingFile> {
+    pub fn create(target: &Path, force: bool, permissions: Option<Permissions>) -> Result<PendingFile> {
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -177,20 +154,13 @@ impl PendingFile {
         let mut builder = tempfile::Builder::new();
         builder.prefix(".chesszip-").suffix(".tmp");
         #[cfg(unix)]
-        let permissions =
-            permissions.or_else(|| Some(std::os::unix::fs::PermissionsExt::from_mode(0o666)));
+        let permissions = permissions.or_else(|| Some(std::os::unix::fs::PermissionsExt::from_mode(0o666)));
         if let Some(p) = permissions {
             builder.permissions(p);
         }
-        let temp = builder
-            .tempfile_in(dir)
-            .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        let temp = builder.tempfile_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
         let label = format!("writing {}", target.display());
-        Ok(PendingFile {
-            out: Labeled::new(BufWriter::with_capacity(1 << 16, temp), label),
-            target: target.to_path_buf(),
-            force,
-        })
+        Ok(PendingFile { out: Labeled::new(BufWriter::with_capacity(1 << 16, temp), label), target: target.to_path_buf(), force })
     }
 
     /// The writer of the contents.
@@ -202,26 +172,14 @@ impl PendingFile {
     /// file only with `force`).
     pub fn commit(self) -> Result<()> {
         let target = self.target;
-        let temp = self
-            .out
-            .into_inner()
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .with_context(|| format!("writing {}", target.display()))?;
-        let persisted = if self.force {
-            temp.persist(&target)
-        } else {
-            temp.persist_noclobber(&target)
-        };
+        let temp =
+            self.out.into_inner().into_inner().map_err(|e| e.into_error()).with_context(|| format!("writing {}", target.display()))?;
+        let persisted = if self.force { temp.persist(&target) } else { temp.persist_noclobber(&target) };
         persisted.map_err(|e| {
             if e.error.kind() == io::ErrorKind::AlreadyExists {
-                anyhow::anyhow!(
-                    "{} already exists; use -f to overwrite it",
-                    target.display()
-                )
+                anyhow::anyhow!("{} already exists; use -f to overwrite it", target.display())
             } else {
-                anyhow::Error::new(e.error)
-                    .context(format!("cannot rename the output to {}", target.display()))
+                anyhow::Error::new(e.error).context(format!("cannot rename the output to {}", target.display()))
             }
         })?;
         Ok(())

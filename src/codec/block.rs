@@ -5,11 +5,11 @@ use std::io::Read as _;
 
 use super::game::{GameCoder, MoveText};
 use super::{AdaptiveModel, Cdf, Decoder, Encoder, Information, SymbolCoder};
+use crate::Error;
 use crate::container::MAX_BLOCK_TEXT;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
 use crate::text::{Game, GameResult, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
-use crate::Error;
 
 /// zstd level for the raw-line side stream.
 const RAW_ZSTD_LEVEL: i32 = 19;
@@ -226,13 +226,9 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
         Vec::new()
     } else {
         let mut buf = Vec::new();
-        let mut decoder =
-            zstd::stream::read::Decoder::new(&block.raw[..]).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
+        let mut decoder = zstd::stream::read::Decoder::new(&block.raw[..]).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
         decoder.window_log_max(RAW_WINDOW_LOG_MAX).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
-        decoder
-            .take(max_len as u64 + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
+        decoder.take(max_len as u64 + 1).read_to_end(&mut buf).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
         buf
     };
     let mut raw_lines = raw.split(|&b| b == b'\n');

@@ -6,11 +6,11 @@ use shakmaty::{Chess, Move, Position, Role};
 use super::{AdaptiveModel, Information, SymbolCoder};
 use crate::Error;
 use crate::model::features::{class_result, result_class};
-use crate::model::trace::Trace;
 use crate::model::movegen::{Packed, legal_moves_sorted_into};
+use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
-use crate::text::{GameResult, PlyMoves};
 use crate::text::spelling::{self, Convention, Spelling};
+use crate::text::{GameResult, PlyMoves};
 
 /// The moves of a game and how each is written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -62,7 +62,13 @@ impl<'m> GameCoder<'m> {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_moves_known<C: SymbolCoder>(&mut self, c: &mut C, start: GameState, text: &mut MoveText, known: Option<&PlyMoves>) -> Result<GameState, Error> {
+    pub fn code_moves_known<C: SymbolCoder>(
+        &mut self,
+        c: &mut C,
+        start: GameState,
+        text: &mut MoveText,
+        known: Option<&PlyMoves>,
+    ) -> Result<GameState, Error> {
         let decoding = c.decoding();
         let known = if decoding { None } else { known };
         let mut conv = if decoding { 0 } else { choose_convention(&start.pos, text, known).index() };

@@ -6,8 +6,8 @@
 //! exactly as long as the model is deterministic.
 
 pub mod adaptive;
-pub mod cdf;
 pub mod block;
+pub mod cdf;
 pub mod game;
 pub mod info;
 pub mod range;

@@ -31,9 +31,7 @@ impl Encoder {
         if self.measure {
             self.bits += cdf.bits(symbol);
         }
-        self.inner
-            .encode_symbol(symbol, cdf)
-            .expect("every symbol of a Cdf has non-zero probability");
+        self.inner.encode_symbol(symbol, cdf).expect("every symbol of a Cdf has non-zero probability");
     }
 
     /// Finishes the stream and returns it as little-endian bytes (a multiple of 4).
@@ -69,12 +67,8 @@ impl Decoder {
         if bytes.len() % 4 != 0 {
             return Err(Error::Corrupt("range-coded stream length is not a multiple of 4".into()));
         }
-        let words: Vec<u32> = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("chunk of 4")))
-            .collect();
-        let inner = DefaultRangeDecoder::from_compressed(words)
-            .map_err(|_| Error::Corrupt("range-coded stream is unreadable".into()))?;
+        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("chunk of 4"))).collect();
+        let inner = DefaultRangeDecoder::from_compressed(words).map_err(|_| Error::Corrupt("range-coded stream is unreadable".into()))?;
         Ok(Decoder { inner })
     }
 
@@ -84,9 +78,7 @@ impl Decoder {
     /// [`Error::Corrupt`] on data that no encoder produced.
     #[inline]
     pub fn decode(&mut self, cdf: Cdf<'_>) -> Result<usize, Error> {
-        self.inner
-            .decode_symbol(cdf)
-            .map_err(|_| Error::Corrupt("range-coded stream is invalid".into()))
+        self.inner.decode_symbol(cdf).map_err(|_| Error::Corrupt("range-coded stream is invalid".into()))
     }
 }
 
@@ -109,8 +101,7 @@ mod tests {
 
     #[test]
     fn symbols_round_trip() {
-        let tables: Vec<CdfBuf> =
-            [&[1u64, 2, 3][..], &[100, 1], &[0, 0, 0, 0, 9]].iter().map(|w| CdfBuf::from_weights(w)).collect();
+        let tables: Vec<CdfBuf> = [&[1u64, 2, 3][..], &[100, 1], &[0, 0, 0, 0, 9]].iter().map(|w| CdfBuf::from_weights(w)).collect();
         let symbols: Vec<(usize, usize)> = (0..1000).map(|i| (i % 3, (i * 7) % tables[i % 3].cdf().len())).collect();
         let mut enc = Encoder::new();
         for &(t, s) in &symbols {

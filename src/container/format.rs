@@ -147,8 +147,18 @@ impl BlockHeader {
         let mut b = [0u8; Self::LEN];
         b[..4].copy_from_slice(&BLOCK_TAG);
         let flags = if self.partial_line { FLAG_PARTIAL_LINE } else { 0 };
-        let fields =
-            [self.lines, self.text_len, self.range_len, self.raw_len, self.text_crc, self.plies, self.raw_lines, flags, self.stream_crc, self.games];
+        let fields = [
+            self.lines,
+            self.text_len,
+            self.range_len,
+            self.raw_len,
+            self.text_crc,
+            self.plies,
+            self.raw_lines,
+            flags,
+            self.stream_crc,
+            self.games,
+        ];
         for (i, v) in fields.iter().enumerate() {
             b[4 + 4 * i..8 + 4 * i].copy_from_slice(&v.to_le_bytes());
         }

@@ -3,9 +3,7 @@
 
 use std::io::{Read, Seek, SeekFrom};
 
-use super::format::{
-    BlockHeader, FileHeader, Footer, IndexEntry, index_count, index_len, parse_index,
-};
+use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_count, index_len, parse_index};
 use super::reader::{check_streams, read_exact_or, read_vec};
 use crate::Error;
 use crate::codec::block::EncodedBlock;
@@ -31,26 +29,21 @@ impl<R: Read + Seek> IndexedReader<R> {
         let file_len = input.seek(SeekFrom::End(0))?;
         input.seek(SeekFrom::Start(0))?;
         if file_len < FileHeader::LEN as u64 {
-            return Err(Error::Corrupt(format!(
-                "not a chesszip archive (only {file_len} bytes)"
-            )));
+            return Err(Error::Corrupt(format!("not a chesszip archive (only {file_len} bytes)")));
         }
         let mut h = [0u8; FileHeader::LEN];
         read_exact_or(&mut input, &mut h, "file header")?;
         let header = FileHeader::parse(&h)?;
         let smallest = (FileHeader::LEN + index_len(0) + Footer::LEN) as u64;
         if file_len < smallest {
-            return Err(Error::Corrupt(
-                "truncated archive: index and footer are cut off".into(),
-            ));
+            return Err(Error::Corrupt("truncated archive: index and footer are cut off".into()));
         }
         input.seek(SeekFrom::Start(file_len - Footer::LEN as u64))?;
         let mut f = [0u8; Footer::LEN];
         read_exact_or(&mut input, &mut f, "footer")?;
         let index_offset = Footer::parse(&f)?.index_offset;
         let index_room = file_len - Footer::LEN as u64;
-        if index_offset < FileHeader::LEN as u64 || index_offset > index_room - index_len(0) as u64
-        {
+        if index_offset < FileHeader::LEN as u64 || index_offset > index_room - index_len(0) as u64 {
             return Err(Error::Corrupt("footer points outside the file".into()));
         }
         input.seek(SeekFrom::Start(index_offset))?;
@@ -58,9 +51,7 @@ impl<R: Read + Seek> IndexedReader<R> {
         read_exact_or(&mut input, &mut head, "index")?;
         let count = index_count(&head)?;
         if index_offset + index_len(count) as u64 != index_room {
-            return Err(Error::Corrupt(format!(
-                "index of {count} blocks does not fit the file size (truncated or damaged archive)"
-            )));
+            return Err(Error::Corrupt(format!("index of {count} blocks does not fit the file size (truncated or damaged archive)")));
         }
         let mut index = head.to_vec();
         index.extend(read_vec(&mut input, index_len(count) - 8, "index")?);
@@ -69,24 +60,14 @@ impl<R: Read + Seek> IndexedReader<R> {
         for (i, e) in entries.iter().enumerate() {
             let end = entries.get(i + 1).map_or(index_offset, |n| n.offset);
             if e.offset != expected || end < e.offset + BlockHeader::LEN as u64 {
-                return Err(Error::Corrupt(format!(
-                    "index: block {i} has an impossible offset"
-                )));
+                return Err(Error::Corrupt(format!("index: block {i} has an impossible offset")));
             }
             expected = end;
         }
         if expected != index_offset {
-            return Err(Error::Corrupt(
-                "index: blocks do not reach the index".into(),
-            ));
+            return Err(Error::Corrupt("index: blocks do not reach the index".into()));
         }
-        Ok(IndexedReader {
-            input,
-            header,
-            entries,
-            index_offset,
-            file_len,
-        })
+        Ok(IndexedReader { input, header, entries, index_offset, file_len })
     }
 
     /// The file header.
@@ -114,20 +95,13 @@ impl<R: Read + Seek> IndexedReader<R> {
     /// If `n` is not below the number of blocks.
     pub fn read_block(&mut self, n: usize) -> Result<(BlockHeader, EncodedBlock), Error> {
         let e = self.entries[n];
-        let end = self
-            .entries
-            .get(n + 1)
-            .map_or(self.index_offset, |next| next.offset);
+        let end = self.entries.get(n + 1).map_or(self.index_offset, |next| next.offset);
         self.input.seek(SeekFrom::Start(e.offset))?;
         let mut b = [0u8; BlockHeader::LEN];
         read_exact_or(&mut self.input, &mut b, &format!("block {n} header"))?;
         let h = BlockHeader::parse(&b, n as u64)?;
-        if IndexEntry::new(e.offset, &h) != e
-            || BlockHeader::LEN as u64 + h.range_len as u64 + h.raw_len as u64 != end - e.offset
-        {
-            return Err(Error::Corrupt(format!(
-                "block {n}: header does not match the index"
-            )));
+        if IndexEntry::new(e.offset, &h) != e || BlockHeader::LEN as u64 + h.range_len as u64 + h.raw_len as u64 != end - e.offset {
+            return Err(Error::Corrupt(format!("block {n}: header does not match the index")));
         }
         let range = read_vec(&mut self.input, h.range_len as usize, &format!("block {n}"))?;
         let raw = read_vec(&mut self.input, h.raw_len as usize, &format!("block {n}"))?;

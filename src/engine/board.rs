@@ -472,10 +472,7 @@ impl Board {
             t &= t - 1;
             let victim = self.victim_at(to);
             let value = val_role[to] - from_val + val_them[victim][to];
-            out.push_if(
-                value > floor,
-                Scored { value, mv: Mv::new(from, to as u32, role, victim as u32, 0, KIND_NORMAL) },
-            );
+            out.push_if(value > floor, Scored { value, mv: Mv::new(from, to as u32, role, victim as u32, 0, KIND_NORMAL) });
         }
     }
 
@@ -494,10 +491,7 @@ impl Board {
             let from = (to as i32 - delta) as usize;
             let victim = self.victim_at(to);
             let value = val_them[victim][to] + val_pawn[to] - val_pawn[from];
-            out.push_if(
-                value > floor,
-                Scored { value, mv: Mv::new(from as u32, to as u32, PAWN, victim as u32, 0, KIND_NORMAL) },
-            );
+            out.push_if(value > floor, Scored { value, mv: Mv::new(from as u32, to as u32, PAWN, victim as u32, 0, KIND_NORMAL) });
         }
         let mut t = targets & promo_rank;
         while t != 0 {
@@ -508,10 +502,7 @@ impl Board {
             let base = val_them[victim][to] - val_pawn[from];
             for promo in [QUEEN, ROOK, BISHOP, KNIGHT] {
                 let value = base + VAL[us][promo][to];
-                out.push_if(
-                    value > floor,
-                    Scored { value, mv: Mv::new(from as u32, to as u32, PAWN, victim as u32, promo, KIND_NORMAL) },
-                );
+                out.push_if(value > floor, Scored { value, mv: Mv::new(from as u32, to as u32, PAWN, victim as u32, promo, KIND_NORMAL) });
             }
         }
     }
@@ -532,10 +523,7 @@ impl Board {
             if (1u64 << to) & promo_rank != 0 {
                 for promo in [QUEEN, ROOK, BISHOP, KNIGHT] {
                     let value = base + val_us[promo][to as usize];
-                    out.push_if(
-                        value > floor,
-                        Scored { value, mv: Mv::new(from, to, PAWN, NO_VICTIM, promo, KIND_NORMAL) },
-                    );
+                    out.push_if(value > floor, Scored { value, mv: Mv::new(from, to, PAWN, NO_VICTIM, promo, KIND_NORMAL) });
                 }
             } else {
                 let value = base + val_us[PAWN][to as usize];
@@ -742,8 +730,7 @@ const fn table(deltas: &[(i32, i32)], repeat: bool) -> [u64; 64] {
     out
 }
 
-static KNIGHT_ATTACKS: [u64; 64] =
-    table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)], false);
+static KNIGHT_ATTACKS: [u64; 64] = table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)], false);
 static KING_ATTACKS: [u64; 64] = table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)], false);
 static BISHOP_RAYS: [u64; 64] = table(&[(1, 1), (-1, 1), (-1, -1), (1, -1)], true);
 static ROOK_RAYS: [u64; 64] = table(&[(1, 0), (0, 1), (-1, 0), (0, -1)], true);

@@ -64,15 +64,13 @@ pub fn move_value(pos: &Chess, m: &Move) -> i32 {
         }
         Move::EnPassant { from, to } => {
             let victim_sq = shakmaty::Square::from_coords(to.file(), from.rank());
-            pst::pst(us, Role::Pawn, to) - pst::pst(us, Role::Pawn, from)
-                + pst::pst(!us, Role::Pawn, victim_sq)
+            pst::pst(us, Role::Pawn, to) - pst::pst(us, Role::Pawn, from) + pst::pst(!us, Role::Pawn, victim_sq)
         }
         Move::Castle { king, rook } => {
             let side = m.castling_side().expect("castle has a side");
             let king_to = shakmaty::Square::from_coords(side.king_to_file(), king.rank());
             let rook_to = shakmaty::Square::from_coords(side.rook_to_file(), king.rank());
-            pst::pst(us, Role::King, king_to) - pst::pst(us, Role::King, king)
-                + pst::pst(us, Role::Rook, rook_to)
+            pst::pst(us, Role::King, king_to) - pst::pst(us, Role::King, king) + pst::pst(us, Role::Rook, rook_to)
                 - pst::pst(us, Role::Rook, rook)
         }
         Move::Put { .. } => 0,

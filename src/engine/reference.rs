@@ -59,16 +59,7 @@ impl Searcher {
     /// Fail-soft negamax from `pos`'s side to move, scores relative to `pos`'s static value
     /// (every child adds its move value), `depth` full plies then quiescence of at most
     /// `qdepth` capture plies (`None` = unlimited).
-    fn negamax(
-        &mut self,
-        pos: &Chess,
-        depth: u8,
-        quiescence: bool,
-        qdepth: Option<u8>,
-        alpha: i32,
-        beta: i32,
-        ply: i32,
-    ) -> i32 {
+    fn negamax(&mut self, pos: &Chess, depth: u8, quiescence: bool, qdepth: Option<u8>, alpha: i32, beta: i32, ply: i32) -> i32 {
         if depth == 0 {
             if !quiescence {
                 self.nodes += 1;

@@ -123,8 +123,7 @@ fn same_scores_as_reference_depth2_margin10000() {
 fn same_scores_as_reference_qdepth_depth0() {
     let positions = sample_positions(3, 0, 6000);
     assert!(positions.len() == 6000);
-    let configs: Vec<SearchConfig> =
-        [1, 2, 3].into_iter().flat_map(|k| [ql(0, 300, k), ql(0, 600, k), ql(0, 10_000, k)]).collect();
+    let configs: Vec<SearchConfig> = [1, 2, 3].into_iter().flat_map(|k| [ql(0, 300, k), ql(0, 600, k), ql(0, 10_000, k)]).collect();
     assert_same_as_reference(&positions, &configs);
 }
 
@@ -132,8 +131,7 @@ fn same_scores_as_reference_qdepth_depth0() {
 fn same_scores_as_reference_qdepth_depth1() {
     let positions = sample_positions(4, 1, 4000);
     assert!(positions.len() == 4000);
-    let configs: Vec<SearchConfig> =
-        [1, 2, 3].into_iter().flat_map(|k| [ql(1, 300, k), ql(1, 600, k), ql(1, 10_000, k)]).collect();
+    let configs: Vec<SearchConfig> = [1, 2, 3].into_iter().flat_map(|k| [ql(1, 300, k), ql(1, 600, k), ql(1, 10_000, k)]).collect();
     assert_same_as_reference(&positions, &configs);
 }
 
@@ -141,8 +139,7 @@ fn same_scores_as_reference_qdepth_depth1() {
 fn same_scores_as_reference_qdepth_other_configs() {
     // Deeper limits, depth 2, zero margin; a limit beyond any capture chain is unlimited.
     let positions = sample_positions(11, 4, 600);
-    let configs =
-        [ql(0, 0, 1), ql(1, 0, 2), ql(0, 300, 4), ql(0, 300, 6), ql(1, 300, 5), ql(2, 300, 1), ql(2, 300, 2), ql(2, 10_000, 3)];
+    let configs = [ql(0, 0, 1), ql(1, 0, 2), ql(0, 300, 4), ql(0, 300, 6), ql(1, 300, 5), ql(2, 300, 1), ql(2, 300, 2), ql(2, 10_000, 3)];
     assert_same_as_reference(&positions, &configs);
     let mut fast = Searcher::new();
     let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -231,17 +228,7 @@ fn board_see_matches_see() {
 fn same_scores_as_reference_other_configs() {
     // No quiescence, zero, other and huge margins, depth 3 on a few positions.
     let positions = sample_positions(11, 5, 400);
-    let configs = [
-        nq(0, 300),
-        nq(1, 300),
-        nq(2, 10_000),
-        q(0, 0),
-        q(1, 0),
-        q(2, 400),
-        q(2, 800),
-        q(0, 1_000_000),
-        q(1, 1_000_000),
-    ];
+    let configs = [nq(0, 300), nq(1, 300), nq(2, 10_000), q(0, 0), q(1, 0), q(2, 400), q(2, 800), q(0, 1_000_000), q(1, 1_000_000)];
     assert_same_as_reference(&positions, &configs);
     assert_same_as_reference(&positions[..60], &[q(3, 400), q(3, 800)]);
 }
@@ -272,8 +259,7 @@ fn same_scores_as_reference_tricky_positions() {
     positions.extend(CHESS960.iter().map(|f| position960(f)));
     let configs = [q(0, 300), q(1, 300), q(2, 300), q(0, 10_000), q(1, 10_000), q(2, 10_000), q(3, 10_000)];
     assert_same_as_reference(&positions, &configs);
-    let configs =
-        [ql(0, 300, 1), ql(0, 10_000, 2), ql(1, 10_000, 1), ql(1, 300, 3), ql(2, 10_000, 2), ql(3, 10_000, 1)];
+    let configs = [ql(0, 300, 1), ql(0, 10_000, 2), ql(1, 10_000, 1), ql(1, 300, 3), ql(2, 10_000, 2), ql(3, 10_000, 1)];
     assert_same_as_reference(&positions, &configs);
 }
 
@@ -331,23 +317,13 @@ fn move_generation_and_make_match_shakmaty() {
             child.play_unchecked(m);
             let mut b = root_board;
             b.make(root_board.convert(&m));
-            assert!(
-                b == Board::from_chess(&child),
-                "make {m:?} in {}",
-                Fen::from_position(root, shakmaty::EnPassantMode::Legal)
-            );
+            assert!(b == Board::from_chess(&child), "make {m:?} in {}", Fen::from_position(root, shakmaty::EnPassantMode::Legal));
             todo.push((child, b));
         }
         for (pos, board) in todo {
-            let mut expected: Vec<(String, i32)> =
-                pos.legal_moves().iter().map(|m| (key(&board, m), move_value(&pos, m))).collect();
+            let mut expected: Vec<(String, i32)> = pos.legal_moves().iter().map(|m| (key(&board, m), move_value(&pos, m))).collect();
             expected.sort();
-            assert_eq!(
-                fast_legal(&board, &castling, false),
-                expected,
-                "{}",
-                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
-            );
+            assert_eq!(fast_legal(&board, &castling, false), expected, "{}", Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
             let mut expected: Vec<(String, i32)> = pos
                 .capture_moves()
                 .iter()
@@ -355,12 +331,7 @@ fn move_generation_and_make_match_shakmaty() {
                 .map(|m| (key(&board, m), move_value(&pos, m)))
                 .collect();
             expected.sort();
-            assert_eq!(
-                fast_legal(&board, &castling, true),
-                expected,
-                "{}",
-                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
-            );
+            assert_eq!(fast_legal(&board, &castling, true), expected, "{}", Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
             assert_eq!(board.in_check(), pos.is_check());
             checked += 1;
         }
@@ -377,10 +348,7 @@ fn scores(fen: &str, cfg: SearchConfig) -> (Chess, Vec<Move>, Vec<i32>) {
 }
 
 fn score_of(moves: &[Move], scores: &[i32], uci: &str) -> i32 {
-    let i = moves
-        .iter()
-        .position(|m| m.to_uci(CastlingMode::Standard).to_string() == uci)
-        .unwrap_or_else(|| panic!("no move {uci}"));
+    let i = moves.iter().position(|m| m.to_uci(CastlingMode::Standard).to_string() == uci).unwrap_or_else(|| panic!("no move {uci}"));
     scores[i]
 }
 
@@ -407,9 +375,7 @@ fn hanging_queen_is_taken() {
 #[test]
 fn mate_in_one_is_found() {
     // Back-rank mate Ra8#.
-    for cfg in
-        [q(1, 300), q(2, 300), q(1, 10_000), q(2, 10_000), nq(1, 300)]
-    {
+    for cfg in [q(1, 300), q(2, 300), q(1, 10_000), q(2, 10_000), nq(1, 300)] {
         let (_, moves, s) = scores("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", cfg);
         let mate = score_of(&moves, &s, "a1a8");
         assert!(mate >= MATE - 10, "{cfg:?}: {mate}");

@@ -76,8 +76,7 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
         }
         occupied.discard(sq);
         // X-rays: sliders behind the piece that just captured now see the square.
-        attackers |=
-            (attacks::bishop_attacks(to, occupied) & diagonal) | (attacks::rook_attacks(to, occupied) & orthogonal);
+        attackers |= (attacks::bishop_attacks(to, occupied) & diagonal) | (attacks::rook_attacks(to, occupied) & orthogonal);
         side = !side;
         if depth + 1 >= gain.len() {
             break;

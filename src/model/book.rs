@@ -15,8 +15,8 @@ use shakmaty::{Chess, Move, Position, san::San};
 
 use super::game::{GameState, move_key, play_hashed};
 use super::movegen::{Packed, legal_moves_sorted_into};
-use crate::text::spelling::parse_token_fast;
 use crate::Error;
+use crate::text::spelling::parse_token_fast;
 
 /// Move counts per position hash (canonical move keys, see [`move_key`]).
 ///
@@ -279,7 +279,9 @@ impl PriorBook {
         let mut k = 0;
         while k < order.len() {
             let h = order[k];
-            let pos = if k == 0 { root.pos.clone() } else {
+            let pos = if k == 0 {
+                root.pos.clone()
+            } else {
                 let (_, m, parent_pos) = &first_path[&h];
                 let mut p = parent_pos.clone();
                 p.play_unchecked(*m);

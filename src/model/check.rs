@@ -55,8 +55,7 @@ impl CheckInfo {
         let Some(king) = self.king else { return false };
         match *m {
             Move::Normal { role, from, to, promotion: None, .. } => {
-                self.check_squares[role as usize - 1].contains(to)
-                    || (self.discoverers.contains(from) && !attacks::aligned(from, to, king))
+                self.check_squares[role as usize - 1].contains(to) || (self.discoverers.contains(from) && !attacks::aligned(from, to, king))
             }
             _ => {
                 // Promotions, castling and en passant change lines in unusual ways: play it.

@@ -519,12 +519,9 @@ impl EndContext {
         sink.put_one(EVAL + 4 * bucket(self.eval, &EVAL_EDGES) + class);
         sink.put_one(PLY + 4 * bucket(self.ply, &PLY_EDGES) + class);
         sink.put_one(LAST_LOSS + 4 * bucket(self.last_loss, &LAST_LOSS_EDGES) + class);
-        for (on, index) in [
-            (self.checkmate, CHECKMATE),
-            (self.stalemate, STALEMATE),
-            (self.insufficient, INSUFFICIENT),
-            (self.repetition, REPETITION),
-        ] {
+        for (on, index) in
+            [(self.checkmate, CHECKMATE), (self.stalemate, STALEMATE), (self.insufficient, INSUFFICIENT), (self.repetition, REPETITION)]
+        {
             if on {
                 sink.put_one(index + class);
             }

@@ -334,10 +334,7 @@ fn castling_rook(pos: &Chess, king: Square, side: CastlingSide) -> Option<Square
 fn ep_is_safe(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
     let board = pos.board();
     let capture = Square::from_coords(to.file(), from.rank());
-    board
-        .attacks_to(king, !pos.turn(), board.occupied().toggled(from).toggled(capture).with(to))
-        .without(capture)
-        .is_empty()
+    board.attacks_to(king, !pos.turn(), board.occupied().toggled(from).toggled(capture).with(to)).without(capture).is_empty()
 }
 
 #[cfg(test)]

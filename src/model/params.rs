@@ -106,11 +106,7 @@ impl ParamFile {
         match self.entries.get(name) {
             None => Ok(default),
             Some(v) if v.len() == 1 => Ok(v[0]),
-            Some(v) => Err(Error::Model {
-                name: file_name.into(),
-                line: 0,
-                message: format!("`{name}` needs one value, has {}", v.len()),
-            }),
+            Some(v) => Err(Error::Model { name: file_name.into(), line: 0, message: format!("`{name}` needs one value, has {}", v.len()) }),
         }
     }
 

@@ -2,12 +2,12 @@
 
 use shakmaty::{Chess, Move, Position};
 
+use super::Model;
 use super::book::{Book, BookMoves, PRIOR};
 use super::features::{Dot, EndContext, MoveContext, RESULT_CLASSES};
 use super::game::{GameState, move_key};
 use super::movegen::{Packed, legal_moves_sorted_into};
 use super::softmax::{softmax_into, softmax_with_max};
-use super::Model;
 use crate::codec::{Cdf, CdfBuf, TOTAL};
 use crate::engine::pst::PST;
 use crate::engine::{MATE, Searcher, move_value};
@@ -149,11 +149,7 @@ impl<'m> Predictor<'m> {
         let pos = &st.pos;
         let no_moves = self.moves.is_empty();
         let in_check = self.in_check;
-        let eval = if no_moves {
-            if in_check { -MATE } else { 0 }
-        } else {
-            st.static_eval() + self.best
-        };
+        let eval = if no_moves { if in_check { -MATE } else { 0 } } else { st.static_eval() + self.best };
         EndContext {
             eval,
             ply: st.ply,
@@ -251,7 +247,6 @@ impl<'m> Predictor<'m> {
         }
         st.record_loss(self.best - self.scores[index]);
     }
-
 }
 
 /// [`move_value`] of every move: normal moves from the engine's piece-square table directly

@@ -176,7 +176,13 @@ impl<'m> PgnCoder<'m> {
         Ok(())
     }
 
-    fn code_items<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, start: Chess, side: &mut Side<'_>) -> Result<(), Error> {
+    fn code_items<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        game: &mut Game,
+        start: Chess,
+        side: &mut Side<'_>,
+    ) -> Result<(), Error> {
         let decoding = c.decoding();
         let corrupt = |m: &str| Error::Corrupt(format!("PGN move text: {m}"));
         let mut frames = vec![Frame { line: 0, done: 0, pos: start, before: None }];

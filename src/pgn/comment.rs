@@ -62,7 +62,13 @@ impl Eval {
         let int_v: i64 = std::str::from_utf8(int).ok()?.parse().ok()?;
         let frac_v: i64 = if frac.is_empty() { 0 } else { std::str::from_utf8(frac).ok()?.parse().ok()? };
         let magnitude = if mate { int_v } else { int_v * 100 + frac_v * if frac.len() == 1 { 10 } else { 1 } };
-        let decimals = if mate { 0 } else if digits.contains(&b'.') { frac.len() as u8 } else { 0 };
+        let decimals = if mate {
+            0
+        } else if digits.contains(&b'.') {
+            frac.len() as u8
+        } else {
+            0
+        };
         if digits.ends_with(b".") {
             return None;
         }

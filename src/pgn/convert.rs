@@ -15,10 +15,10 @@ use shakmaty::san::San;
 use shakmaty::{Chess, Color, Position};
 
 use super::lexer::GameSplitter;
+use crate::Error;
 use crate::archive::{ExpandOptions, Progress, expand};
 use crate::container::{FileHeader, InputFormat};
 use crate::text::{parse_game, split_lines};
-use crate::Error;
 
 /// What a conversion did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -192,9 +192,7 @@ pub fn parse(text: &[u8]) -> Option<Game> {
         };
         game.items.push(item);
     }
-    game.result = first_result
-        .or_else(|| game.tag(b"Result").and_then(GameResult::from_token))
-        .unwrap_or(GameResult::Unknown);
+    game.result = first_result.or_else(|| game.tag(b"Result").and_then(GameResult::from_token)).unwrap_or(GameResult::Unknown);
     let mut out = Vec::with_capacity(text.len());
     render(&game, &mut out).ok()?;
     (out == text).then_some(game)

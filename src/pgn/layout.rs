@@ -129,7 +129,14 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_move_number<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, fullmoves: u32, white: bool, number: &mut u32, dots: &mut u8) -> Result<(), Error> {
+    pub fn code_move_number<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        fullmoves: u32,
+        white: bool,
+        number: &mut u32,
+        dots: &mut u8,
+    ) -> Result<(), Error> {
         let expected_dots = if white { 1 } else { 3 };
         if self.moveno_hit[white as usize].code_value(c, *number == fullmoves && *dots == expected_dots)? {
             (*number, *dots) = (fullmoves, expected_dots);
@@ -171,7 +178,13 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_result<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: GameResult, in_variation: bool, r: &mut GameResult) -> Result<(), Error> {
+    pub fn code_result<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        game: GameResult,
+        in_variation: bool,
+        r: &mut GameResult,
+    ) -> Result<(), Error> {
         if self.result_hit[in_variation as usize].code_value(c, *r == game)? {
             *r = game;
         } else {

@@ -162,7 +162,9 @@ enum LastLine {
     #[default]
     None,
     Tag,
-    Other { result: bool },
+    Other {
+        result: bool,
+    },
 }
 
 /// Whether `line` (without its terminator) is a tag line for [`GameSplitter`].
@@ -173,9 +175,7 @@ pub fn is_tag_line(line: &[u8]) -> bool {
 
 fn ends_with_result(line: &[u8]) -> bool {
     let t = line.trim_ascii_end();
-    [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"].iter().any(|r| {
-        t.ends_with(r) && (t.len() == r.len() || is_space(t[t.len() - r.len() - 1]))
-    })
+    [&b"1-0"[..], b"0-1", b"1/2-1/2", b"*"].iter().any(|r| t.ends_with(r) && (t.len() == r.len() || is_space(t[t.len() - r.len() - 1])))
 }
 
 impl GameSplitter {
@@ -238,7 +238,10 @@ mod tests {
         assert_eq!(concat(&l), pgn);
         let kinds: Vec<TokenKind> = l.tokens.iter().map(|t| t.kind).collect();
         use TokenKind::*;
-        assert_eq!(kinds, [Tag, MoveNo, San, San, Glyph, MoveNo, San, Nag, Comment, VarStart, MoveNo, San, VarEnd, LineComment, Result, Result]);
+        assert_eq!(
+            kinds,
+            [Tag, MoveNo, San, San, Glyph, MoveNo, San, Nag, Comment, VarStart, MoveNo, San, VarEnd, LineComment, Result, Result]
+        );
         assert_eq!(tag_parts(l.tokens[0].text), (&b"Event"[..], &b"a \\\"b\\\""[..]));
         assert_eq!(l.tokens[13].text, b"; x");
         let odd = "\u{feff}[White \"\"Mirage\"\"] *".as_bytes();
@@ -250,7 +253,18 @@ mod tests {
 
     #[test]
     fn unknown_text_is_refused() {
-        for s in [&b"[Event  \"x\"]"[..], b"[Event \"x\" ]", b"[Event \"x\n\"]", b"{ open", b"1. e4 \xc2\xbd-\xc2\xbd", b"01. e4", b"$01", b"e4 !!!", b"%x", b"--"] {
+        for s in [
+            &b"[Event  \"x\"]"[..],
+            b"[Event \"x\" ]",
+            b"[Event \"x\n\"]",
+            b"{ open",
+            b"1. e4 \xc2\xbd-\xc2\xbd",
+            b"01. e4",
+            b"$01",
+            b"e4 !!!",
+            b"%x",
+            b"--",
+        ] {
             assert!(lex(s).is_none(), "{}", String::from_utf8_lossy(s));
         }
         assert_eq!(lex(b"").unwrap().gaps, [b""]);

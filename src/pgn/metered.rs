@@ -64,7 +64,8 @@ impl<'a, C: SymbolCoder> Metered<'a, C> {
     /// # Errors
     /// [`Error::Corrupt`] when the budget is exhausted.
     pub fn spend(&mut self, bytes: usize) -> Result<(), Error> {
-        self.budget = self.budget.checked_sub(bytes).ok_or_else(|| Error::Corrupt("PGN block decodes to more text than it holds".into()))?;
+        self.budget =
+            self.budget.checked_sub(bytes).ok_or_else(|| Error::Corrupt("PGN block decodes to more text than it holds".into()))?;
         Ok(())
     }
 

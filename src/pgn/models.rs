@@ -266,10 +266,12 @@ mod tests {
     fn models_round_trip() {
         let numbers: Vec<u64> = (0..500).map(|i| (i * i * 7919) % 100_003).chain([0, 1, u64::MAX - 1, 1 << 40]).collect();
         let signed: Vec<i64> = (0..300).map(|i| (i as i64 - 150) * (i as i64 % 7)).chain([i64::MIN + 1, i64::MAX]).collect();
-        let strings: Vec<Vec<u8>> = ["", "a", "https://lichess.org/abcdefgh", "german11", "\u{ff}\0x"].iter().map(|s| s.as_bytes().to_vec()).collect();
+        let strings: Vec<Vec<u8>> =
+            ["", "a", "https://lichess.org/abcdefgh", "german11", "\u{ff}\0x"].iter().map(|s| s.as_bytes().to_vec()).collect();
 
         let mut enc = Encoder::new();
-        let (mut nm, mut sm, mut st, mut bt, mut bit) = (NumberModel::new(), SignedModel::new(), StringModel::new(), BitTree::new(3), Bit::default());
+        let (mut nm, mut sm, mut st, mut bt, mut bit) =
+            (NumberModel::new(), SignedModel::new(), StringModel::new(), BitTree::new(3), Bit::default());
         for &n in &numbers {
             nm.code_value(&mut enc, n).unwrap();
         }
@@ -286,7 +288,8 @@ mod tests {
         let bytes = enc.finish();
 
         let mut dec = Decoder::new(&bytes).unwrap();
-        let (mut nm, mut sm, mut st, mut bt, mut bit) = (NumberModel::new(), SignedModel::new(), StringModel::new(), BitTree::new(3), Bit::default());
+        let (mut nm, mut sm, mut st, mut bt, mut bit) =
+            (NumberModel::new(), SignedModel::new(), StringModel::new(), BitTree::new(3), Bit::default());
         for &n in &numbers {
             assert_eq!(nm.code_value(&mut dec, 0).unwrap(), n);
         }

@@ -56,8 +56,6 @@ pub struct GameInfo {
     pub result: GameResult,
 }
 
-
-
 fn kind_of(name: &[u8]) -> Kind {
     match name {
         b"White" | b"Black" => Kind::Player,
@@ -73,7 +71,12 @@ fn kind_of(name: &[u8]) -> Kind {
 /// A canonical decimal integer (optional `-`, no leading zeros, at most 18 digits).
 pub fn canonical_int(v: &[u8]) -> Option<i64> {
     let digits = v.strip_prefix(b"-").unwrap_or(v);
-    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) || (digits.len() > 1 && digits[0] == b'0') || v == b"-0" {
+    if digits.is_empty()
+        || digits.len() > 18
+        || !digits.iter().all(u8::is_ascii_digit)
+        || (digits.len() > 1 && digits[0] == b'0')
+        || v == b"-0"
+    {
         return None;
     }
     std::str::from_utf8(v).ok()?.parse().ok()
@@ -317,7 +320,15 @@ impl TagModel {
     /// A rating: the difference from the player's last rating in the block (in the context of
     /// the player's result), else from the opponent's rating in this game, else from the last
     /// rating seen; a value that is not a plain integer goes through the generic model.
-    fn code_elo<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, color: usize, i: usize, tags: &mut [Tag], result: GameResult) -> Result<(), Error> {
+    fn code_elo<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        id: usize,
+        color: usize,
+        i: usize,
+        tags: &mut [Tag],
+        result: GameResult,
+    ) -> Result<(), Error> {
         let decoding = c.decoding();
         let find = |name: &[u8]| tags[..i].iter().find(|t| t.name == name).map(|t| t.value.clone());
         let player = find([&b"White"[..], b"Black"][color]);

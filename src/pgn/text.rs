@@ -25,8 +25,8 @@ const P_BITS: u32 = 12;
 /// `4096 / (1 + e^-x/256)` for `x` in -2047..=2047, by interpolation of a fixed table.
 fn squash(d: i32) -> i32 {
     const T: [i32; 33] = [
-        1, 2, 3, 6, 10, 16, 27, 45, 73, 120, 194, 310, 488, 747, 1101, 1546, 2047, 2549, 2994, 3348, 3607, 3785, 3901, 3975,
-        4022, 4050, 4068, 4079, 4085, 4089, 4092, 4093, 4094,
+        1, 2, 3, 6, 10, 16, 27, 45, 73, 120, 194, 310, 488, 747, 1101, 1546, 2047, 2549, 2994, 3348, 3607, 3785, 3901, 3975, 4022, 4050,
+        4068, 4079, 4085, 4089, 4092, 4093, 4094,
     ];
     if d > 2047 {
         return 4095;
@@ -216,7 +216,8 @@ mod tests {
 
     #[test]
     fn texts_round_trip_and_learn() {
-        let texts: Vec<&[u8]> = vec![b"Sicilian defence", b"Sicilian defence, Najdorf variation", b"", b"\xff\x00\x80", b"Sicilian defence, Dragon variation"];
+        let texts: Vec<&[u8]> =
+            vec![b"Sicilian defence", b"Sicilian defence, Najdorf variation", b"", b"\xff\x00\x80", b"Sicilian defence, Dragon variation"];
         let mut enc = Encoder::new();
         enc.measure = true;
         let mut m = TextModel::new();

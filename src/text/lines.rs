@@ -76,16 +76,7 @@ mod tests {
 
     #[test]
     fn lines_concatenate_to_input() {
-        for input in [
-            &b""[..],
-            b"\n",
-            b"\r\n",
-            b"\r",
-            b"a",
-            b"a\nb",
-            b"a\r\nb\n\n",
-            b"\r\r\n\n\r",
-        ] {
+        for input in [&b""[..], b"\n", b"\r\n", b"\r", b"a", b"a\nb", b"a\r\nb\n\n", b"\r\r\n\n\r"] {
             assert_eq!(roundtrip(input), input);
         }
         let lines: Vec<_> = split_lines(b"a\r\nb\n").collect();

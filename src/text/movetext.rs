@@ -21,8 +21,7 @@ pub enum GameResult {
 
 impl GameResult {
     /// All results, indexed by their symbol value.
-    pub const ALL: [GameResult; 4] =
-        [GameResult::WhiteWins, GameResult::BlackWins, GameResult::Draw, GameResult::Unknown];
+    pub const ALL: [GameResult; 4] = [GameResult::WhiteWins, GameResult::BlackWins, GameResult::Draw, GameResult::Unknown];
 
     /// The token as written in movetext and PGN.
     pub fn token(self) -> &'static [u8] {
@@ -153,12 +152,7 @@ mod tests {
 
     #[test]
     fn benchmark_style_lines_parse_and_render() {
-        for line in [
-            &b"e4 e5 Nf3 Nc6 Bb5 a6 1-0"[..],
-            b"1/2-1/2",
-            b"d4 d5 c4 dxc4 e3 b5 a4 c6 axb5 cxb5 Qf3 *",
-            b"f3 e5 g4 Qh4# 0-1",
-        ] {
+        for line in [&b"e4 e5 Nf3 Nc6 Bb5 a6 1-0"[..], b"1/2-1/2", b"d4 d5 c4 dxc4 e3 b5 a4 c6 axb5 cxb5 Qf3 *", b"f3 e5 g4 Qh4# 0-1"] {
             let game = parse_game(line).expect("parses");
             let mut out = Vec::new();
             render_game(&game, &mut out);
@@ -168,17 +162,8 @@ mod tests {
 
     #[test]
     fn lines_that_would_not_round_trip_are_refused() {
-        for line in [
-            &b""[..],
-            b"e4 e5",
-            b"e4  e5 1-0",
-            b" e4 1-0",
-            b"e4 1-0 ",
-            b"1. e4 1-0",
-            b"e4 e4 1-0",
-            b"e4 e5 1-0 Nf3",
-            b"e4 E5 1-0",
-        ] {
+        for line in [&b""[..], b"e4 e5", b"e4  e5 1-0", b" e4 1-0", b"e4 1-0 ", b"1. e4 1-0", b"e4 e4 1-0", b"e4 e5 1-0 Nf3", b"e4 E5 1-0"]
+        {
             assert!(parse_game(line).is_none(), "{}", String::from_utf8_lossy(line));
         }
     }

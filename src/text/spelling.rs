@@ -120,11 +120,7 @@ pub fn expected(pos: &Chess, m: &Move, legal: &[Packed], after: &Chess, conventi
 pub fn expected_with(pos: &Chess, m: &Move, legal: &[Packed], convention: Convention, after: impl FnOnce() -> Chess) -> Spelling {
     let suffix = if convention.check_marks {
         let after = after();
-        if after.is_check() {
-            Some(if after.legal_moves().is_empty() { Suffix::Checkmate } else { Suffix::Check })
-        } else {
-            None
-        }
+        if after.is_check() { Some(if after.legal_moves().is_empty() { Suffix::Checkmate } else { Suffix::Check }) } else { None }
     } else {
         None
     };

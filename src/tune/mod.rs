@@ -14,14 +14,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use crate::model::features::{RESULT_CLASSES, result_class, end_layout, move_layout, result_layout};
-use crate::model::softmax::{LOGIT_ONE, PROB_ONE};
 use crate::model::book::{Book, BookMoves, PriorBook};
+use crate::model::features::{RESULT_CLASSES, end_layout, move_layout, result_class, result_layout};
+use crate::model::softmax::{LOGIT_ONE, PROB_ONE};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
-use shakmaty::Position;
 use crate::text::{Game, parse_game};
 use problem::Problem;
+use shakmaty::Position;
 
 /// Move-feature groups computed only when a model sets `features.tactical`.
 pub const TACTICAL_GROUPS: [&str; 10] = [
@@ -133,11 +133,7 @@ fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Datas
 /// Records `games` in parallel (chunks of games, merged in order).
 pub fn record_all(model: &Model, games: &[Game], book_plies: u32) -> Dataset {
     let chunk = 64;
-    let parts: Vec<Dataset> = games
-        .par_chunks(chunk)
-        .enumerate()
-        .map(|(k, gs)| record(model, gs, k * chunk, book_plies))
-        .collect();
+    let parts: Vec<Dataset> = games.par_chunks(chunk).enumerate().map(|(k, gs)| record(model, gs, k * chunk, book_plies)).collect();
     let mut all = Dataset {
         moves: Problem::new(move_layout::LEN),
         ends: Problem::new(end_layout::LEN),
@@ -210,10 +206,13 @@ fn move_probabilities(problem: &Problem, d: usize, w: &[f64], floor: f64) -> Vec
         })
         .collect();
     let zmax = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let sum: f64 = z.iter_mut().map(|v| {
-        *v = (*v - zmax).exp();
-        *v
-    }).sum();
+    let sum: f64 = z
+        .iter_mut()
+        .map(|v| {
+            *v = (*v - zmax).exp();
+            *v
+        })
+        .sum();
     let n = z.len() as f64;
     z.iter().map(|v| (1.0 - floor) * v / sum + floor / n).collect()
 }
@@ -222,7 +221,17 @@ fn move_probabilities(problem: &Problem, d: usize, w: &[f64], floor: f64) -> Vec
 /// coded in blocks of `block_games`, with mixing weight `alpha` (games), book depth `max_ply`,
 /// and `prior` counts weighted `prior_weight` (games per play).
 #[allow(clippy::too_many_arguments)]
-fn book_saving(ds: &Dataset, w: &[f64], floor: f64, block_games: usize, alpha: f64, max_ply: u32, prior: &Book, prior_weight: f64, first_game: u32) -> f64 {
+fn book_saving(
+    ds: &Dataset,
+    w: &[f64],
+    floor: f64,
+    block_games: usize,
+    alpha: f64,
+    max_ply: u32,
+    prior: &Book,
+    prior_weight: f64,
+    first_game: u32,
+) -> f64 {
     let mut saving = 0.0;
     let mut book = Book::new();
     let mut block = u32::MAX;
@@ -266,10 +275,8 @@ pub fn trace(model: &Model, text: &[u8], block_lines: usize) -> Trace {
         blocks.push(&rest[..cut]);
         rest = &rest[cut..];
     }
-    let traces: Vec<Trace> = blocks
-        .par_iter()
-        .map(|b| crate::codec::block::encode_block_traced(model, b, true).2.expect("tracing was requested"))
-        .collect();
+    let traces: Vec<Trace> =
+        blocks.par_iter().map(|b| crate::codec::block::encode_block_traced(model, b, true).2.expect("tracing was requested")).collect();
     let mut all = Trace::default();
     for t in &traces {
         all.merge(t);
@@ -334,12 +341,7 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
     const BOOK_PLIES: u32 = 80;
     let ds = record_all(base, train, BOOK_PLIES);
     let hd = record_all(base, heldout, BOOK_PLIES);
-    log(&format!(
-        "recorded {} train plies, {} heldout plies in {:.1?}",
-        ds.moves.len(),
-        hd.moves.len(),
-        t.elapsed()
-    ));
+    log(&format!("recorded {} train plies, {} heldout plies in {:.1?}", ds.moves.len(), hd.moves.len(), t.elapsed()));
     let floor = base.move_floor as f64 / PROB_ONE as f64;
     let mut drop = opts.drop_groups.clone();
     if !base.tactical {
@@ -380,7 +382,17 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
     for max_ply in [10u32, 16, 20, 30, 40, 60, 80] {
         for alpha in [128u64, 256, 512, 1024, 2048] {
             for prior_weight in [0u64, 32, 64, 128, 256] {
-                let s = book_saving(&ds, &w_move, floor, opts.block_games, alpha as f64 / 256.0, max_ply, &prior_80, prior_weight as f64 / 256.0, split);
+                let s = book_saving(
+                    &ds,
+                    &w_move,
+                    floor,
+                    opts.block_games,
+                    alpha as f64 / 256.0,
+                    max_ply,
+                    &prior_80,
+                    prior_weight as f64 / 256.0,
+                    split,
+                );
                 if s > best_book.0 {
                     best_book = (s, alpha, max_ply, prior_weight);
                 }
@@ -389,7 +401,17 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
     }
     let (_, book_alpha, book_max_ply, book_prior_weight) = best_book;
     let (book_text, prior) = build_prior(train, PRIOR_PLIES);
-    let heldout_saving = book_saving(&hd, &w_move, floor, opts.block_games, book_alpha as f64 / 256.0, book_max_ply, &prior, book_prior_weight as f64 / 256.0, 0);
+    let heldout_saving = book_saving(
+        &hd,
+        &w_move,
+        floor,
+        opts.block_games,
+        book_alpha as f64 / 256.0,
+        book_max_ply,
+        &prior,
+        book_prior_weight as f64 / 256.0,
+        0,
+    );
     log(&format!(
         "book: alpha {:.2} games, max ply {book_max_ply}, prior weight {:.3}; saves {:.4} bits/ply on the last 20% of train, {:.4} on heldout",
         book_alpha as f64 / 256.0,
@@ -435,7 +457,14 @@ pub struct AblationRow {
 /// refits the move weights (from `base`'s, floor fixed) with each entry of `drops` left out,
 /// and evaluates each fit on `heldout`. The first row is the full model. Only the move model
 /// is refitted: end, result and book are independent of the move features' presence.
-pub fn ablate(base: &Model, train: &[Game], heldout: &[Game], drops: &[Vec<String>], opts: &TuneOptions, log: &mut dyn FnMut(&str)) -> Vec<AblationRow> {
+pub fn ablate(
+    base: &Model,
+    train: &[Game],
+    heldout: &[Game],
+    drops: &[Vec<String>],
+    opts: &TuneOptions,
+    log: &mut dyn FnMut(&str),
+) -> Vec<AblationRow> {
     let t = Instant::now();
     let ds = record_all(base, train, 0);
     let hd = record_all(base, heldout, 0);
@@ -449,7 +478,11 @@ pub fn ablate(base: &Model, train: &[Game], heldout: &[Game], drops: &[Vec<Strin
             let mask = mask_for(move_layout::GROUPS, move_layout::LEN, &all);
             let (w, train_move_bits) = fit(&ds.moves, &to_float(&base.move_weights), floor, opts.l2, &mask, opts.max_iter);
             let heldout_move_bits = bits_per_decision(&hd.moves, &w, floor);
-            log(&format!("without [{}]: train {train_move_bits:.4}, heldout {heldout_move_bits:.4} bits/ply ({:.1?})", dropped.join(","), t.elapsed()));
+            log(&format!(
+                "without [{}]: train {train_move_bits:.4}, heldout {heldout_move_bits:.4} bits/ply ({:.1?})",
+                dropped.join(","),
+                t.elapsed()
+            ));
             AblationRow { dropped, train_move_bits, heldout_move_bits }
         })
         .collect()

@@ -7,38 +7,22 @@ use std::sync::LazyLock;
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// The benchmark file, read once.
-pub static GAMES: LazyLock<Vec<u8>> = LazyLock::new(|| {
-    std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/Chess_Games.txt"))
-        .expect("data/Chess_Games.txt")
-});
+pub static GAMES: LazyLock<Vec<u8>> =
+    LazyLock::new(|| std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/Chess_Games.txt")).expect("data/Chess_Games.txt"));
 
 /// The first `n` lines of the benchmark file, each with its line feed.
 pub fn first_games(n: usize) -> Vec<u8> {
-    GAMES
-        .split_inclusive(|&b| b == b'\n')
-        .take(n)
-        .flatten()
-        .copied()
-        .collect()
+    GAMES.split_inclusive(|&b| b == b'\n').take(n).flatten().copied().collect()
 }
 
 /// Line `i` (0-based) of the benchmark file, without its line feed.
 pub fn game_line(i: usize) -> Vec<u8> {
-    GAMES
-        .split(|&b| b == b'\n')
-        .nth(i)
-        .expect("line exists")
-        .to_vec()
+    GAMES.split(|&b| b == b'\n').nth(i).expect("line exists").to_vec()
 }
 
 /// Fast settings: level 1, small blocks, two threads.
 pub fn fast() -> CompressOptions {
-    CompressOptions {
-        level: 1,
-        block_lines: 50,
-        threads: 2,
-        ..CompressOptions::default()
-    }
+    CompressOptions { level: 1, block_lines: 50, threads: 2, ..CompressOptions::default() }
 }
 
 /// Expanding with two threads.
@@ -53,11 +37,7 @@ pub fn round_trip_with(input: &[u8], opts: &CompressOptions) -> Vec<u8> {
     let archive = compress_bytes(input, opts);
     let back = expand_bytes(&archive, &expand_opts()).expect("archive expands");
     if back != input {
-        let at = back
-            .iter()
-            .zip(input)
-            .position(|(a, b)| a != b)
-            .unwrap_or(back.len().min(input.len()));
+        let at = back.iter().zip(input).position(|(a, b)| a != b).unwrap_or(back.len().min(input.len()));
         panic!(
             "round trip differs at byte {at} (input {} bytes, output {} bytes): input {:?}, output {:?}",
             input.len(),
