@@ -269,8 +269,7 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
     let format = reader.header().format;
     let pool = pool(opts.threads)?;
     let batch = pool.current_num_threads() * 4;
-    let mut summary = Summary::default();
-    summary.archive_bytes = FileHeader::LEN as u64;
+    let mut summary = Summary { archive_bytes: FileHeader::LEN as u64, ..Summary::default() };
     loop {
         let first = reader.blocks_read();
         let mut blocks = Vec::with_capacity(batch);

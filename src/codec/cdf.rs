@@ -134,7 +134,7 @@ impl CdfBuf {
     /// If `weights` is empty or has more than 2^20 symbols.
     pub fn set_weights(&mut self, weights: &[u64]) {
         let n = weights.len();
-        assert!(n >= 1 && n <= 1 << 20, "table needs 1..=2^20 symbols, got {n}");
+        assert!((1..=1 << 20).contains(&n), "table needs 1..=2^20 symbols, got {n}");
         let total_weight: u128 = weights.iter().map(|&w| w as u128).sum();
         if total_weight == 0 {
             self.set_uniform(n);
@@ -163,7 +163,7 @@ impl CdfBuf {
     /// (the softmax) instead of storing them.
     #[inline]
     pub(crate) fn set_scaled(&mut self, n: usize, total_weight: u128, mut weight: impl FnMut(usize) -> u64) {
-        debug_assert!(total_weight > 0 && n >= 1 && n <= 1 << 20);
+        debug_assert!(total_weight > 0 && (1..=1 << 20).contains(&n));
         // Scale weights below 2^39 so that `w * spare` fits in 64 bits (spare < 2^24).
         let shift = (128 - total_weight.leading_zeros()).saturating_sub(39);
         let total = (total_weight >> shift) as u64;

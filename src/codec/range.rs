@@ -64,7 +64,7 @@ impl Decoder {
     /// # Errors
     /// [`Error::Corrupt`] if the length is not a multiple of 4.
     pub fn new(bytes: &[u8]) -> Result<Self, Error> {
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return Err(Error::Corrupt("range-coded stream length is not a multiple of 4".into()));
         }
         let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("chunk of 4"))).collect();

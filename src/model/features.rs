@@ -416,10 +416,10 @@ impl<'a> MoveContext<'a> {
         let us = self.pos.turn();
         let role = m.role();
         let r = role_index(role);
-        if let Some(victim) = m.capture() {
-            if !t.their_defended.contains(to) {
-                sink.put_one(CAPTURE_FREE + role_index(victim));
-            }
+        if let Some(victim) = m.capture()
+            && !t.their_defended.contains(to)
+        {
+            sink.put_one(CAPTURE_FREE + role_index(victim));
         }
         let see = see(self.pos, m);
         sink.put_one(SEE + bucket(see, &SEE_EDGES));
