@@ -55,3 +55,13 @@ fn thread_counts_and_block_sizes_do_not_change_the_text() {
         round_trip_with(&text, &CompressOptions { block_lines, ..fast() });
     }
 }
+
+#[test]
+fn the_archive_does_not_depend_on_the_thread_count() {
+    // Blocks are cut by lines, not by threads, and coded independently: any number of
+    // workers writes the same bytes (so the online book's gain depends on the block size only).
+    let text = first_games(400);
+    let archives: Vec<Vec<u8>> =
+        [1, 2, 3].iter().map(|&threads| chesszip::compress_bytes(&text, &CompressOptions { threads, block_lines: 60, ..fast() })).collect();
+    assert!(archives[0] == archives[1] && archives[1] == archives[2]);
+}
