@@ -206,7 +206,9 @@ impl BlockHeader {
             || h.lines > h.text_len
             || h.raw_lines > h.lines
             || h.games > h.lines
-            || h.plies > h.text_len / 3
+            // A ply takes at least two bytes of SAN (`e4`); a block cut at `block_bytes` can end
+            // right after one, without a separator.
+            || h.plies > h.text_len / 2
         {
             return Err(Error::Corrupt(format!("block {n}: impossible lengths in header")));
         }
