@@ -25,7 +25,8 @@ def main():
     names = sorted(p.name[: -len(".by_ply.csv")] for p in trace_dir.glob("*.by_ply.csv"))
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 5))
     for name in names:
-        rows = [r for r in read(trace_dir / f"{name}.by_ply.csv") if int(r["moves"]) >= 200]
+        # The last row aggregates every ply from its number on (the trace's last bucket): left out.
+        rows = [r for r in read(trace_dir / f"{name}.by_ply.csv")[:-1] if int(r["moves"]) >= 200]
         ax1.plot([int(r["ply"]) for r in rows], [float(r["bits_per_move"]) for r in rows], label=name)
         cal = [r for r in read(trace_dir / f"{name}.calibration.csv") if int(r["candidates"]) >= 1000]
         ax2.loglog([float(r["mean_predicted"]) for r in cal], [float(r["observed"]) for r in cal], "o-", label=name, ms=3)
