@@ -271,3 +271,28 @@ fn fifos_and_devices_are_written_in_place_not_replaced() {
     chesszip().args(["expand", "-o", "/dev/null"]).arg(&archive).assert().success();
     assert!(fs::metadata("/dev/null").unwrap().file_type().is_char_device());
 }
+
+#[test]
+fn stdout_and_output_together_are_a_usage_error() {
+    let (dir, path, _) = workdir();
+    let out = chesszip().args(["-1", "-c", "-o"]).arg(dir.path().join("x.chz")).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    assert_eq!(listing(dir.path()), ["games.txt"]);
+}
+
+#[test]
+fn movetext_conversion_that_leaves_games_out_warns_with_status_2() {
+    // games.txt holds a raw line, which cannot be written as movetext.
+    let (dir, path, _) = workdir();
+    chesszip().args(["-1"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.txt.chz");
+    for args in [&["expand", "--format", "movetext", "-c"][..], &["-d", "--format", "movetext", "-c"][..]] {
+        let out = chesszip().args(args).arg(&archive).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains("left out"));
+        assert!(out.stdout == [first_games(6), first_games(2)].concat(), "{args:?}: the games, without the raw line");
+    }
+    let out = chesszip().args(["-d", "--format", "pgn", "-c"]).arg(&archive).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}

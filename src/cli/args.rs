@@ -10,8 +10,8 @@ use super::lines::LineSpec;
 
 /// Lossless compressor for chess game collections
 ///
-/// chesszip compresses chess games written one per line (SAN moves, result last) with an
-/// engine-guided move model. Any input comes back byte for byte.
+/// chesszip compresses chess games, PGN files or one game per line (SAN moves, result last),
+/// with an engine-guided move model. Any input comes back byte for byte.
 ///
 /// Without a command, chesszip behaves like gzip: it compresses the FILEs, or expands them with
 /// -d, or tests them with -t. Inputs are never deleted (-k is the default and only behaviour).
@@ -92,7 +92,7 @@ pub struct CommonArgs {
     pub output: Option<PathBuf>,
 
     /// Write to standard output.
-    #[arg(short = 'c', long = "stdout", visible_alias = "to-stdout")]
+    #[arg(short = 'c', long = "stdout", visible_alias = "to-stdout", conflicts_with = "output")]
     pub stdout: bool,
 
     /// Overwrite existing output files; write archives to a terminal; compress files that
@@ -130,7 +130,8 @@ pub struct CompressArgs {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub block_lines: u32,
     /// Input format: `pgn` or `movetext` (one game per line); detected from the content when
-    /// not given.
+    /// not given. With -d, `movetext` writes the archive's games as movetext instead of the
+    /// original bytes (as `expand --format movetext`).
     #[arg(long, value_name = "FORMAT", value_parser = ["pgn", "movetext"])]
     pub format: Option<String>,
 }

@@ -36,7 +36,7 @@ impl Mode {
     }
 }
 
-/// An input skipped with a warning rather than failed.
+/// An input skipped, or only partly converted, with a warning (exit status 2) rather than failed.
 struct Skip(String);
 
 /// Runs `mode` over the inputs of `args`; returns the worst status.
@@ -169,37 +169,43 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
         }
     };
     progress.finish();
+    let (summary, incomplete) = summary;
     if args.verbose {
         report(mode, source, &sink, &summary, started.elapsed().as_secs_f64());
     }
-    Ok(())
+    match incomplete {
+        Some(message) => Err(Skip(format!("{}: {message}", source.name())).into()),
+        None => Ok(()),
+    }
 }
 
-/// Runs the library on one input.
-fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, progress: &Progress) -> Result<Summary> {
+/// Runs the library on one input. Returns what it did, and a warning when the output is
+/// complete but not the whole input (games left out of a movetext conversion).
+fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, progress: &Progress) -> Result<(Summary, Option<String>)> {
     let tick = |done| progress.set(done);
     let summary = match mode {
         Mode::Compress(opts) => chesszip::compress(input, output, &opts, &tick)?,
         Mode::Expand | Mode::Test => chesszip::expand(input, output, &ExpandOptions { threads: args.threads }, &tick)?,
         Mode::ExpandMovetext => {
             let c = chesszip::pgn::convert(input, output, &ExpandOptions { threads: args.threads }, &tick)?;
-            if c.skipped > 0 && !args.quiet {
-                eprintln!(
-                    "chesszip: {} games or lines could not be written as movetext (not standard chess from the initial position, or not games) and were left out",
-                    c.skipped
-                );
-            }
             let mut summary = Summary { text_bytes: c.bytes, archive_bytes: c.archive_bytes, ..Summary::default() };
             summary.stats.games = c.games;
-            summary
+            let warning = (c.skipped > 0).then(|| {
+                format!(
+                    "{} games or lines could not be written as movetext (not standard chess from the initial position, or not games) and were left out",
+                    c.skipped
+                )
+            });
+            return Ok((summary, warning));
         }
     };
-    Ok(summary)
+    Ok((summary, None))
 }
 
 /// The `-v` line for one input.
 fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
-    let what = format!("{} games, {} plies, {:.3} bits/ply, {seconds:.2} s", s.stats.games, s.stats.plies, s.bits_per_ply());
+    let bits = if s.stats.plies == 0 { String::new() } else { format!(", {:.3} bits/ply", s.bits_per_ply()) };
+    let what = format!("{} games, {} plies{bits}, {seconds:.2} s", s.stats.games, s.stats.plies);
     match mode {
         Mode::Compress(opts) => eprintln!(
             "{}: {} -> {} bytes ({:.2}%), level {}, {what} -> {}",

@@ -66,7 +66,11 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     writeln!(out, "text bytes:     {}", i.text_bytes)?;
     writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
     writeln!(out, "ratio:          {:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes.max(1) as f64)?;
-    writeln!(out, "bits per ply:   {:.4}", i.bits_per_ply())?;
+    if i.plies == 0 {
+        writeln!(out, "bits per ply:   - (no plies)")?;
+    } else {
+        writeln!(out, "bits per ply:   {:.4}", i.bits_per_ply())?;
+    }
     out.flush()
 }
 

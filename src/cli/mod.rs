@@ -57,7 +57,12 @@ fn run(cli: Cli) -> Status {
             let mode = if g.test {
                 Mode::Test
             } else if g.decompress {
-                Mode::Expand
+                // With -d, --format names the output's format, as in `expand --format`.
+                match g.compress.format.as_deref() {
+                    None => Mode::Expand,
+                    Some("movetext") => Mode::ExpandMovetext,
+                    Some(f) => return error(format_args!("-d --format {f}: expanding can only convert to movetext")),
+                }
             } else {
                 Mode::Compress(compress_options(&g.compress))
             };
