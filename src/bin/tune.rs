@@ -19,6 +19,7 @@ use clap::Parser;
 
 use chesszip::model::Model;
 use chesszip::model::features::move_layout;
+use chesszip::text::Game;
 use chesszip::tune::{TACTICAL_GROUPS, TuneOptions, load_games, tune};
 
 #[derive(Parser)]
@@ -49,20 +50,44 @@ struct TraceArgs {
     name: Option<String>,
 }
 
+/// The level and the games of `fit` and `ablate`.
 #[derive(clap::Args)]
-struct AblateArgs {
-    /// Level whose model to refit (1..=9); its parameters are the starting point.
+struct DataArgs {
+    /// Level whose model to fit (1..=9).
     #[arg(long)]
     level: u8,
-    /// Training games (movetext).
+    /// Training games (movetext, one game per line).
     #[arg(long)]
     train: PathBuf,
-    /// Heldout games (movetext).
+    /// Heldout games for validation (movetext).
     #[arg(long)]
     heldout: PathBuf,
-    /// Use only this fraction of the training games.
+    /// Use only this fraction of the training games (learning curves).
     #[arg(long, default_value_t = 1.0)]
     fraction: f64,
+}
+
+impl DataArgs {
+    /// The training games (the first `fraction` of them) and the heldout games. Refuses the
+    /// benchmark file: it is never tuned on.
+    fn load(&self) -> anyhow::Result<(Vec<Game>, Vec<Game>)> {
+        let read = |p: &PathBuf| -> anyhow::Result<Vec<Game>> {
+            if p.file_name().is_some_and(|n| n == "Chess_Games.txt") {
+                bail!("{} is the benchmark file: never tune on it", p.display());
+            }
+            Ok(load_games(&std::fs::read(p).with_context(|| format!("reading {}", p.display()))?))
+        };
+        let (mut train, heldout) = (read(&self.train)?, read(&self.heldout)?);
+        train.truncate(((train.len() as f64) * self.fraction.clamp(0.0, 1.0)).round() as usize);
+        eprintln!("level {}: {} training games, {} heldout games", self.level, train.len(), heldout.len());
+        Ok((train, heldout))
+    }
+}
+
+#[derive(clap::Args)]
+struct AblateArgs {
+    #[command(flatten)]
+    data: DataArgs,
     /// A set of groups to leave out together, comma-separated; repeat for more rows
     /// (default: each move-feature group alone, the PSTs as one set, the tactical groups
     /// as one set).
@@ -75,24 +100,14 @@ struct AblateArgs {
 
 #[derive(clap::Args)]
 struct Args {
-    /// Level whose model to fit (1..=9).
-    #[arg(long)]
-    level: u8,
-    /// Training games (movetext, one game per line).
-    #[arg(long)]
-    train: PathBuf,
-    /// Heldout games for validation (movetext).
-    #[arg(long)]
-    heldout: PathBuf,
+    #[command(flatten)]
+    data: DataArgs,
     /// Parameter file to start from (default models/levelN.txt).
     #[arg(long)]
     from: Option<PathBuf>,
     /// Where to write the fitted parameters (default: the --from file).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Use only this fraction of the training games (learning curves).
-    #[arg(long, default_value_t = 1.0)]
-    fraction: f64,
     /// Move-feature groups to leave out (ablations), e.g. `--drop check,recapture`.
     #[arg(long, value_delimiter = ',')]
     drop: Vec<String>,
@@ -131,22 +146,12 @@ fn trace(args: TraceArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Refuses the benchmark file as tuning data.
-fn not_the_benchmark(paths: [&PathBuf; 2]) -> anyhow::Result<()> {
-    for p in paths {
-        if p.file_name().is_some_and(|n| n == "Chess_Games.txt") {
-            bail!("{} is the benchmark file: never tune on it", p.display());
-        }
-    }
-    Ok(())
-}
-
 fn ablate(args: AblateArgs) -> anyhow::Result<()> {
-    not_the_benchmark([&args.train, &args.heldout])?;
-    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&args.level) {
-        bail!("level {} out of range", args.level);
+    let level = args.data.level;
+    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
+        bail!("level {level} out of range");
     }
-    let base = Model::builtin(args.level);
+    let base = Model::builtin(level);
     let drops: Vec<Vec<String>> = if args.drops.is_empty() {
         let names: Vec<&str> = move_layout::GROUPS.iter().map(|g| g.name).collect();
         let pst: Vec<String> = names.iter().filter(|n| n.starts_with("from.") || n.starts_with("to.")).map(|n| n.to_string()).collect();
@@ -162,10 +167,7 @@ fn ablate(args: AblateArgs) -> anyhow::Result<()> {
     } else {
         args.drops.iter().map(|d| d.split(',').map(str::to_string).collect()).collect()
     };
-    let mut train = load_games(&std::fs::read(&args.train).with_context(|| format!("reading {}", args.train.display()))?);
-    let heldout = load_games(&std::fs::read(&args.heldout).with_context(|| format!("reading {}", args.heldout.display()))?);
-    train.truncate(((train.len() as f64) * args.fraction.clamp(0.0, 1.0)).round() as usize);
-    eprintln!("level {}: {} training games, {} heldout games", args.level, train.len(), heldout.len());
+    let (train, heldout) = args.data.load()?;
     let rows = chesszip::tune::ablate(
         base,
         &train,
@@ -175,7 +177,7 @@ fn ablate(args: AblateArgs) -> anyhow::Result<()> {
         &mut |s| eprintln!("  {s}"),
     );
     let full = rows[0].heldout_move_bits;
-    println!("| level {} move model | train bits/ply | heldout bits/ply | heldout change |", args.level);
+    println!("| level {level} move model | train bits/ply | heldout bits/ply | heldout change |");
     println!("|---|---:|---:|---:|");
     for r in &rows {
         let name = if r.dropped.is_empty() {
@@ -191,24 +193,20 @@ fn ablate(args: AblateArgs) -> anyhow::Result<()> {
 }
 
 fn fit(args: Args) -> anyhow::Result<()> {
-    not_the_benchmark([&args.train, &args.heldout])?;
-    let from = args.from.clone().unwrap_or_else(|| PathBuf::from(format!("models/level{}.txt", args.level)));
+    let from = args.from.clone().unwrap_or_else(|| PathBuf::from(format!("models/level{}.txt", args.data.level)));
     let text = std::fs::read_to_string(&from).with_context(|| format!("reading {}", from.display()))?;
     let base = Model::parse_lenient(&from.display().to_string(), &text)?;
-    if base.level != args.level {
-        bail!("{} is for level {}, not {}", from.display(), base.level, args.level);
+    if base.level != args.data.level {
+        bail!("{} is for level {}, not {}", from.display(), base.level, args.data.level);
     }
-    let mut train = load_games(&std::fs::read(&args.train).with_context(|| format!("reading {}", args.train.display()))?);
-    let heldout = load_games(&std::fs::read(&args.heldout).with_context(|| format!("reading {}", args.heldout.display()))?);
-    train.truncate(((train.len() as f64) * args.fraction.clamp(0.0, 1.0)).round() as usize);
-    eprintln!("level {}: {} training games, {} heldout games", args.level, train.len(), heldout.len());
+    let (train, heldout) = args.data.load()?;
     let opts = TuneOptions { drop_groups: args.drop.clone(), max_iter: args.iterations, ..Default::default() };
     let r = tune(&base, &train, &heldout, &opts, &mut |s| eprintln!("  {s}"));
     let total = r.heldout_move_bits - r.heldout_book_saving + r.heldout_end_bits;
     println!(
         "level {} fraction {} drop [{}]: train moves {:.4} bits/ply, heldout moves {:.4}, book -{:.4}, end {:.4}, result {:.3} bits/game => heldout {:.4} bits/ply",
-        args.level,
-        args.fraction,
+        args.data.level,
+        args.data.fraction,
         args.drop.join(","),
         r.train_move_bits,
         r.heldout_move_bits,
@@ -221,10 +219,10 @@ fn fit(args: Args) -> anyhow::Result<()> {
         let out = args.out.unwrap_or(from);
         let header = format!(
             "# chesszip model parameters, level {}.\n# Fitted by `tune` on {} ({} games); heldout {}: {:.4} bits/ply (moves {:.4}, book -{:.4}, end {:.4}).\n# Logits in 1/256 nat; PST rows are ranks 1..8 from the mover's side, files a..h.\n",
-            args.level,
-            args.train.file_name().unwrap_or_default().to_string_lossy(),
+            args.data.level,
+            args.data.train.file_name().unwrap_or_default().to_string_lossy(),
             train.len(),
-            args.heldout.file_name().unwrap_or_default().to_string_lossy(),
+            args.data.heldout.file_name().unwrap_or_default().to_string_lossy(),
             total,
             r.heldout_move_bits,
             r.heldout_book_saving,
@@ -235,7 +233,7 @@ fn fit(args: Args) -> anyhow::Result<()> {
         if let Some(book) = &args.book_out {
             let header = format!(
                 "# chesszip prior opening book: move counts of the positions before ply 20 reached at least\n# twice in {} ({} games). Format: see src/model/book.rs.\n",
-                args.train.file_name().unwrap_or_default().to_string_lossy(),
+                args.data.train.file_name().unwrap_or_default().to_string_lossy(),
                 train.len()
             );
             std::fs::write(book, header + &r.book_text).with_context(|| format!("writing {}", book.display()))?;

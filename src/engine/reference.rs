@@ -99,23 +99,13 @@ impl Searcher {
         self.nodes += 1;
         let mut best = 0;
         if left == Some(1) {
-            return pos
-                .capture_moves()
-                .iter()
-                .chain(pos.promotion_moves().iter().filter(|m| !m.is_capture()))
-                .map(|m| see(pos, m))
-                .fold(best, i32::max);
+            return quiescence_moves(pos).iter().map(|m| see(pos, m)).fold(best, i32::max);
         }
         if best >= beta {
             return best;
         }
         let mut alpha = alpha.max(best);
-        let mut captures: Vec<(i32, Move)> = pos
-            .capture_moves()
-            .iter()
-            .chain(pos.promotion_moves().iter().filter(|m| !m.is_capture()))
-            .map(|m| (move_value(pos, m), *m))
-            .collect();
+        let mut captures: Vec<(i32, Move)> = quiescence_moves(pos).into_iter().map(|m| (move_value(pos, &m), m)).collect();
         captures.sort_by(|a, b| b.0.cmp(&a.0));
         for (value, m) in captures {
             if value <= alpha {
@@ -136,4 +126,10 @@ impl Searcher {
         }
         best
     }
+}
+
+/// The moves quiescence looks at: the legal captures (en passant and capture-promotions
+/// included) and the non-capture promotions.
+fn quiescence_moves(pos: &Chess) -> Vec<Move> {
+    pos.capture_moves().iter().chain(pos.promotion_moves().iter().filter(|m| !m.is_capture())).copied().collect()
 }
