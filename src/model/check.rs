@@ -77,8 +77,16 @@ impl CheckInfo {
             let (from, to) = (Square::new(p.from() as u32), Square::new(p.to() as u32));
             self.check_squares[p.role()].contains(to) || (self.discoverers.contains(from) && !attacks::aligned(from, to, king))
         } else {
-            self.gives_check(pos, &p.to_move())
+            self.gives_check_special(pos, p)
         }
+    }
+
+    /// [`CheckInfo::gives_check`] of a promotion, castling or en passant: rare, kept out of the
+    /// callers' loops.
+    #[cold]
+    #[inline(never)]
+    fn gives_check_special(&self, pos: &Chess, p: Packed) -> bool {
+        self.gives_check(pos, &p.to_move())
     }
 }
 

@@ -353,6 +353,18 @@ impl<'a> MoveContext<'a> {
     /// added there must be added here; the test `logits_match_features` compares both for
     /// every move of thousands of positions with random weights.
     pub fn logits(&self, weights: &[i32], out: &mut Vec<i32>) -> i32 {
+        // Two copies of the loop: without the tactical features (the fast levels) it is small
+        // enough to keep its values in registers.
+        match &self.tactics {
+            None => self.logits_with::<false>(weights, out),
+            Some(_) => self.logits_with::<true>(weights, out),
+        }
+    }
+
+    /// [`MoveContext::logits`], with the tactical features iff `TACTICAL` (which must agree
+    /// with `self.tactics`).
+    #[inline(always)]
+    fn logits_with<const TACTICAL: bool>(&self, weights: &[i32], out: &mut Vec<i32>) -> i32 {
         use move_layout::*;
         let w: &[i32; LEN] = weights.try_into().expect("move weights have the layout's length");
         let base = LOSS + (self.phase * SKILLS + self.skill) * 8;
@@ -396,7 +408,7 @@ impl<'a> MoveContext<'a> {
             if last < 64 {
                 ones += dist_w[(distances[to] as usize).min(7)];
             }
-            if let Some(t) = &self.tactics {
+            if TACTICAL && let Some(t) = &self.tactics {
                 let mut dot = Dot::new(weights);
                 self.tactical_features(t, &p.to_move(), Square::new(from as u32), Square::new(to as u32), &mut dot);
                 acc += dot.acc;

@@ -101,14 +101,14 @@ impl<'m> Predictor<'m> {
     }
 
     fn score(&mut self, st: &GameState) {
-        if self.model.search.depth == 0 && !self.model.search.quiescence {
-            move_values(&st.pos, &self.moves, &mut self.scores);
+        self.best = if self.model.search.depth == 0 && !self.model.search.quiescence {
+            move_values(&st.pos, &self.moves, &mut self.scores)
         } else {
             self.move_list.clear();
             self.move_list.extend(self.moves.iter().map(|p| p.to_move()));
             self.searcher.score_moves(&st.pos, &self.move_list, &self.model.search, &mut self.scores);
-        }
-        self.best = self.scores.iter().copied().max().unwrap_or(0);
+            self.scores.iter().copied().max().unwrap_or(0)
+        };
         self.prepared_ply = Some((st.ply, st.hash));
     }
 
@@ -249,34 +249,49 @@ impl<'m> Predictor<'m> {
     }
 }
 
-/// [`move_value`] of every move: normal moves from the engine's piece-square table directly
-/// (the same sums as `move_value`: destination minus origin of the moved or promoted piece,
-/// plus the captured piece), castling and en passant through `move_value` itself.
-fn move_values(pos: &Chess, moves: &[Packed], out: &mut Vec<i32>) {
-    let flip = if pos.turn().is_white() { 0 } else { 56 };
+/// [`move_value`] of every move into `out`, returning their maximum (0 without moves): normal
+/// moves from the engine's piece-square table directly (the same sums as `move_value`:
+/// destination minus origin of the moved or promoted piece, plus the captured piece), castling
+/// and en passant through `move_value` itself.
+fn move_values(pos: &Chess, moves: &[Packed], out: &mut Vec<i32>) -> i32 {
+    let (ours, theirs) = if pos.turn().is_white() { (&PST_WHITE, &PST_BLACK) } else { (&PST_BLACK, &PST_WHITE) };
+    let mut best = i32::MIN;
     out.clear();
     out.extend(moves.iter().map(|&p| {
-        if p.kind() == Packed::NORMAL {
-            let (r, from, to) = (p.role(), (p.from() ^ flip) & 63, (p.to() ^ flip) & 63);
+        let v = if p.kind() == Packed::NORMAL {
+            let (r, from, to) = (p.role(), p.from(), p.to());
             let placed = if p.promotion() != 0 { p.promotion() - 1 } else { r };
-            // Row 7 of `PST8` (no piece) is 0: a move without capture adds nothing.
-            PST8[placed][to] - PST8[r][from] + PST8[p.capture().wrapping_sub(1) & 7][to ^ 56]
+            // Row 7 (no piece) is 0: a move without capture adds nothing.
+            ours[placed & 7][to] - ours[r][from] + theirs[p.capture().wrapping_sub(1) & 7][to]
         } else {
             move_value(pos, &p.to_move())
-        }
+        };
+        best = best.max(v);
+        v
     }));
+    if moves.is_empty() { 0 } else { best }
 }
 
-/// The engine's [`PST`] padded to 8 rows of zeros, so that a 3-bit role index needs no check.
-static PST8: [[i32; 64]; 8] = {
+/// The engine's [`PST`] for White's pieces (`[role index][square]`), padded to 8 rows of
+/// zeros so that a 3-bit role index needs no check.
+static PST_WHITE: [[i32; 64]; 8] = pst8(0);
+
+/// [`PST_WHITE`] for Black's pieces: squares mirrored vertically.
+static PST_BLACK: [[i32; 64]; 8] = pst8(56);
+
+const fn pst8(flip: usize) -> [[i32; 64]; 8] {
     let mut t = [[0; 64]; 8];
     let mut r = 0;
     while r < 6 {
-        t[r] = PST[r];
+        let mut sq = 0;
+        while sq < 64 {
+            t[r][sq] = PST[r][sq ^ flip];
+            sq += 1;
+        }
         r += 1;
     }
     t
-};
+}
 
 #[cfg(test)]
 mod tests {
@@ -293,10 +308,11 @@ mod tests {
             for m in game.moves {
                 moves.clear();
                 legal_moves_sorted_into(&st.pos, &mut moves);
-                move_values(&st.pos, &moves, &mut values);
+                let best = move_values(&st.pos, &moves, &mut values);
                 for (v, c) in values.iter().zip(&moves) {
                     assert_eq!(*v, move_value(&st.pos, &c.to_move()));
                 }
+                assert_eq!(best, values.iter().copied().max().unwrap_or(0));
                 st.play(m);
             }
         }

@@ -7,7 +7,7 @@
 //! predicts it from the position so that it costs almost nothing to code.
 
 use shakmaty::{
-    Bitboard, Chess, Move, Position, Role, Square,
+    Bitboard, Chess, Move, Position, Role, Square, attacks,
     san::{San, SanPlus, Suffix},
 };
 
@@ -129,6 +129,9 @@ pub fn expected_with(pos: &Chess, m: &Move, legal: &[Packed], convention: Conven
             let board = pos.board();
             disambiguation(board.attacks_to(to, pos.turn(), board.occupied()) & pos.our(role), from)
         }
+        // A piece that no other piece of its kind attacks the destination with needs no
+        // disambiguation (the common case, answered without scanning the legal moves).
+        Move::Normal { role, from, to, .. } if role != Role::Pawn && sole_attacker(pos, role, from, to) => (false, false),
         _ => legal_disambiguation(m, legal),
     };
     Spelling::new(file, rank, suffix)
@@ -153,6 +156,20 @@ pub fn legal_disambiguation(m: &Move, legal: &[Packed]) -> (bool, bool) {
         }
         Move::Castle { .. } | Move::Put { .. } => (false, false),
     }
+}
+
+/// Whether the side to move's piece of `role` on `from` is the only one of its kind that
+/// attacks `to` (pseudo-legally): then no legal rival exists either. Kings are always alone.
+#[inline]
+fn sole_attacker(pos: &Chess, role: Role, from: Square, to: Square) -> bool {
+    if role == Role::King {
+        return true;
+    }
+    let board = pos.board();
+    let piece = shakmaty::Piece { color: pos.turn(), role };
+    // Non-pawn attacks are symmetric: the squares a piece on `to` attacks are those it is
+    // attacked from.
+    (attacks::attacks(to, piece, board.occupied()) & pos.our(role)).without(from).is_empty()
 }
 
 /// The file and rank a piece on `from` shows among `rivals` (pieces of its role that reach the
@@ -252,13 +269,14 @@ pub fn parse_token_fast(token: &[u8], packed: &[Packed]) -> Option<(usize, Spell
         [f @ b'a'..=b'h', r @ b'1'..=b'8'] => (Some((f - b'a') as usize), Some((r - b'1') as usize)),
         _ => return None,
     };
+    // Destination, role, promotion and "not castling" compared in one masked test (the
+    // fields of [`Packed`]); the rare candidates that pass it are checked further.
+    const MASK: u32 = 0x3f << 6 | 7 << 12 | 7 << 18 | (Packed::CASTLE << 21);
+    let pattern = (to as u32) << 6 | role << 12 | (promotion as u32) << 18;
     let mut found = None;
     for (i, p) in packed.iter().enumerate() {
-        if p.to() == to
-            && p.role() == role
-            && p.kind() != Packed::CASTLE
+        if p.0 & MASK == pattern
             && (p.capture() != 0) == capture
-            && p.promotion() == promotion
             && file.is_none_or(|f| p.from() % 8 == f)
             && rank.is_none_or(|r| p.from() / 8 == r)
         {
