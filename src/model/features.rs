@@ -246,6 +246,45 @@ static LOSS_INTERPOLATION: [(u8, u16); LOSS_KNOTS[7] as usize + 1] = {
     table
 };
 
+/// The move weights prepared for [`MoveContext::logits`]: the weights, and the loss feature's
+/// contribution tabulated for every loss `0..=LOSS_KNOTS[7]` centipawns and every (phase,
+/// skill) row, so that the per-move loop reads one value instead of interpolating. Each entry
+/// is the weighted sum of [`MoveContext::features`]' two loss features, in 1/[`ONE`] logit
+/// units (what [`Dot`] accumulates before dividing by `ONE`). About 140 KiB; build it once
+/// per block, not per ply.
+pub struct MoveWeights<'w> {
+    weights: &'w [i32; move_layout::LEN],
+    /// `PHASES * SKILLS` rows of `LOSS_KNOTS[7] + 1` entries.
+    loss: Box<[[i64; LOSS_KNOTS[7] as usize + 1]]>,
+}
+
+impl<'w> MoveWeights<'w> {
+    /// Prepares `weights` (the move layout, [`move_layout::LEN`] long).
+    ///
+    /// # Panics
+    /// If `weights` does not have the layout's length.
+    pub fn new(weights: &'w [i32]) -> Self {
+        let weights: &[i32; move_layout::LEN] = weights.try_into().expect("move weights have the layout's length");
+        let loss = (0..PHASES * SKILLS)
+            .map(|row| {
+                let w = &weights[move_layout::LOSS + row * 8..][..8];
+                std::array::from_fn(|loss| {
+                    let (k, frac) = LOSS_INTERPOLATION[loss];
+                    let (k, frac) = (k as usize, frac as i64);
+                    // The value-0 feature of a whole knot adds 0 (k + 1 exists: k <= 6).
+                    w[k] as i64 * (ONE as i64 - frac) + w[k + 1] as i64 * frac
+                })
+            })
+            .collect();
+        MoveWeights { weights, loss }
+    }
+
+    /// The weights themselves.
+    pub fn weights(&self) -> &'w [i32] {
+        self.weights
+    }
+}
+
 /// Everything about one position that move features need, computed once per ply.
 pub struct MoveContext<'a> {
     /// The position before the move.
@@ -352,7 +391,7 @@ impl<'a> MoveContext<'a> {
     /// [`Sink`], which the coder needs for speed. **Keep in step with `features`**: a feature
     /// added there must be added here; the test `logits_match_features` compares both for
     /// every move of thousands of positions with random weights.
-    pub fn logits(&self, weights: &[i32], out: &mut Vec<i32>) -> i32 {
+    pub fn logits(&self, weights: &MoveWeights, out: &mut Vec<i32>) -> i32 {
         // Two copies of the loop: without the tactical features (the fast levels) it is small
         // enough to keep its values in registers.
         match &self.tactics {
@@ -364,26 +403,24 @@ impl<'a> MoveContext<'a> {
     /// [`MoveContext::logits`], with the tactical features iff `TACTICAL` (which must agree
     /// with `self.tactics`).
     #[inline(always)]
-    fn logits_with<const TACTICAL: bool>(&self, weights: &[i32], out: &mut Vec<i32>) -> i32 {
+    fn logits_with<const TACTICAL: bool>(&self, weights: &MoveWeights, out: &mut Vec<i32>) -> i32 {
         use move_layout::*;
-        let w: &[i32; LEN] = weights.try_into().expect("move weights have the layout's length");
-        let base = LOSS + (self.phase * SKILLS + self.skill) * 8;
-        let loss_w: [i64; 8] = std::array::from_fn(|k| w[base + k] as i64);
-        let from_w: &[i32; 384] = w[FROM_P..FROM_P + 384].try_into().expect("6 tables");
-        let to_w: &[i32; 384] = w[TO_P..TO_P + 384].try_into().expect("6 tables");
-        let dist_w: [i64; 8] = std::array::from_fn(|d| w[DIST_LAST + d] as i64);
+        let w = weights.weights;
+        let loss_row = &weights.loss[self.phase * SKILLS + self.skill];
         let (flip, last, own_last) = (self.flip, self.last_to_index, self.own_last_to_index);
         let distances: &[u8; 64] = &DISTANCE[last.min(63)];
+        let from_w: &[i32; 384] = w[FROM_P..FROM_P + 384].try_into().expect("6 tables");
+        let to_w: &[i32; 384] = w[TO_P..TO_P + 384].try_into().expect("6 tables");
+        // Without a last move (`last == 64`) no distance feature is active: zero weights.
+        let dist_w: [i64; 8] = if last < 64 { std::array::from_fn(|d| w[DIST_LAST + d] as i64) } else { [0; 8] };
+
         let mut z_max = i32::MIN;
         out.clear();
         out.extend(self.moves.iter().zip(self.scores).map(|(&p, &score)| {
             let r = p.role();
             let (from, to) = (p.from(), p.to());
-            // Loss (the two interpolation weights; a value-0 feature adds 0).
-            let loss = (self.best - score).clamp(0, LOSS_KNOTS[7]);
-            let (k, frac) = LOSS_INTERPOLATION[loss as usize];
-            let (k, frac) = (k as usize & 7, frac as i64);
-            let mut acc = loss_w[k] * (ONE as i64 - frac) + loss_w[(k + 1) & 7] * frac;
+            // Loss against the best move (tabulated interpolation between knots).
+            let mut acc = loss_row[(self.best - score).clamp(0, LOSS_KNOTS[7]) as usize];
             // Features of value ONE: their weights are summed, times ONE at the end.
             let mut ones = from_w[r * 64 + (from ^ flip)] as i64 + to_w[r * 64 + (to ^ flip)] as i64;
             if p.0 >> 15 != 0 {
@@ -405,11 +442,10 @@ impl<'a> MoveContext<'a> {
             if from == own_last {
                 ones += w[SAME_PIECE + r] as i64;
             }
-            if last < 64 {
-                ones += dist_w[(distances[to] as usize).min(7)];
-            }
+            // Chebyshev distances are at most 7.
+            ones += dist_w[distances[to] as usize & 7];
             if TACTICAL && let Some(t) = &self.tactics {
-                let mut dot = Dot::new(weights);
+                let mut dot = Dot::new(w);
                 self.tactical_features(t, &p.to_move(), Square::new(from as u32), Square::new(to as u32), &mut dot);
                 acc += dot.acc;
                 ones += dot.ones;
@@ -561,6 +597,7 @@ mod tests {
         for _ in 0..3 {
             weight_sets.push((0..move_layout::LEN).map(|_| (next() % 4001) as i32 - 2000).collect());
         }
+        let prepared: Vec<MoveWeights> = weight_sets.iter().map(|w| MoveWeights::new(w)).collect();
         let mut moves = Vec::new();
         let mut out = Vec::new();
         let mut checked = 0;
@@ -574,8 +611,8 @@ mod tests {
                 let scores: Vec<i32> = moves.iter().map(|c| move_value(&st.pos, &c.to_move()) * scale).collect();
                 for tactical in [false, true] {
                     let ctx = MoveContext::new(&st, &moves, &scores, tactical);
-                    for w in &weight_sets {
-                        let z_max = ctx.logits(w, &mut out);
+                    for (w, prepared) in weight_sets.iter().zip(&prepared) {
+                        let z_max = ctx.logits(prepared, &mut out);
                         let expected: Vec<i32> = (0..moves.len())
                             .map(|i| {
                                 let mut dot = Dot::new(w);

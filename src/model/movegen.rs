@@ -197,16 +197,26 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboar
     let mut base = [0u32; 64];
     // A pinned piece moves along the line through it and the king (`is_safe`).
     let allowed = |from: Square| if pinned.contains(from) { target & attacks::ray(from, king) } else { target };
-    let mut fill = |pieces: Bitboard, role: u32, reach_of: &dyn Fn(Square) -> Bitboard| {
-        for from in pieces & ours {
+    // A generic function rather than a closure taking `&dyn Fn`, so that each attack lookup
+    // is inlined into its own loop.
+    #[inline(always)]
+    fn fill(
+        reach: &mut [Bitboard; 64],
+        base: &mut [u32; 64],
+        pieces: Bitboard,
+        role: u32,
+        allowed: impl Fn(Square) -> Bitboard,
+        reach_of: impl Fn(Square) -> Bitboard,
+    ) {
+        for from in pieces {
             reach[from as usize] = reach_of(from) & allowed(from);
             base[from as usize] = from as u32 | role << 12;
         }
-    };
-    fill(board.knights(), 1, &attacks::knight_attacks);
-    fill(board.bishops(), 2, &|from| attacks::bishop_attacks(from, occupied));
-    fill(board.rooks(), 3, &|from| attacks::rook_attacks(from, occupied));
-    fill(board.queens(), 4, &|from| attacks::queen_attacks(from, occupied));
+    }
+    fill(&mut reach, &mut base, board.knights() & ours, 1, allowed, attacks::knight_attacks);
+    fill(&mut reach, &mut base, board.bishops() & ours, 2, allowed, |from| attacks::bishop_attacks(from, occupied));
+    fill(&mut reach, &mut base, board.rooks() & ours, 3, allowed, |from| attacks::rook_attacks(from, occupied));
+    fill(&mut reach, &mut base, board.queens() & ours, 4, allowed, |from| attacks::queen_attacks(from, occupied));
     let ep = pos.maybe_ep_square();
     let (push, start_half) = match us {
         Color::White => (8, Bitboard::SOUTH),

@@ -4,7 +4,7 @@ use shakmaty::{Chess, Move, Position};
 
 use super::Model;
 use super::book::{Book, BookMoves, PRIOR};
-use super::features::{Dot, EndContext, MoveContext, RESULT_CLASSES};
+use super::features::{Dot, EndContext, MoveContext, MoveWeights, RESULT_CLASSES};
 use super::game::{GameState, move_key};
 use super::movegen::{Packed, legal_moves_sorted_into};
 use super::softmax::{softmax_into, softmax_with_max};
@@ -22,6 +22,8 @@ const END_CACHE: usize = 64;
 /// any of the table methods for that ply.
 pub struct Predictor<'m> {
     model: &'m Model,
+    /// The model's move weights, prepared for [`MoveContext::logits`].
+    move_weights: MoveWeights<'m>,
     searcher: Searcher,
     book: Book,
     /// The legal moves, canonical order.
@@ -48,6 +50,7 @@ impl<'m> Predictor<'m> {
     pub fn new(model: &'m Model) -> Self {
         Predictor {
             model,
+            move_weights: MoveWeights::new(&model.move_weights),
             searcher: Searcher::new(),
             book: Book::new(),
             moves: Vec::with_capacity(256),
@@ -199,7 +202,7 @@ impl<'m> Predictor<'m> {
     /// Table over the prepared legal moves (which must not be empty).
     pub fn move_table(&mut self, st: &GameState) -> Cdf<'_> {
         let mut logits = std::mem::take(&mut self.logits);
-        let z_max = self.move_context(st).logits(&self.model.move_weights, &mut logits);
+        let z_max = self.move_context(st).logits(&self.move_weights, &mut logits);
         softmax_with_max(&logits, z_max, self.model.move_floor, &mut self.weights, &mut self.table);
         self.logits = logits;
         if st.ply < self.model.book_max_ply {
@@ -249,43 +252,52 @@ impl<'m> Predictor<'m> {
     }
 }
 
-/// [`move_value`] of every move into `out`, returning their maximum (0 without moves): normal
-/// moves from the engine's piece-square table directly (the same sums as `move_value`:
-/// destination minus origin of the moved or promoted piece, plus the captured piece), castling
-/// and en passant through `move_value` itself.
+/// [`move_value`] of every move into `out`, returning their maximum (0 without moves): plain
+/// moves (no promotion, castling or en passant) from the engine's piece-square table directly
+/// (the same sums as `move_value`: destination minus origin of the moved piece, plus the
+/// captured piece), indexed by bit fields of [`Packed`]; the others through `move_value`.
 fn move_values(pos: &Chess, moves: &[Packed], out: &mut Vec<i32>) -> i32 {
-    let (ours, theirs) = if pos.turn().is_white() { (&PST_WHITE, &PST_BLACK) } else { (&PST_BLACK, &PST_WHITE) };
+    let (ours, theirs) = if pos.turn().is_white() { (&PST_WHITE, &VICTIM_BLACK) } else { (&PST_BLACK, &VICTIM_WHITE) };
     let mut best = i32::MIN;
     out.clear();
-    out.extend(moves.iter().map(|&p| {
-        let v = if p.kind() == Packed::NORMAL {
-            let (r, from, to) = (p.role(), p.from(), p.to());
-            let placed = if p.promotion() != 0 { p.promotion() - 1 } else { r };
-            // Row 7 (no piece) is 0: a move without capture adds nothing.
-            ours[placed & 7][to] - ours[r][from] + theirs[p.capture().wrapping_sub(1) & 7][to]
+    out.resize(moves.len(), 0);
+    for (v, &p) in out.iter_mut().zip(moves) {
+        *v = if p.is_plain() {
+            let x = p.0 as usize;
+            let role_to = x >> 6 & 0x1ff; // role << 6 | to
+            let role_from = (x >> 6 & 0x1c0) | (x & 63); // role << 6 | from
+            let captured_to = (x >> 9 & 0x1c0) | (x >> 6 & 63); // (captured role + 1) << 6 | to
+            ours[role_to] - ours[role_from] + theirs[captured_to]
         } else {
             move_value(pos, &p.to_move())
         };
-        best = best.max(v);
-        v
-    }));
+        best = best.max(*v);
+    }
     if moves.is_empty() { 0 } else { best }
 }
 
-/// The engine's [`PST`] for White's pieces (`[role index][square]`), padded to 8 rows of
-/// zeros so that a 3-bit role index needs no check.
-static PST_WHITE: [[i32; 64]; 8] = pst8(0);
+/// The engine's [`PST`] for White's pieces, indexed by `role index << 6 | square`, padded
+/// with zeros to 8 roles so that any 9-bit index is in range.
+static PST_WHITE: [i32; 512] = pst_by_index(0, 0);
 
 /// [`PST_WHITE`] for Black's pieces: squares mirrored vertically.
-static PST_BLACK: [[i32; 64]; 8] = pst8(56);
+static PST_BLACK: [i32; 512] = pst_by_index(56, 0);
 
-const fn pst8(flip: usize) -> [[i32; 64]; 8] {
-    let mut t = [[0; 64]; 8];
+/// The values of captured White pieces, indexed by `(role index + 1) << 6 | square` (the
+/// capture field of [`Packed`] and the destination): row 0, no capture, is 0.
+static VICTIM_WHITE: [i32; 512] = pst_by_index(0, 1);
+
+/// [`VICTIM_WHITE`] for Black's pieces.
+static VICTIM_BLACK: [i32; 512] = pst_by_index(56, 1);
+
+/// `PST[r][sq ^ flip]` at index `(r + row_offset) << 6 | sq` for the 6 roles, 0 elsewhere.
+const fn pst_by_index(flip: usize, row_offset: usize) -> [i32; 512] {
+    let mut t = [0; 512];
     let mut r = 0;
     while r < 6 {
         let mut sq = 0;
         while sq < 64 {
-            t[r][sq] = PST[r][sq ^ flip];
+            t[(r + row_offset) << 6 | sq] = PST[r][sq ^ flip];
             sq += 1;
         }
         r += 1;
