@@ -196,7 +196,8 @@ pub fn class_result(class: usize, turn: Color) -> GameResult {
 /// Index of the bucket of `x` among ascending `edges` (`edges.len() + 1` buckets).
 #[inline]
 pub fn bucket<T: PartialOrd + Copy>(x: T, edges: &[T]) -> usize {
-    edges.iter().take_while(|&&e| x >= e).count()
+    // For ascending edges, the number of edges <= x: counted without branches.
+    edges.iter().map(|&e| (x >= e) as usize).sum()
 }
 
 /// What to xor a square index with to see it from `color`'s side: 0 for White, 56 for Black.

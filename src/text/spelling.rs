@@ -348,6 +348,33 @@ mod tests {
     }
 
     #[test]
+    fn sole_attackers_need_no_disambiguation() {
+        // The fast path of `expected_with` agrees with the scan of the legal moves.
+        let mut legal = Vec::new();
+        let mut fast = 0;
+        for line in include_str!("../../data/Chess_Games.txt").lines().take(500) {
+            let game = crate::text::parse_game(line.as_bytes()).expect("benchmark lines parse");
+            let mut pos = Chess::default();
+            for m in &game.moves {
+                legal.clear();
+                crate::model::movegen::legal_moves_sorted_into(&pos, &mut legal);
+                for p in &legal {
+                    let c = p.to_move();
+                    if let Move::Normal { role, from, to, .. } = c
+                        && role != Role::Pawn
+                        && sole_attacker(&pos, role, from, to)
+                    {
+                        assert_eq!(legal_disambiguation(&c, &legal), (false, false), "{c:?}");
+                        fast += 1;
+                    }
+                }
+                pos.play_unchecked(*m);
+            }
+        }
+        assert!(fast > 100_000, "{fast}");
+    }
+
+    #[test]
     fn pseudo_legal_disambiguation_counts_pinned_rivals() {
         // The rook on e3 is pinned to the king on e1 by the rook on e8, so `Rc3` is
         // unambiguous among legal moves but not among pseudo-legal ones.
