@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Fits every level's parameters (models/levelN.txt) and the prior opening book (models/book.txt)
-# on the training games, validating on the heldout games. Never reads the benchmark.
+# Fits every level's parameters (models/levelN.txt) and the prior opening book (models/book.txt,
+# and its binary form models/book.bin) on the training games, validating on the heldout games.
+# Never reads the benchmark.
 # Usage: scripts/tune-all.sh [LEVEL...]   (default: all levels)
 set -euo pipefail
 cd "$(dirname "$0")/.."

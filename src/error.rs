@@ -20,7 +20,7 @@ pub enum Error {
     Model {
         /// The model file's name.
         name: String,
-        /// 1-based line number.
+        /// 1-based line number (0 when the error is not on one line, or the file is binary).
         line: usize,
         /// What is wrong.
         message: String,

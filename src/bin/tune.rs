@@ -7,10 +7,14 @@
 //!     --heldout ../shared/data/heldout/lichess_heldout.txt
 //! cargo run --release --bin tune -- ablate --level 2 --train ... --heldout ...
 //! cargo run --release --bin tune -- trace --level 2 FILE --out-dir DIR
+//! cargo run --release --bin tune -- book-bin
 //! ```
 //! `fit` reads `models/levelN.txt` for the level's settings (search depth, ...) and as the
 //! starting point, fits on `--train`, evaluates on `--heldout`, and rewrites
-//! `models/levelN.txt` (or `--out`). It refuses the benchmark file.
+//! `models/levelN.txt` (or `--out`). It refuses the benchmark file. With `--book-out FILE` it
+//! also writes the prior book's text to FILE and its binary form next to it (`.bin`).
+//! `book-bin` regenerates the embedded binary book (`models/book.bin`) from `models/book.txt`
+//! after an edit of the text; rebuild afterwards.
 
 use std::path::PathBuf;
 
@@ -18,6 +22,7 @@ use anyhow::{Context, bail};
 use clap::Parser;
 
 use chesszip::model::Model;
+use chesszip::model::book::PriorBook;
 use chesszip::model::features::move_layout;
 use chesszip::text::Game;
 use chesszip::tune::{TACTICAL_GROUPS, TuneOptions, load_games, tune};
@@ -33,6 +38,18 @@ enum Command {
     /// Code a file with the embedded model of a level and write bits per ply by ply number
     /// and calibration tables (CSV) for plots.
     Trace(TraceArgs),
+    /// Regenerate the binary prior book (embedded by the build) from its text.
+    BookBin(BookBinArgs),
+}
+
+#[derive(clap::Args)]
+struct BookBinArgs {
+    /// The prior book's text (the source of truth).
+    #[arg(long, default_value = "models/book.txt")]
+    text: PathBuf,
+    /// Where to write the binary book.
+    #[arg(long, default_value = "models/book.bin")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -115,7 +132,7 @@ struct Args {
     #[arg(long, default_value_t = 300)]
     iterations: usize,
     /// Also write the prior opening book built from the training games here
-    /// (models/book.txt; shared by all levels).
+    /// (models/book.txt; shared by all levels), and its binary form next to it (.bin).
     #[arg(long)]
     book_out: Option<PathBuf>,
     /// Do not write the parameter file (measure only).
@@ -128,7 +145,21 @@ fn main() -> anyhow::Result<()> {
         Command::Fit(args) => fit(args),
         Command::Ablate(args) => ablate(args),
         Command::Trace(args) => trace(args),
+        Command::BookBin(args) => {
+            let text = std::fs::read_to_string(&args.text).with_context(|| format!("reading {}", args.text.display()))?;
+            write_book_bin(&args.text, &text, &args.out)
+        }
     }
+}
+
+/// Parses the prior book text `text` (read from `source`, named in errors) and writes its
+/// binary form ([`chesszip::model::book::Book::to_bytes`]) to `out`.
+fn write_book_bin(source: &std::path::Path, text: &str, out: &std::path::Path) -> anyhow::Result<()> {
+    let book = PriorBook::parse(&source.display().to_string(), text)?.book;
+    let bytes = book.to_bytes();
+    std::fs::write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    eprintln!("wrote {} ({} positions, {} bytes)", out.display(), book.len(), bytes.len());
+    Ok(())
 }
 
 fn trace(args: TraceArgs) -> anyhow::Result<()> {
@@ -193,6 +224,9 @@ fn ablate(args: AblateArgs) -> anyhow::Result<()> {
 }
 
 fn fit(args: Args) -> anyhow::Result<()> {
+    if args.book_out.as_ref().is_some_and(|b| b.extension().is_some_and(|e| e == "bin")) {
+        bail!("--book-out is the book's text; its binary form goes next to it with the extension .bin");
+    }
     let from = args.from.clone().unwrap_or_else(|| PathBuf::from(format!("models/level{}.txt", args.data.level)));
     let text = std::fs::read_to_string(&from).with_context(|| format!("reading {}", from.display()))?;
     let base = Model::parse_lenient(&from.display().to_string(), &text)?;
@@ -236,8 +270,10 @@ fn fit(args: Args) -> anyhow::Result<()> {
                 args.data.train.file_name().unwrap_or_default().to_string_lossy(),
                 train.len()
             );
-            std::fs::write(book, header + &r.book_text).with_context(|| format!("writing {}", book.display()))?;
+            let text = header + &r.book_text;
+            std::fs::write(book, &text).with_context(|| format!("writing {}", book.display()))?;
             eprintln!("wrote {}", book.display());
+            write_book_bin(book, &text, &book.with_extension("bin"))?;
         }
     }
     Ok(())
