@@ -2,7 +2,7 @@
 
 use shakmaty::{Bitboard, Chess, Move, Position, Role, Square, attacks};
 
-use super::movegen::Packed;
+use super::movegen::{EMPTY_BOARD_RAYS, Packed};
 
 /// Precomputed data to answer "does this move give check?" for every move of a position.
 #[derive(Clone, Copy, Debug)]
@@ -37,8 +37,8 @@ impl CheckInfo {
             Bitboard::EMPTY,
         ];
         let mut discoverers = Bitboard::EMPTY;
-        let snipers = (attacks::rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens()
-            | attacks::bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens())
+        let snipers = (EMPTY_BOARD_RAYS[0][king as usize] & board.rooks_and_queens()
+            | EMPTY_BOARD_RAYS[1][king as usize] & board.bishops_and_queens())
             & board.by_color(us);
         for sniper in snipers {
             let between = attacks::between(king, sniper) & occupied;

@@ -142,7 +142,7 @@ impl MoveSink for MoveList {
 
 /// The squares a rook (index 0) and a bishop (index 1) on each square attack on an empty
 /// board: 1 KiB, always in cache, unlike the magic tables of [`attacks::rook_attacks`].
-static EMPTY_BOARD_RAYS: [[Bitboard; 64]; 2] = {
+pub(crate) static EMPTY_BOARD_RAYS: [[Bitboard; 64]; 2] = {
     let mut t = [[Bitboard::EMPTY; 64]; 2];
     let mut i = 0;
     while i < 64 {
