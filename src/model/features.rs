@@ -255,9 +255,18 @@ static LOSS_INTERPOLATION: [(u8, u16); LOSS_KNOTS[7] as usize + 1] = {
 /// per block, not per ply.
 pub struct MoveWeights<'w> {
     weights: &'w [i32; move_layout::LEN],
+    /// Every weight is within `±SMALL_WEIGHT`: then no logit can reach the clamp of
+    /// [`Dot::logit`] (at most ~20 features are active, each adding at most `2^20 * ONE`, and the
+    /// two loss features at most `2^20 * ONE` together: below `2^34`, a logit below `2^26`),
+    /// so the per-move loop skips it.
+    small: bool,
     /// `PHASES * SKILLS` rows of `LOSS_KNOTS[7] + 1` entries.
     loss: Box<[[i64; LOSS_KNOTS[7] as usize + 1]]>,
 }
+
+/// Bound on the weights below which logits need no clamping (see [`MoveWeights`]); fitted
+/// weights are a few thousand.
+const SMALL_WEIGHT: u32 = 1 << 20;
 
 impl<'w> MoveWeights<'w> {
     /// Prepares `weights` (the move layout, [`move_layout::LEN`] long).
@@ -277,7 +286,7 @@ impl<'w> MoveWeights<'w> {
                 })
             })
             .collect();
-        MoveWeights { weights, loss }
+        MoveWeights { weights, loss, small: weights.iter().all(|w| w.unsigned_abs() <= SMALL_WEIGHT) }
     }
 
     /// The weights themselves.
@@ -395,16 +404,19 @@ impl<'a> MoveContext<'a> {
     pub fn logits(&self, weights: &MoveWeights, out: &mut Vec<i32>) -> i32 {
         // Two copies of the loop: without the tactical features (the fast levels) it is small
         // enough to keep its values in registers.
-        match &self.tactics {
-            None => self.logits_with::<false>(weights, out),
-            Some(_) => self.logits_with::<true>(weights, out),
+        match (&self.tactics, weights.small) {
+            (None, true) => self.logits_with::<false, false>(weights, out),
+            (None, false) => self.logits_with::<false, true>(weights, out),
+            (Some(_), true) => self.logits_with::<true, false>(weights, out),
+            (Some(_), false) => self.logits_with::<true, true>(weights, out),
         }
     }
 
     /// [`MoveContext::logits`], with the tactical features iff `TACTICAL` (which must agree
-    /// with `self.tactics`).
+    /// with `self.tactics`), clamping each logit as [`Dot::logit`] does iff `CLAMP` (which
+    /// may be false only for [`MoveWeights::small`] weights).
     #[inline(always)]
-    fn logits_with<const TACTICAL: bool>(&self, weights: &MoveWeights, out: &mut Vec<i32>) -> i32 {
+    fn logits_with<const TACTICAL: bool, const CLAMP: bool>(&self, weights: &MoveWeights, out: &mut Vec<i32>) -> i32 {
         use move_layout::*;
         let w = weights.weights;
         let loss_row = &weights.loss[self.phase * SKILLS + self.skill];
@@ -451,7 +463,9 @@ impl<'a> MoveContext<'a> {
                 acc += dot.acc;
                 ones += dot.ones;
             }
-            let z = ((acc + ones * ONE as i64) >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
+            let z = (acc + ones * ONE as i64) >> 8;
+            // Without large weights, `z` is far inside the clamp of `Dot::logit`.
+            let z = if CLAMP { z.clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32 } else { z as i32 };
             z_max = z_max.max(z);
             z
         }));
@@ -598,7 +612,13 @@ mod tests {
         for _ in 0..3 {
             weight_sets.push((0..move_layout::LEN).map(|_| (next() % 4001) as i32 - 2000).collect());
         }
+        // Weights so large that logits reach the clamp (the clamping loop).
+        weight_sets.push((0..move_layout::LEN).map(|_| (next() as i32) / 2).collect());
+        weight_sets.push((0..move_layout::LEN).map(|_| i32::MAX - (next() % 4) as i32).collect());
         let prepared: Vec<MoveWeights> = weight_sets.iter().map(|w| MoveWeights::new(w)).collect();
+        assert!(prepared.iter().take(MAX_LEVEL as usize).all(|p| p.small), "the embedded models skip the clamp");
+        assert!(prepared.iter().any(|p| !p.small));
+        let mut clamped = 0;
         let mut moves = Vec::new();
         let mut out = Vec::new();
         let mut checked = 0;
@@ -622,6 +642,7 @@ mod tests {
                             })
                             .collect();
                         assert_eq!(out, expected);
+                        clamped += out.iter().filter(|&&z| z == i32::MAX / 2 || z == i32::MIN / 2).count();
                         assert_eq!(z_max, expected.iter().copied().max().unwrap());
                         checked += out.len();
                     }
@@ -631,5 +652,6 @@ mod tests {
             }
         }
         assert!(checked > 1_000_000, "{checked}");
+        assert!(clamped > 1000, "{clamped}");
     }
 }
