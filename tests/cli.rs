@@ -296,3 +296,38 @@ fn movetext_conversion_that_leaves_games_out_warns_with_status_2() {
     let out = chesszip().args(["-d", "--format", "pgn", "-c"]).arg(&archive).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn info_extract_and_test_on_the_benchmark_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/Chess_Games.txt")).unwrap();
+    let path = dir.path().join("Chess_Games.txt");
+    fs::write(&path, &text).unwrap();
+    chesszip().arg("-1").arg(&path).assert().success();
+    let archive = dir.path().join("Chess_Games.txt.chz");
+
+    let out = chesszip().arg("info").arg(&archive).output().unwrap();
+    assert!(out.status.success());
+    let info = String::from_utf8(out.stdout).unwrap();
+    for expected in
+        ["games:          10000\n", "raw lines:      0\n", "lines:          10000\n", "plies:          676149\n", "blocks:         10\n", "level:          1\n"]
+    {
+        assert!(info.contains(expected), "{expected:?} in {info}");
+    }
+
+    // Single games and a range across the boundary of the first two blocks (1000 games each).
+    let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+    for n in [1, 1000, 1001, 5000, 10000] {
+        chesszip().arg("extract").arg(&archive).args(["--game", &n.to_string()]).assert().success().stdout(lines[n - 1].to_vec());
+    }
+    chesszip().arg("extract").arg(&archive).args(["-g", "995..1005"]).assert().success().stdout(lines[994..1005].concat());
+
+    // `-t` passes on the archive and fails on a damaged copy, writing nothing.
+    chesszip().arg("-t").arg(&archive).assert().success().stdout("").stderr("");
+    let mut damaged = fs::read(&archive).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x10;
+    let damaged_path = dir.path().join("damaged.chz");
+    fs::write(&damaged_path, &damaged).unwrap();
+    chesszip().arg("-t").arg(&damaged_path).assert().code(1).stdout("");
+}

@@ -363,11 +363,11 @@ fn castling_rook(pos: &Chess, king: Square, side: CastlingSide) -> Option<Square
         return None;
     }
     let king_to = side.king_to(us);
-    if board.attacks_to(king_to, !us, occupied ^ king ^ rook ^ side.rook_to(us)).any() {
+    if attackers(board, king_to, !us, occupied ^ king ^ rook ^ side.rook_to(us)).any() {
         return None;
     }
     for sq in attacks::between(king, king_to).with(king) {
-        if board.attacks_to(sq, !us, occupied ^ king).any() {
+        if attackers(board, sq, !us, occupied ^ king).any() {
             return None;
         }
     }
