@@ -309,9 +309,14 @@ fn info_extract_and_test_on_the_benchmark_archive() {
     let out = chesszip().arg("info").arg(&archive).output().unwrap();
     assert!(out.status.success());
     let info = String::from_utf8(out.stdout).unwrap();
-    for expected in
-        ["games:          10000\n", "raw lines:      0\n", "lines:          10000\n", "plies:          676149\n", "blocks:         10\n", "level:          1\n"]
-    {
+    for expected in [
+        "games:          10000\n",
+        "raw lines:      0\n",
+        "lines:          10000\n",
+        "plies:          676149\n",
+        "blocks:         10\n",
+        "level:          1\n",
+    ] {
         assert!(info.contains(expected), "{expected:?} in {info}");
     }
 
