@@ -328,7 +328,10 @@ impl Iterator for BookMoves<'_> {
 /// comes after its parent. Line `k` (0-based, counting only data lines) reads
 /// `<parent line> <SAN move from the parent> : <SAN>=<count> ...`; the first data line is the
 /// initial position and reads `- - : ...`. Keying by move paths rather than by hashes keeps the
-/// file independent of the hash function; hashes are computed when the file is loaded.
+/// reviewable text independent of the hash function. What the binary loads is its derived
+/// form, `models/book.bin` ([`Book::to_bytes`]), keyed by shakmaty's Zobrist hashes: after a
+/// change of the text, the hashes or the move keys, regenerate it with
+/// `cargo run --release --bin tune -- book-bin` (a unit test compares both).
 #[derive(Clone, Debug, Default)]
 pub struct PriorBook {
     /// Counts per position hash.

@@ -256,9 +256,11 @@ static LOSS_INTERPOLATION: [(u8, u16); LOSS_KNOTS[7] as usize + 1] = {
 pub struct MoveWeights<'w> {
     weights: &'w [i32; move_layout::LEN],
     /// Every weight is within `±SMALL_WEIGHT`: then no logit can reach the clamp of
-    /// [`Dot::logit`] (at most ~20 features are active, each adding at most `2^20 * ONE`, and the
-    /// two loss features at most `2^20 * ONE` together: below `2^34`, a logit below `2^26`),
-    /// so the per-move loop skips it.
+    /// [`Dot::logit`], so the per-move loop skips it. At most 18 features of value [`ONE`] are
+    /// active for a move (8 in [`MoveContext::features`] itself, 10 tactical ones), each adding
+    /// at most `2^20 * ONE`, and the two loss features at most `2^20 * ONE` together: a sum
+    /// below `19 * 2^28`, a logit below `2^25`, far inside `±2^30`. **A new feature must keep
+    /// this bound** (or lower `SMALL_WEIGHT`).
     small: bool,
     /// `PHASES * SKILLS` rows of `LOSS_KNOTS[7] + 1` entries.
     loss: Box<[[i64; LOSS_KNOTS[7] as usize + 1]]>,
@@ -287,11 +289,6 @@ impl<'w> MoveWeights<'w> {
             })
             .collect();
         MoveWeights { weights, loss, small: weights.iter().all(|w| w.unsigned_abs() <= SMALL_WEIGHT) }
-    }
-
-    /// The weights themselves.
-    pub fn weights(&self) -> &'w [i32] {
-        self.weights
     }
 }
 
@@ -323,8 +320,10 @@ pub struct MoveContext<'a> {
 
 impl<'a> MoveContext<'a> {
     /// Precomputes the per-position facts; the attack facts of the tactical features
-    /// (`escape*`, `to_*`, `threatens`, `capture_free`) only when `tactical` is set.
-    pub fn new(st: &'a GameState, moves: &'a [Packed], scores: &'a [i32], tactical: bool) -> Self {
+    /// (`escape*`, `to_*`, `threatens`, `capture_free`) only when `tactical` is set. `best`
+    /// must be `max(scores)` (which the scorer knows).
+    pub fn new(st: &'a GameState, moves: &'a [Packed], scores: &'a [i32], best: i32, tactical: bool) -> Self {
+        debug_assert_eq!(best, scores.iter().copied().max().unwrap_or(0));
         let pos = &st.pos;
         let last_to = st.last.map(|m| m.to());
         let own_last_to = st.own_last.map(|m| m.to());
@@ -332,7 +331,7 @@ impl<'a> MoveContext<'a> {
             pos,
             moves,
             scores,
-            best: scores.iter().copied().max().unwrap_or(0),
+            best,
             last_to,
             own_last_to,
             phase: phase(pos),
@@ -402,8 +401,8 @@ impl<'a> MoveContext<'a> {
     /// added there must be added here; the test `logits_match_features` compares both for
     /// every move of thousands of positions with random weights.
     pub fn logits(&self, weights: &MoveWeights, out: &mut Vec<i32>) -> i32 {
-        // Two copies of the loop: without the tactical features (the fast levels) it is small
-        // enough to keep its values in registers.
+        // Four copies of the loop: without the tactical features (level 1) and without the
+        // clamp (the embedded models) it is small enough to keep its values in registers.
         match (&self.tactics, weights.small) {
             (None, true) => self.logits_with::<false, false>(weights, out),
             (None, false) => self.logits_with::<false, true>(weights, out),
@@ -616,7 +615,7 @@ mod tests {
         weight_sets.push((0..move_layout::LEN).map(|_| (next() as i32) / 2).collect());
         weight_sets.push((0..move_layout::LEN).map(|_| i32::MAX - (next() % 4) as i32).collect());
         let prepared: Vec<MoveWeights> = weight_sets.iter().map(|w| MoveWeights::new(w)).collect();
-        assert!(prepared.iter().take(MAX_LEVEL as usize).all(|p| p.small), "the embedded models skip the clamp");
+        assert!(prepared.iter().take((MAX_LEVEL - MIN_LEVEL + 1) as usize).all(|p| p.small), "the embedded models skip the clamp");
         assert!(prepared.iter().any(|p| !p.small));
         let mut clamped = 0;
         let mut moves = Vec::new();
@@ -631,7 +630,8 @@ mod tests {
                 let scale = [1, 3, 10][g % 3];
                 let scores: Vec<i32> = moves.iter().map(|c| move_value(&st.pos, &c.to_move()) * scale).collect();
                 for tactical in [false, true] {
-                    let ctx = MoveContext::new(&st, &moves, &scores, tactical);
+                    let best = scores.iter().copied().max().unwrap_or(0);
+                    let ctx = MoveContext::new(&st, &moves, &scores, best, tactical);
                     for (w, prepared) in weight_sets.iter().zip(&prepared) {
                         let z_max = ctx.logits(prepared, &mut out);
                         let expected: Vec<i32> = (0..moves.len())

@@ -374,7 +374,8 @@ fn castling_rook(pos: &Chess, king: Square, side: CastlingSide) -> Option<Square
     Some(rook)
 }
 
-/// Whether en passant `from` -> `to` leaves the king safe (shakmaty's `is_safe`).
+/// Whether en passant `from` -> `to` leaves the king safe (shakmaty's `is_safe`). Rare, so
+/// shakmaty's `attacks_to` as it is rather than the ray-filtered [`attackers`].
 fn ep_is_safe(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
     let board = pos.board();
     let capture = Square::from_coords(to.file(), from.rank());

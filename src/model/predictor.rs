@@ -143,7 +143,7 @@ impl<'m> Predictor<'m> {
     /// Move features of the prepared position.
     pub fn move_context<'a>(&'a self, st: &'a GameState) -> MoveContext<'a> {
         self.check_prepared(st);
-        MoveContext::new(st, &self.moves, &self.scores, self.model.tactical)
+        MoveContext::new(st, &self.moves, &self.scores, self.best, self.model.tactical)
     }
 
     /// End and result features of the prepared position.
