@@ -732,8 +732,12 @@ const fn table(deltas: &[(i32, i32)], repeat: bool) -> [u64; 64] {
 
 static KNIGHT_ATTACKS: [u64; 64] = table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)], false);
 static KING_ATTACKS: [u64; 64] = table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)], false);
-static BISHOP_RAYS: [u64; 64] = table(&[(1, 1), (-1, 1), (-1, -1), (1, -1)], true);
-static ROOK_RAYS: [u64; 64] = table(&[(1, 0), (0, 1), (-1, 0), (0, -1)], true);
+/// The squares a bishop on each square attacks on an empty board (1 KiB together with
+/// [`ROOK_RAYS`], always in cache, unlike the magic tables): a cheap test of whether a
+/// slider can attack a square at all before looking its attacks up.
+pub(crate) static BISHOP_RAYS: [u64; 64] = table(&[(1, 1), (-1, 1), (-1, -1), (1, -1)], true);
+/// [`BISHOP_RAYS`] for a rook.
+pub(crate) static ROOK_RAYS: [u64; 64] = table(&[(1, 0), (0, 1), (-1, 0), (0, -1)], true);
 
 /// Attack set of a non-pawn `role` on square `from` with occupancy `occ`.
 #[inline]

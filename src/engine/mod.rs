@@ -24,6 +24,7 @@ mod search_tests;
 mod see;
 mod threats;
 
+pub(crate) use board::{BISHOP_RAYS, ROOK_RAYS};
 pub use search::{SearchConfig, Searcher};
 pub use see::see;
 pub use threats::Threats;

@@ -2,7 +2,8 @@
 
 use shakmaty::{Bitboard, Chess, Move, Position, Role, Square, attacks};
 
-use super::movegen::{EMPTY_BOARD_RAYS, Packed};
+use super::movegen::Packed;
+use crate::engine::{BISHOP_RAYS, ROOK_RAYS};
 
 /// Precomputed data to answer "does this move give check?" for every move of a position.
 #[derive(Clone, Copy, Debug)]
@@ -37,8 +38,8 @@ impl CheckInfo {
             Bitboard::EMPTY,
         ];
         let mut discoverers = Bitboard::EMPTY;
-        let snipers = (EMPTY_BOARD_RAYS[0][king as usize] & board.rooks_and_queens()
-            | EMPTY_BOARD_RAYS[1][king as usize] & board.bishops_and_queens())
+        let snipers = (Bitboard(ROOK_RAYS[king as usize]) & board.rooks_and_queens()
+            | Bitboard(BISHOP_RAYS[king as usize]) & board.bishops_and_queens())
             & board.by_color(us);
         for sniper in snipers {
             let between = attacks::between(king, sniper) & occupied;

@@ -9,6 +9,7 @@
 //! trees of tricky positions. Moves come out [`Packed`]: what the model's per-move loops read,
 //! without shakmaty's [`Move`] enum ([`Packed::to_move`] converts).
 
+use crate::engine::{BISHOP_RAYS, ROOK_RAYS};
 use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Move, MoveList, Position, Role, Square, attacks};
 
 /// A legal move in 32 bits: what the model's per-move loops read, decoded by shifts instead of
@@ -140,22 +141,9 @@ impl MoveSink for MoveList {
     }
 }
 
-/// The squares a rook (index 0) and a bishop (index 1) on each square attack on an empty
-/// board: 1 KiB, always in cache, unlike the magic tables of [`attacks::rook_attacks`].
-pub(crate) static EMPTY_BOARD_RAYS: [[Bitboard; 64]; 2] = {
-    let mut t = [[Bitboard::EMPTY; 64]; 2];
-    let mut i = 0;
-    while i < 64 {
-        t[0][i] = attacks::rook_attacks(Square::new(i as u32), Bitboard::EMPTY);
-        t[1][i] = attacks::bishop_attacks(Square::new(i as u32), Bitboard::EMPTY);
-        i += 1;
-    }
-    t
-};
-
 /// `board.attacks_to(sq, attacker, occupied)`, looking the sliders' attacks up (in the large
 /// magic tables, often a cache miss) only when a slider of `attacker` stands on one of the
-/// lines through `sq`.
+/// lines through `sq` (the engine's small empty-board ray tables).
 #[inline]
 fn attackers(board: &Board, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
     let theirs = board.by_color(attacker);
@@ -164,11 +152,11 @@ fn attackers(board: &Board, sq: Square, attacker: Color, occupied: Bitboard) -> 
             | attacks::king_attacks(sq) & board.kings()
             | attacks::pawn_attacks(!attacker, sq) & board.pawns());
     let rooks = board.rooks_and_queens() & theirs;
-    if (EMPTY_BOARD_RAYS[0][sq as usize] & rooks).any() {
+    if (Bitboard(ROOK_RAYS[sq as usize]) & rooks).any() {
         found |= attacks::rook_attacks(sq, occupied) & rooks;
     }
     let bishops = board.bishops_and_queens() & theirs;
-    if (EMPTY_BOARD_RAYS[1][sq as usize] & bishops).any() {
+    if (Bitboard(BISHOP_RAYS[sq as usize]) & bishops).any() {
         found |= attacks::bishop_attacks(sq, occupied) & bishops;
     }
     found
@@ -190,8 +178,8 @@ pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboar
     let checkers = attackers(board, king, them, occupied);
 
     // Pieces alone between the king and an enemy slider (shakmaty's `slider_blockers`).
-    let snipers = (EMPTY_BOARD_RAYS[0][king as usize] & board.rooks_and_queens()
-        | EMPTY_BOARD_RAYS[1][king as usize] & board.bishops_and_queens())
+    let snipers = (Bitboard(ROOK_RAYS[king as usize]) & board.rooks_and_queens()
+        | Bitboard(BISHOP_RAYS[king as usize]) & board.bishops_and_queens())
         & theirs;
     let mut pinned = Bitboard::EMPTY;
     for sniper in snipers {

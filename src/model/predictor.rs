@@ -260,9 +260,8 @@ fn move_values(pos: &Chess, moves: &[Packed], out: &mut Vec<i32>) -> i32 {
     let (ours, theirs) = if pos.turn().is_white() { (&PST_WHITE, &VICTIM_BLACK) } else { (&PST_BLACK, &VICTIM_WHITE) };
     let mut best = i32::MIN;
     out.clear();
-    out.resize(moves.len(), 0);
-    for (v, &p) in out.iter_mut().zip(moves) {
-        *v = if p.is_plain() {
+    out.extend(moves.iter().map(|&p| {
+        let v = if p.is_plain() {
             let x = p.0 as usize;
             let role_to = x >> 6 & 0x1ff; // role << 6 | to
             let role_from = (x >> 6 & 0x1c0) | (x & 63); // role << 6 | from
@@ -271,8 +270,9 @@ fn move_values(pos: &Chess, moves: &[Packed], out: &mut Vec<i32>) -> i32 {
         } else {
             move_value(pos, &p.to_move())
         };
-        best = best.max(*v);
-    }
+        best = best.max(v);
+        v
+    }));
     if moves.is_empty() { 0 } else { best }
 }
 
