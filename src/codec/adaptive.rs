@@ -8,6 +8,8 @@ use crate::Error;
 #[derive(Clone, Debug)]
 pub struct AdaptiveModel {
     counts: Vec<u64>,
+    /// Sum of `counts`.
+    total: u64,
     table: CdfBuf,
     increment: u64,
 }
@@ -18,7 +20,8 @@ impl AdaptiveModel {
     pub fn new(n: usize, prior: u64) -> Self {
         let counts = vec![prior; n];
         let table = CdfBuf::from_weights(&counts);
-        AdaptiveModel { counts, table, increment: 32 }
+        let total = counts.iter().sum();
+        AdaptiveModel { counts, total, table, increment: 32 }
     }
 
     /// The current table.
@@ -39,11 +42,40 @@ impl AdaptiveModel {
     /// Counts one occurrence of `symbol`, halving all counts when they grow large.
     pub fn observe(&mut self, symbol: usize) {
         self.counts[symbol] += self.increment;
-        if self.counts.iter().sum::<u64>() > 1 << 20 {
+        self.total += self.increment;
+        if self.total > 1 << 20 {
             for c in &mut self.counts {
                 *c = (*c / 2).max(1);
             }
+            self.total = self.counts.iter().sum();
         }
-        self.table.set_weights(&self.counts);
+        // `set_weights` with the sum known (non-zero: this observation counted).
+        let counts = &self.counts;
+        self.table.set_scaled(counts.len(), self.total as u128, |i| counts[i]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table after each observation is the one [`CdfBuf::set_weights`] makes of the
+    /// counts, through the halvings.
+    #[test]
+    fn table_tracks_the_counts() {
+        let mut model = AdaptiveModel::new(3, 32);
+        let mut x: u32 = 1;
+        for step in 0..100_000 {
+            x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            let symbol = [0, 0, 0, 1, 1, 2][(x >> 24) as usize % 6];
+            model.observe(symbol);
+            assert_eq!(model.total, model.counts.iter().sum::<u64>());
+            if step % 997 == 0 || model.total < 200 {
+                let expected = CdfBuf::from_weights(&model.counts);
+                let (got, want) = (model.cdf(), expected.cdf());
+                assert!((0..3).all(|i| got.frequency(i) == want.frequency(i)), "step {step}");
+            }
+        }
+        assert!(model.total <= 1 << 20);
     }
 }

@@ -64,14 +64,23 @@ impl BlockReader {
 
 /// Guesses the format of input from its first bytes: PGN if its first lines hold tag pairs or
 /// move numbers rather than movetext games.
+///
+/// Of the first 200 non-blank lines, those that parse as movetext games count for movetext,
+/// the others with a tag pair or a move number for PGN; PGN wins if it has any line and at
+/// least as many as movetext. The games are parsed (legal moves generated) only when some
+/// line looks like PGN: without one the answer is movetext whatever the count.
 pub fn detect(sample: &[u8]) -> InputFormat {
     let sample = sample.strip_prefix("\u{feff}".as_bytes()).unwrap_or(sample);
+    let lines = || split_lines(sample).map(|l| l.content).filter(|c| !c.trim_ascii().is_empty()).take(200);
+    let looks_pgn = |content: &[u8]| is_tag_line(content.trim_ascii_start()) || has_move_number(content);
+    if !lines().any(looks_pgn) {
+        return InputFormat::Movetext;
+    }
     let (mut pgn, mut movetext) = (0, 0);
-    for line in split_lines(sample).filter(|l| !l.content.trim_ascii().is_empty()).take(200) {
-        let content = line.content;
+    for content in lines() {
         if parse_game(content).is_some() {
             movetext += 1;
-        } else if is_tag_line(content.trim_ascii_start()) || has_move_number(content) {
+        } else if looks_pgn(content) {
             pgn += 1;
         }
     }
