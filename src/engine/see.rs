@@ -30,9 +30,8 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
     let us = pos.turn();
     let (from, to, first_gain, mut on_square) = match *m {
         Move::Normal { role, from, capture, to, promotion } => {
-            let captured = capture.map_or(0, piece_value);
             let piece = promotion.unwrap_or(role);
-            (from, to, captured + piece_value(piece) - piece_value(role), piece_value(piece))
+            (from, to, see_unopposed(role, capture, promotion), piece_value(piece))
         }
         Move::EnPassant { from, to } => (from, to, piece_value(Role::Pawn), piece_value(Role::Pawn)),
         Move::Castle { .. } | Move::Put { .. } => return 0,
@@ -49,6 +48,10 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
     // Everything attacking `to` with the current occupancy; pieces already used are removed
     // from `occupied` and filtered out below.
     let mut attackers = board.attacks_to(to, Color::White, occupied) | board.attacks_to(to, Color::Black, occupied);
+    if (attackers & occupied & board.by_color(!us)).is_empty() {
+        // No recapture (the first step of the loop below, without setting up the swap list).
+        return first_gain;
+    }
 
     let mut gain = [0i32; 34];
     gain[0] = first_gain;
@@ -89,6 +92,37 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
     gain[0]
 }
 
+/// The SEE of a normal move that meets no recapture ([`unopposed`]), in centipawns: what it
+/// wins outright, the captured piece plus the promotion gain (Sunfish's [`PIECE_VALUE`]).
+#[inline]
+pub fn see_unopposed(role: Role, capture: Option<Role>, promotion: Option<Role>) -> i32 {
+    capture.map_or(0, piece_value) + promotion.map_or(0, |p| piece_value(p) - piece_value(role))
+}
+
+/// Whether a normal move (not en passant, not castling) from `from` to `to` meets no
+/// recapture, given `their_attacks`: every square the opponent of the side to move attacks
+/// ([`super::Threats::their_attacks`]). True when the opponent attacks neither square; then
+/// [`see`] is [`see_unopposed`].
+///
+/// Why: non-sliders attack the destination whatever the occupancy, so they are in
+/// `their_attacks` already. A slider that attacks the destination only once the origin is
+/// vacated has the origin as the one piece between them, so it attacks the origin. (En
+/// passant also vacates the captured pawn's square, so it is not covered.)
+#[inline]
+pub fn unopposed(their_attacks: Bitboard, from: Square, to: Square) -> bool {
+    !their_attacks.contains(from) && !their_attacks.contains(to)
+}
+
+/// [`see`], given `their_attacks` as for [`unopposed`]: the exchange is played out only for
+/// moves that may meet a recapture (most quiet moves need none).
+#[inline]
+pub fn see_given_attacks(pos: &Chess, m: &Move, their_attacks: Bitboard) -> i32 {
+    match *m {
+        Move::Normal { role, from, capture, to, promotion } if unopposed(their_attacks, from, to) => see_unopposed(role, capture, promotion),
+        _ => see(pos, m),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +153,25 @@ mod tests {
         assert_eq!(see_uci("4r1k1/8/8/4p3/8/8/4R3/5K2 w - - 0 1", "e2e5"), 100 - 479);
         // The king may take an undefended piece, but not a defended one.
         assert_eq!(see_uci("4k3/8/8/8/8/8/3p4/4K3 w - - 0 1", "e1d2"), 100);
+    }
+
+    #[test]
+    fn see_given_attacks_matches_see_on_benchmark_positions() {
+        let (mut moves, mut shortcuts) = (0, 0);
+        for line in include_str!("../../data/Chess_Games.txt").lines().take(300) {
+            let game = crate::text::parse_game(line.as_bytes()).expect("benchmark lines parse");
+            let mut pos = Chess::default();
+            for m in &game.moves {
+                let their_attacks = super::super::Threats::new(&pos).their_attacks;
+                for cand in pos.legal_moves() {
+                    assert_eq!(see_given_attacks(&pos, &cand, their_attacks), see(&pos, &cand), "{cand:?}");
+                    moves += 1;
+                    shortcuts += (!their_attacks.contains(cand.from().unwrap()) && !their_attacks.contains(cand.to())) as usize;
+                }
+                pos.play_unchecked(*m);
+            }
+        }
+        assert!(moves > 500_000 && shortcuts > moves / 4, "{shortcuts} shortcuts of {moves} moves");
     }
 
     #[test]

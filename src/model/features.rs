@@ -8,14 +8,14 @@
 //! Squares are seen from the mover: Black's squares are mirrored vertically, so `from.P` rank 2
 //! is each side's own second rank.
 
-use shakmaty::{Chess, Color, Move, Position, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
 
 use crate::model::GameState;
 use crate::text::GameResult;
 
 use super::check::{CheckInfo, role_index};
 use super::movegen::Packed;
-use crate::engine::{Threats, see};
+use crate::engine::{Threats, see, see_unopposed, unopposed};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -390,7 +390,7 @@ impl<'a> MoveContext<'a> {
             sink.put_one(DIST_LAST + (DISTANCE[self.last_to_index][to] as usize).min(7));
         }
         if let Some(t) = &self.tactics {
-            self.tactical_features(t, &p.to_move(), Square::new(from as u32), Square::new(to as u32), sink);
+            self.tactical_features(t, p, sink);
         }
     }
 
@@ -458,7 +458,7 @@ impl<'a> MoveContext<'a> {
             ones += dist_w[distances[to] as usize & 7];
             if TACTICAL && let Some(t) = &self.tactics {
                 let mut dot = Dot::new(w);
-                self.tactical_features(t, &p.to_move(), Square::new(from as u32), Square::new(to as u32), &mut dot);
+                self.tactical_features(t, p, &mut dot);
                 acc += dot.acc;
                 ones += dot.ones;
             }
@@ -472,23 +472,30 @@ impl<'a> MoveContext<'a> {
     }
 
     /// The features that need attack maps: captures of undefended pieces, escapes from
-    /// threats, unsafe destinations, new threats.
-    fn tactical_features(&self, t: &Threats, m: &Move, from: Square, to: Square, sink: &mut impl Sink) {
+    /// threats, unsafe destinations, new threats. Read from the packed move's fields (role and
+    /// piece indices); the move is built as a [`shakmaty::Move`] only for a full static exchange.
+    fn tactical_features(&self, t: &Threats, p: Packed, sink: &mut impl Sink) {
         use move_layout::*;
         let us = self.pos.turn();
-        let role = m.role();
-        let r = role_index(role);
-        if let Some(victim) = m.capture()
-            && !t.their_defended.contains(to)
-        {
-            sink.put_one(CAPTURE_FREE + role_index(victim));
+        let (from, to) = (Square::new(p.from() as u32), Square::new(p.to() as u32));
+        let r = p.role();
+        let is_king = r == role_index(Role::King);
+        // Captured and promotion role indices + 1 (0: none).
+        let (victim, promotion) = (p.capture(), p.promotion());
+        if victim != 0 && !t.their_defended.contains(to) {
+            sink.put_one(CAPTURE_FREE + victim - 1);
         }
-        let see = see(self.pos, m);
+        let see = if p.kind() == Packed::NORMAL && unopposed(t.their_attacks, from, to) {
+            let role_of = |index_plus_one: usize| index_plus_one.checked_sub(1).map(|i| Role::ALL[i]);
+            see_unopposed(Role::ALL[r], role_of(victim), role_of(promotion))
+        } else {
+            see(self.pos, &p.to_move())
+        };
         sink.put_one(SEE + bucket(see, &SEE_EDGES));
         if see < 0 {
             sink.put_one(SEE_LOSS + r);
         }
-        if role != Role::King {
+        if !is_king {
             if (t.attacked_by_lesser | t.hanging()).contains(from) {
                 sink.put_one(ESCAPE_THREAT + r);
             }
@@ -508,21 +515,17 @@ impl<'a> MoveContext<'a> {
                 }
             }
         }
-        // New threats: enemy pieces the moved piece attacks from its destination that are worth
-        // more than it or are undefended; the most valuable one counts.
+        // New threats: enemy pieces (not the king) the moved piece attacks from its destination
+        // that are worth more than it or are undefended; the most valuable one counts.
         let board = self.pos.board();
         let occupied = (board.occupied() ^ from) | to;
-        let piece = shakmaty::Piece { color: us, role: m.promotion().unwrap_or(role) };
+        let piece = shakmaty::Piece { color: us, role: Role::ALL[promotion.checked_sub(1).unwrap_or(r)] };
         let targets = shakmaty::attacks::attacks(to, piece, occupied) & board.by_color(!us) & !board.kings();
-        let mut best: Option<Role> = None;
-        for target in targets {
-            let victim = board.role_at(target).expect("occupied");
-            if (victim > piece.role || !t.their_defended.contains(target)) && best.is_none_or(|b| victim > b) {
-                best = Some(victim);
+        if targets.any() {
+            let threatened = |victim: Role| targets & board.by_role(victim) & if victim > piece.role { Bitboard::FULL } else { !t.their_defended };
+            if let Some(victim) = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].into_iter().find(|&v| threatened(v).any()) {
+                sink.put_one(THREATENS + role_index(victim));
             }
-        }
-        if let Some(victim) = best {
-            sink.put_one(THREATENS + role_index(victim));
         }
     }
 }
