@@ -3,6 +3,7 @@
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square, attacks};
 
 use super::pst::PIECE_VALUE;
+use super::{BISHOP_RAYS, ROOK_RAYS};
 
 #[inline]
 fn piece_value(role: Role) -> i32 {
@@ -42,12 +43,28 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
     }
     let last_rank = Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth);
     let promotes = last_rank.contains(to);
-    let diagonal = board.bishops() | board.queens();
-    let orthogonal = board.rooks() | board.queens();
+    // Sliders of either colour on a line through `to` (empty-board rays): only they can ever
+    // join the exchange, so the magic tables are read only when there are some.
+    let diagonal = (board.bishops() | board.queens()) & Bitboard(BISHOP_RAYS[to as usize]);
+    let orthogonal = (board.rooks() | board.queens()) & Bitboard(ROOK_RAYS[to as usize]);
+    let sliders = |occupied: Bitboard, diagonal: Bitboard, orthogonal: Bitboard| {
+        let mut found = Bitboard::EMPTY;
+        if diagonal.any() {
+            found |= attacks::bishop_attacks(to, occupied) & diagonal;
+        }
+        if orthogonal.any() {
+            found |= attacks::rook_attacks(to, occupied) & orthogonal;
+        }
+        found
+    };
 
-    // Everything attacking `to` with the current occupancy; pieces already used are removed
-    // from `occupied` and filtered out below.
-    let mut attackers = board.attacks_to(to, Color::White, occupied) | board.attacks_to(to, Color::Black, occupied);
+    // Everything attacking `to` with the current occupancy (what `Board::attacks_to` gives for
+    // both colours); pieces already used are removed from `occupied` and filtered out below.
+    let mut attackers = sliders(occupied, diagonal, orthogonal)
+        | attacks::knight_attacks(to) & board.knights()
+        | attacks::king_attacks(to) & board.kings()
+        | attacks::pawn_attacks(Color::Black, to) & board.pawns() & board.white()
+        | attacks::pawn_attacks(Color::White, to) & board.pawns() & board.black();
     if (attackers & occupied & board.by_color(!us)).is_empty() {
         // No recapture (the first step of the loop below, without setting up the swap list).
         return first_gain;
@@ -78,8 +95,15 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
             on_square = piece_value(Role::Queen);
         }
         occupied.discard(sq);
-        // X-rays: sliders behind the piece that just captured now see the square.
-        attackers |= (attacks::bishop_attacks(to, occupied) & diagonal) | (attacks::rook_attacks(to, occupied) & orthogonal);
+        // X-rays: sliders behind the piece that just captured now see the square. Only lines
+        // through its square open: a diagonal one for a pawn or bishop, an orthogonal one for
+        // a rook, none for a knight (never on a line through the square it attacks).
+        attackers |= match role {
+            Role::Pawn | Role::Bishop => sliders(occupied, diagonal, Bitboard::EMPTY),
+            Role::Rook => sliders(occupied, Bitboard::EMPTY, orthogonal),
+            Role::Knight => Bitboard::EMPTY,
+            Role::Queen | Role::King => sliders(occupied, diagonal, orthogonal),
+        };
         side = !side;
         if depth + 1 >= gain.len() {
             break;

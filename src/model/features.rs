@@ -15,7 +15,7 @@ use crate::text::GameResult;
 
 use super::check::{CheckInfo, role_index};
 use super::movegen::Packed;
-use crate::engine::{Threats, see, see_unopposed, unopposed};
+use crate::engine::{BISHOP_RAYS, ROOK_RAYS, Threats, see, see_unopposed, unopposed};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -520,10 +520,25 @@ impl<'a> MoveContext<'a> {
         let board = self.pos.board();
         let occupied = (board.occupied() ^ from) | to;
         let piece = shakmaty::Piece { color: us, role: Role::ALL[promotion.checked_sub(1).unwrap_or(r)] };
-        let targets = shakmaty::attacks::attacks(to, piece, occupied) & board.by_color(!us) & !board.kings();
-        if targets.any() {
-            let threatened = |victim: Role| targets & board.by_role(victim) & if victim > piece.role { Bitboard::FULL } else { !t.their_defended };
-            if let Some(victim) = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].into_iter().find(|&v| threatened(v).any()) {
+        // Enemy pieces that would count if attacked: worth more than the piece, or undefended.
+        let worth_more = match piece.role {
+            Role::Pawn => board.knights() | board.bishops() | board.rooks() | board.queens(),
+            Role::Knight => board.bishops() | board.rooks() | board.queens(),
+            Role::Bishop => board.rooks() | board.queens(),
+            Role::Rook => board.queens(),
+            Role::Queen | Role::King => Bitboard::EMPTY,
+        };
+        let candidates = (worth_more | !t.their_defended) & board.by_color(!us) & !board.kings();
+        // A slider's attacks lie on its empty-board rays: none of them there, nothing to look up.
+        let reach = match piece.role {
+            Role::Bishop => Bitboard(BISHOP_RAYS[to as usize]),
+            Role::Rook => Bitboard(ROOK_RAYS[to as usize]),
+            Role::Queen => Bitboard(BISHOP_RAYS[to as usize] | ROOK_RAYS[to as usize]),
+            _ => Bitboard::FULL,
+        };
+        if (candidates & reach).any() {
+            let threatened = shakmaty::attacks::attacks(to, piece, occupied) & candidates;
+            if let Some(victim) = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].into_iter().find(|&v| (threatened & board.by_role(v)).any()) {
                 sink.put_one(THREATENS + role_index(victim));
             }
         }
