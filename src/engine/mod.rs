@@ -26,7 +26,7 @@ mod threats;
 
 pub(crate) use board::{BISHOP_RAYS, ROOK_RAYS};
 pub use search::{SearchConfig, Searcher};
-pub use see::{see, see_given_attacks, see_unopposed, unopposed};
+pub use see::{see, see_unopposed, unopposed};
 pub use threats::Threats;
 
 use shakmaty::{Chess, Color, Move, Position, Role};

@@ -24,6 +24,10 @@ use super::movegen::{Packed, legal_moves_sorted_into};
 use crate::Error;
 use crate::text::spelling::parse_token_fast;
 
+/// Largest slot table kept for reuse (16 MiB): an unusually large block's book is freed rather
+/// than held for the rest of the thread's life.
+const MAX_SPARE_SLOTS: usize = 1 << 20;
+
 thread_local! {
     /// The tables of the last book recycled on this thread ([`Book::recycle`]).
     static SPARE: std::cell::Cell<Option<Book>> = const { std::cell::Cell::new(None) };
@@ -68,7 +72,8 @@ impl Book {
     /// A block's online book grows to megabytes; allocating it afresh for every block costs a
     /// page fault per 4 KiB page touched and a rehash per doubling (about 1,400 page faults
     /// per 1,000-game block at level 1). Nothing depends on the table's size: lookups go by
-    /// hash and key, and each position's moves keep their insertion order.
+    /// hash and key, and the order of each position's moves depends only on the order they
+    /// were added in.
     pub fn reused() -> Self {
         match SPARE.take() {
             Some(mut book) => {
@@ -81,9 +86,12 @@ impl Book {
         }
     }
 
-    /// Gives the book's tables to the next [`Book::reused`] on this thread.
+    /// Gives the book's tables to the next [`Book::reused`] on this thread; tables over
+    /// [`MAX_SPARE_SLOTS`] slots (and any book while the thread is shutting down) are freed.
     pub fn recycle(self) {
-        SPARE.set(Some(self));
+        if self.slots.len() <= MAX_SPARE_SLOTS {
+            let _ = SPARE.try_with(|spare| spare.set(Some(self)));
+        }
     }
 
     /// The slot of `hash`: its own, or the empty one where it would go.
