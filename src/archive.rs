@@ -197,7 +197,10 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         if texts.is_empty() {
             break;
         }
-        let coded: Vec<(EncodedBlock, BlockStats)> = pool.install(|| texts.par_iter().map(|t| encode_any(format, model, t)).collect());
+        // One task per block (`with_max_len(1)`): rayon would otherwise hand a thread runs of
+        // two or three blocks, and a thread that finishes early could only wait for them.
+        let coded: Vec<(EncodedBlock, BlockStats)> =
+            pool.install(|| texts.par_iter().with_max_len(1).map(|t| encode_any(format, model, t)).collect());
         for (text, (block, stats)) in texts.iter().zip(coded) {
             let header = BlockHeader {
                 lines: stats.lines as u32,
@@ -289,7 +292,7 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
             break;
         }
         let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| blocks.par_iter().enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect());
+            pool.install(|| blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect());
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = text?;
             output.write_all(&text)?;
