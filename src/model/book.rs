@@ -70,7 +70,7 @@ impl Book {
     /// [`Book::recycle`] (cleared, at the size they had grown to), or a new one.
     ///
     /// A block's online book grows to megabytes; allocating it afresh for every block costs a
-    /// page fault per 4 KiB page touched and a rehash per doubling (about 1,400 page faults
+    /// page fault per 4 KiB page touched and a rehash per doubling (about 1,100 page faults
     /// per 1,000-game block at level 1). Nothing depends on the table's size: lookups go by
     /// hash and key, and the order of each position's moves depends only on the order they
     /// were added in.
