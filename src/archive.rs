@@ -291,8 +291,9 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
         if blocks.is_empty() {
             break;
         }
-        let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect());
+        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
+            blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect()
+        });
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = text?;
             output.write_all(&text)?;

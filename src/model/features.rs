@@ -538,7 +538,10 @@ impl<'a> MoveContext<'a> {
         };
         if (candidates & reach).any() {
             let threatened = shakmaty::attacks::attacks(to, piece, occupied) & candidates;
-            if let Some(victim) = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].into_iter().find(|&v| (threatened & board.by_role(v)).any()) {
+            if let Some(victim) = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn]
+                .into_iter()
+                .find(|&v| (threatened & board.by_role(v)).any())
+            {
                 sink.put_one(THREATENS + role_index(victim));
             }
         }
