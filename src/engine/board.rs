@@ -739,6 +739,23 @@ pub(crate) static BISHOP_RAYS: [u64; 64] = table(&[(1, 1), (-1, 1), (-1, -1), (1
 /// [`BISHOP_RAYS`] for a rook.
 pub(crate) static ROOK_RAYS: [u64; 64] = table(&[(1, 0), (0, 1), (-1, 0), (0, -1)], true);
 
+/// The pieces of `diagonal` that attack `sq` like a bishop and those of `orthogonal` that
+/// attack it like a rook, with occupancy `occupied`: `bishop_attacks(sq, occupied) & diagonal
+/// | rook_attacks(sq, occupied) & orthogonal`, reading the magic tables (large, often a cache
+/// miss) only when one of the pieces stands on an empty-board ray of `sq` ([`BISHOP_RAYS`],
+/// [`ROOK_RAYS`]). Also what a bishop, rook or queen on `sq` attacks among those pieces.
+#[inline]
+pub(crate) fn slider_attacks(sq: Square, occupied: Bitboard, diagonal: Bitboard, orthogonal: Bitboard) -> Bitboard {
+    let mut found = Bitboard::EMPTY;
+    if (Bitboard(BISHOP_RAYS[sq as usize]) & diagonal).any() {
+        found |= attacks::bishop_attacks(sq, occupied) & diagonal;
+    }
+    if (Bitboard(ROOK_RAYS[sq as usize]) & orthogonal).any() {
+        found |= attacks::rook_attacks(sq, occupied) & orthogonal;
+    }
+    found
+}
+
 /// Attack set of a non-pawn `role` on square `from` with occupancy `occ`.
 #[inline]
 fn piece_attacks(role: usize, from: u32, occ: u64) -> u64 {

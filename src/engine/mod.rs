@@ -24,7 +24,7 @@ mod search_tests;
 mod see;
 mod threats;
 
-pub(crate) use board::{BISHOP_RAYS, ROOK_RAYS};
+pub(crate) use board::{BISHOP_RAYS, ROOK_RAYS, slider_attacks};
 pub use search::{SearchConfig, Searcher};
 pub use see::{see, see_unopposed, unopposed};
 pub use threats::Threats;

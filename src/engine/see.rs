@@ -3,7 +3,7 @@
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square, attacks};
 
 use super::pst::PIECE_VALUE;
-use super::{BISHOP_RAYS, ROOK_RAYS};
+use super::slider_attacks;
 
 #[inline]
 fn piece_value(role: Role) -> i32 {
@@ -43,24 +43,12 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
     }
     let last_rank = Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth);
     let promotes = last_rank.contains(to);
-    // Sliders of either colour on a line through `to` (empty-board rays): only they can ever
-    // join the exchange, so the magic tables are read only when there are some.
-    let diagonal = (board.bishops() | board.queens()) & Bitboard(BISHOP_RAYS[to as usize]);
-    let orthogonal = (board.rooks() | board.queens()) & Bitboard(ROOK_RAYS[to as usize]);
-    let sliders = |occupied: Bitboard, diagonal: Bitboard, orthogonal: Bitboard| {
-        let mut found = Bitboard::EMPTY;
-        if diagonal.any() {
-            found |= attacks::bishop_attacks(to, occupied) & diagonal;
-        }
-        if orthogonal.any() {
-            found |= attacks::rook_attacks(to, occupied) & orthogonal;
-        }
-        found
-    };
+    let diagonal = board.bishops() | board.queens();
+    let orthogonal = board.rooks() | board.queens();
 
     // Everything attacking `to` with the current occupancy (what `Board::attacks_to` gives for
     // both colours); pieces already used are removed from `occupied` and filtered out below.
-    let mut attackers = sliders(occupied, diagonal, orthogonal)
+    let mut attackers = slider_attacks(to, occupied, diagonal, orthogonal)
         | attacks::knight_attacks(to) & board.knights()
         | attacks::king_attacks(to) & board.kings()
         | attacks::pawn_attacks(Color::Black, to) & board.pawns() & board.white()
@@ -99,10 +87,10 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
         // through its square open: a diagonal one for a pawn or bishop, an orthogonal one for
         // a rook, none for a knight (never on a line through the square it attacks).
         attackers |= match role {
-            Role::Pawn | Role::Bishop => sliders(occupied, diagonal, Bitboard::EMPTY),
-            Role::Rook => sliders(occupied, Bitboard::EMPTY, orthogonal),
+            Role::Pawn | Role::Bishop => slider_attacks(to, occupied, diagonal, Bitboard::EMPTY),
+            Role::Rook => slider_attacks(to, occupied, Bitboard::EMPTY, orthogonal),
             Role::Knight => Bitboard::EMPTY,
-            Role::Queen | Role::King => sliders(occupied, diagonal, orthogonal),
+            Role::Queen | Role::King => slider_attacks(to, occupied, diagonal, orthogonal),
         };
         side = !side;
         if depth + 1 >= gain.len() {

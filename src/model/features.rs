@@ -15,7 +15,7 @@ use crate::text::GameResult;
 
 use super::check::{CheckInfo, role_index};
 use super::movegen::Packed;
-use crate::engine::{BISHOP_RAYS, ROOK_RAYS, Threats, see, see_unopposed, unopposed};
+use crate::engine::{Threats, see, see_unopposed, slider_attacks, unopposed};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -529,21 +529,16 @@ impl<'a> MoveContext<'a> {
             Role::Queen | Role::King => Bitboard::EMPTY,
         };
         let candidates = (worth_more | !t.their_defended) & board.by_color(!us) & !board.kings();
-        // A slider's attacks lie on its empty-board rays: none of them there, nothing to look up.
-        let reach = match piece.role {
-            Role::Bishop => Bitboard(BISHOP_RAYS[to as usize]),
-            Role::Rook => Bitboard(ROOK_RAYS[to as usize]),
-            Role::Queen => Bitboard(BISHOP_RAYS[to as usize] | ROOK_RAYS[to as usize]),
-            _ => Bitboard::FULL,
+        let threatened = match piece.role {
+            Role::Bishop => slider_attacks(to, occupied, candidates, Bitboard::EMPTY),
+            Role::Rook => slider_attacks(to, occupied, Bitboard::EMPTY, candidates),
+            Role::Queen => slider_attacks(to, occupied, candidates, candidates),
+            _ => shakmaty::attacks::attacks(to, piece, occupied) & candidates,
         };
-        if (candidates & reach).any() {
-            let threatened = shakmaty::attacks::attacks(to, piece, occupied) & candidates;
-            if let Some(victim) = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn]
-                .into_iter()
-                .find(|&v| (threatened & board.by_role(v)).any())
-            {
-                sink.put_one(THREATENS + role_index(victim));
-            }
+        if let Some(victim) =
+            [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].into_iter().find(|&v| (threatened & board.by_role(v)).any())
+        {
+            sink.put_one(THREATENS + role_index(victim));
         }
     }
 }

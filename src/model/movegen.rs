@@ -9,7 +9,7 @@
 //! trees of tricky positions. Moves come out [`Packed`]: what the model's per-move loops read,
 //! without shakmaty's [`Move`] enum ([`Packed::to_move`] converts).
 
-use crate::engine::{BISHOP_RAYS, ROOK_RAYS};
+use crate::engine::{BISHOP_RAYS, ROOK_RAYS, slider_attacks};
 use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Move, MoveList, Position, Role, Square, attacks};
 
 /// A legal move in 32 bits: what the model's per-move loops read, decoded by shifts instead of
@@ -141,25 +141,17 @@ impl MoveSink for MoveList {
     }
 }
 
-/// `board.attacks_to(sq, attacker, occupied)`, looking the sliders' attacks up (in the large
-/// magic tables, often a cache miss) only when a slider of `attacker` stands on one of the
-/// lines through `sq` (the engine's small empty-board ray tables).
+/// `board.attacks_to(sq, attacker, occupied)`, looking the sliders' attacks up in the magic
+/// tables only when a slider of `attacker` stands on one of the lines through `sq`
+/// ([`slider_attacks`]).
 #[inline]
 fn attackers(board: &Board, sq: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
     let theirs = board.by_color(attacker);
-    let mut found = theirs
+    theirs
         & (attacks::knight_attacks(sq) & board.knights()
             | attacks::king_attacks(sq) & board.kings()
-            | attacks::pawn_attacks(!attacker, sq) & board.pawns());
-    let rooks = board.rooks_and_queens() & theirs;
-    if (Bitboard(ROOK_RAYS[sq as usize]) & rooks).any() {
-        found |= attacks::rook_attacks(sq, occupied) & rooks;
-    }
-    let bishops = board.bishops_and_queens() & theirs;
-    if (Bitboard(BISHOP_RAYS[sq as usize]) & bishops).any() {
-        found |= attacks::bishop_attacks(sq, occupied) & bishops;
-    }
-    found
+            | attacks::pawn_attacks(!attacker, sq) & board.pawns())
+        | slider_attacks(sq, occupied, board.bishops_and_queens() & theirs, board.rooks_and_queens() & theirs)
 }
 
 /// Promotion roles in canonical order (by `Role as u16`, the promotion part of the key).
