@@ -40,6 +40,46 @@ enum Command {
     Trace(TraceArgs),
     /// Regenerate the binary prior book (embedded by the build) from its text.
     BookBin(BookBinArgs),
+    /// Write the move decisions of a movetext file as training data for the move network
+    /// (`scripts/net/train.py`; format in `src/tune/export.rs`).
+    Export(ExportArgs),
+    /// Write a parameter file from a base file and trained linear move weights (what
+    /// `scripts/net/export.py` writes next to the network), checking the network file.
+    Assemble(AssembleArgs),
+}
+
+#[derive(clap::Args)]
+struct AssembleArgs {
+    /// Parameter file giving the settings and the end and result weights.
+    #[arg(long)]
+    base: PathBuf,
+    /// Linear move weights (`.linear.i32`, little-endian i32, 1/256 nat).
+    #[arg(long)]
+    linear: PathBuf,
+    /// The network file the parameters go with (parsed as a check).
+    #[arg(long)]
+    net: PathBuf,
+    /// Line for the file's header comment (how it was made).
+    #[arg(long, default_value = "")]
+    note: String,
+    /// Output parameter file; must not exist (a released model is never changed).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+#[derive(clap::Args)]
+struct ExportArgs {
+    /// Level whose engine settings and hand features to use.
+    #[arg(long)]
+    level: u8,
+    /// Parameter file to use instead of the level's embedded model.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Movetext file (one game per line); never the benchmark.
+    input: PathBuf,
+    /// Output folder.
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -65,6 +105,12 @@ struct TraceArgs {
     /// Name used in the output files (default: the input's file stem).
     #[arg(long)]
     name: Option<String>,
+    /// Parameter file to use instead of the level's embedded model.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Move network file (`.net`) to use with `--model`.
+    #[arg(long, requires = "model")]
+    net: Option<PathBuf>,
 }
 
 /// The level and the games of `fit` and `ablate`.
@@ -149,7 +195,70 @@ fn main() -> anyhow::Result<()> {
             let text = std::fs::read_to_string(&args.text).with_context(|| format!("reading {}", args.text.display()))?;
             write_book_bin(&args.text, &text, &args.out)
         }
+        Command::Export(args) => export(args),
+        Command::Assemble(args) => assemble(args),
     }
+}
+
+fn assemble(args: AssembleArgs) -> anyhow::Result<()> {
+    if args.out.exists() {
+        bail!("{} exists: a model file is never changed, write a new one", args.out.display());
+    }
+    let text = std::fs::read_to_string(&args.base).with_context(|| format!("reading {}", args.base.display()))?;
+    let mut model = Model::parse(&args.base.display().to_string(), &text)?;
+    let bytes = std::fs::read(&args.linear).with_context(|| format!("reading {}", args.linear.display()))?;
+    let weights: Vec<i32> = bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes"))).collect();
+    if bytes.len() % 4 != 0 || weights.len() != move_layout::LEN {
+        bail!("{} holds {} bytes, not {} move weights", args.linear.display(), bytes.len(), move_layout::LEN);
+    }
+    model.move_weights = weights;
+    let net_bytes = std::fs::read(&args.net).with_context(|| format!("reading {}", args.net.display()))?;
+    let net = chesszip::model::network::Network::parse(&args.net.display().to_string(), &net_bytes)?;
+    let header = format!(
+        "# chesszip model parameters, level {}: linear move weights trained with the move network {} ({:?}).\n# Settings, end and result weights from {}. {}\n",
+        model.level,
+        args.net.file_name().unwrap_or_default().to_string_lossy(),
+        net.dims(),
+        args.base.display(),
+        args.note
+    );
+    std::fs::write(&args.out, header + &model.to_text()).with_context(|| format!("writing {}", args.out.display()))?;
+    eprintln!("wrote {}", args.out.display());
+    Ok(())
+}
+
+/// The embedded model of `level`, or the parameter file `model` with the network file `net`.
+fn load_model(level: u8, model: Option<&PathBuf>, net: Option<&PathBuf>) -> anyhow::Result<Model> {
+    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
+        bail!("level {level} out of range");
+    }
+    let Some(path) = model else { return Ok(Model::builtin(level).clone()) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut m = Model::parse(&path.display().to_string(), &text)?;
+    if let Some(net) = net {
+        let bytes = std::fs::read(net).with_context(|| format!("reading {}", net.display()))?;
+        m = m.with_network(std::sync::Arc::new(chesszip::model::network::Network::parse(&net.display().to_string(), &bytes)?));
+    }
+    Ok(m)
+}
+
+fn export(args: ExportArgs) -> anyhow::Result<()> {
+    if args.input.file_name().is_some_and(|n| n == "Chess_Games.txt") {
+        bail!("{} is the benchmark file: never train on it", args.input.display());
+    }
+    let model = load_model(args.level, args.model.as_ref(), None)?;
+    let games = load_games(&std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?);
+    let c = chesszip::tune::export::export(&model, &games, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
+    eprintln!(
+        "{}: {} games, {} plies, {} moves, {} hand features -> {}",
+        args.input.display(),
+        c.games,
+        c.plies,
+        c.moves,
+        c.features,
+        args.out.display()
+    );
+    Ok(())
 }
 
 /// Parses the prior book text `text` (read from `source`, named in errors) and writes its
@@ -163,11 +272,9 @@ fn write_book_bin(source: &std::path::Path, text: &str, out: &std::path::Path) -
 }
 
 fn trace(args: TraceArgs) -> anyhow::Result<()> {
-    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&args.level) {
-        bail!("level {} out of range", args.level);
-    }
+    let model = load_model(args.level, args.model.as_ref(), args.net.as_ref())?;
     let text = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
-    let t = chesszip::tune::trace(Model::builtin(args.level), &text, chesszip::archive::DEFAULT_BLOCK_LINES as usize);
+    let t = chesszip::tune::trace(&model, &text, chesszip::archive::DEFAULT_BLOCK_LINES as usize);
     let name = args.name.unwrap_or_else(|| args.input.file_stem().unwrap_or_default().to_string_lossy().into_owned());
     std::fs::create_dir_all(&args.out_dir)?;
     std::fs::write(args.out_dir.join(format!("{name}.by_ply.csv")), t.by_ply_csv())?;

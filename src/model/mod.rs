@@ -9,13 +9,14 @@ pub mod check;
 pub mod features;
 pub mod game;
 pub mod movegen;
+pub mod network;
 pub mod params;
 pub mod predictor;
 pub mod softmax;
 pub mod trace;
 
 use std::fmt::Write as _;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 pub use game::GameState;
 pub use predictor::Predictor;
@@ -23,6 +24,7 @@ pub use predictor::Predictor;
 use crate::Error;
 use crate::engine::SearchConfig;
 use features::{end_layout, move_layout, result_layout};
+use network::Network;
 use params::{ParamFile, fnv1a64, write_weights};
 
 /// Compression levels: 1 (fastest) ..= [`MAX_LEVEL`] (strongest).
@@ -58,6 +60,9 @@ pub struct Model {
     pub end_weights: Vec<i32>,
     /// Result weights, laid out by [`features::result_layout`].
     pub result_weights: Vec<i32>,
+    /// The move network whose logits are added to the linear model's, if any (a separate
+    /// `.net` file; see [`network`]). Part of [`Model::id`].
+    pub network: Option<Arc<Network>>,
 }
 
 impl Model {
@@ -103,7 +108,14 @@ impl Model {
             move_weights: file.weights(name, "move", move_layout::GROUPS, move_layout::LEN, lenient)?,
             end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN, lenient)?,
             result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN, lenient)?,
+            network: None,
         })
+    }
+
+    /// This model with the move network `net`.
+    pub fn with_network(mut self, net: Arc<Network>) -> Model {
+        self.network = Some(net);
+        self
     }
 
     /// The canonical text of this model: what [`Model::parse`] reads, and what [`Model::id`]
@@ -130,51 +142,111 @@ impl Model {
     }
 
     /// 64-bit id of the parameters (FNV-1a of [`Model::to_text`] and, when used, of the prior
-    /// book), stored in archives so that
-    /// an archive is only ever expanded with the model that made it.
+    /// book and of the network's hash), stored in archives so that an archive is only ever
+    /// expanded with the model that made it.
     pub fn id(&self) -> u64 {
         let mut bytes = self.to_text().into_bytes();
         if self.book_prior_weight > 0 {
             bytes.extend_from_slice(book::BOOK_TEXT.as_bytes());
         }
+        if let Some(net) = &self.network {
+            bytes.extend_from_slice(b"network ");
+            bytes.extend_from_slice(&net.hash().to_le_bytes());
+        }
         fnv1a64(&bytes)
     }
 
-    /// The model embedded in this binary for `level` (`MIN_LEVEL..=MAX_LEVEL`).
+    /// The newest model embedded in this binary for `level` (`MIN_LEVEL..=MAX_LEVEL`): what
+    /// compressing at that level uses.
     ///
     /// # Panics
     /// If `level` is out of range (a bug in the caller) or an embedded file does not parse
     /// (caught by the tests).
     pub fn builtin(level: u8) -> &'static Model {
         assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
-        let index = (level - MIN_LEVEL) as usize;
-        BUILTIN[index].get_or_init(|| {
-            let (name, text) = MODEL_FILES[index];
-            Model::parse(name, text).unwrap_or_else(|e| panic!("embedded model {name}: {e}"))
-        })
+        let newest = RELEASES.iter().rposition(|r| r.level == level).expect("every level has a release");
+        Model::release(newest)
     }
 
-    /// The embedded model with id `id`, if any.
+    /// The model of [`RELEASES`]`[index]`, parsed when first used.
+    fn release(index: usize) -> &'static Model {
+        PARSED[index].get_or_init(|| RELEASES[index].parse().unwrap_or_else(|e| panic!("embedded model {}: {e}", RELEASES[index].name)))
+    }
+
+    /// The embedded model with id `id`, of any release, if any: what expanding an archive uses.
     pub fn by_id(id: u64) -> Option<&'static Model> {
-        (MIN_LEVEL..=MAX_LEVEL).map(Model::builtin).find(|m| m.id() == id)
+        (0..RELEASES.len()).map(Model::release).find(|m| m.id() == id)
     }
 }
 
-/// The parameter files in `models/`, one per level, embedded at build time.
-pub const MODEL_FILES: [(&str, &str); 9] = [
-    ("level1.txt", include_str!("../../models/level1.txt")),
-    ("level2.txt", include_str!("../../models/level2.txt")),
-    ("level3.txt", include_str!("../../models/level3.txt")),
-    ("level4.txt", include_str!("../../models/level4.txt")),
-    ("level5.txt", include_str!("../../models/level5.txt")),
-    ("level6.txt", include_str!("../../models/level6.txt")),
-    ("level7.txt", include_str!("../../models/level7.txt")),
-    ("level8.txt", include_str!("../../models/level8.txt")),
-    ("level9.txt", include_str!("../../models/level9.txt")),
+/// One released model, embedded in the binary. Releases are never changed or removed: an
+/// archive names its model by [`Model::id`], and every archive written by a released binary
+/// must keep expanding. A new model for a level is a new release (a new file), and compressing
+/// uses the newest release of the level.
+#[derive(Clone, Copy, Debug)]
+pub struct Release {
+    /// The compression level.
+    pub level: u8,
+    /// The parameter file's path below `models/`.
+    pub name: &'static str,
+    /// The parameter file's text.
+    pub text: &'static str,
+    /// The move network file's bytes, if the model has one.
+    pub network: Option<&'static [u8]>,
+}
+
+impl Release {
+    /// Parses the release's parameter file and network.
+    ///
+    /// # Errors
+    /// [`Error::Model`] if either does not parse or the level does not match.
+    pub fn parse(&self) -> Result<Model, Error> {
+        let mut m = Model::parse(self.name, self.text)?;
+        if m.level != self.level {
+            return Err(Error::Model {
+                name: self.name.into(),
+                line: 0,
+                message: format!("level {} in a release of level {}", m.level, self.level),
+            });
+        }
+        if let Some(bytes) = self.network {
+            m = m.with_network(Arc::new(Network::parse(self.name, bytes)?));
+        }
+        Ok(m)
+    }
+}
+
+/// Embeds `models/<path>.txt` (and `models/<path>.net`) as a [`Release`] of `level`.
+macro_rules! release {
+    ($level:literal, $path:literal) => {
+        Release { level: $level, name: concat!($path, ".txt"), text: include_str!(concat!("../../models/", $path, ".txt")), network: None }
+    };
+    ($level:literal, $path:literal, net) => {
+        Release {
+            level: $level,
+            name: concat!($path, ".txt"),
+            text: include_str!(concat!("../../models/", $path, ".txt")),
+            network: Some(include_bytes!(concat!("../../models/", $path, ".net"))),
+        }
+    };
+}
+
+/// Every released model, oldest first. Version 1 (`models/levelN.txt`): the linear models of
+/// levels 1-9.
+pub const RELEASES: &[Release] = &[
+    release!(1, "level1"),
+    release!(2, "level2"),
+    release!(3, "level3"),
+    release!(4, "level4"),
+    release!(5, "level5"),
+    release!(6, "level6"),
+    release!(7, "level7"),
+    release!(8, "level8"),
+    release!(9, "level9"),
 ];
 
-/// The embedded models by level, each parsed when first used (a run needs one).
-static BUILTIN: [OnceLock<Model>; MODEL_FILES.len()] = [const { OnceLock::new() }; MODEL_FILES.len()];
+/// The releases, each parsed when first used (a run needs one or two).
+static PARSED: [OnceLock<Model>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,7 @@ use super::book::{Book, BookMoves, PRIOR};
 use super::features::{Dot, EndContext, MoveContext, MoveWeights, RESULT_CLASSES};
 use super::game::{GameState, move_key};
 use super::movegen::{Packed, legal_moves_sorted_into};
+use super::network::NetworkState;
 use super::softmax::{softmax_into, softmax_with_max};
 use crate::codec::{Cdf, CdfBuf, TOTAL};
 use crate::engine::pst::PST;
@@ -45,6 +46,8 @@ pub struct Predictor<'m> {
     /// "continues")`, `i32::MIN` when empty (never a logit: [`Dot::logit`] clamps to half).
     end_cache: [(i32, u32); END_CACHE],
     prepared_ply: Option<(u32, u64)>,
+    /// The move network's state, when the model has a network.
+    network: Option<NetworkState>,
 }
 
 impl Drop for Predictor<'_> {
@@ -72,6 +75,7 @@ impl<'m> Predictor<'m> {
             table: CdfBuf::new(),
             end_cache: [(i32::MIN, 0); END_CACHE],
             prepared_ply: None,
+            network: model.network.as_deref().map(NetworkState::new),
         }
     }
 
@@ -211,7 +215,18 @@ impl<'m> Predictor<'m> {
     /// Table over the prepared legal moves (which must not be empty).
     pub fn move_table(&mut self, st: &GameState) -> Cdf<'_> {
         let mut logits = std::mem::take(&mut self.logits);
-        let z_max = self.move_context(st).logits(&self.move_weights, &mut logits);
+        let z_max = match (&self.model.network, self.network.take()) {
+            (Some(net), Some(mut state)) => {
+                state.prepare(net, st);
+                let ctx = self.move_context(st);
+                let turn = st.pos.turn();
+                logits.clear();
+                logits.extend(self.moves.iter().enumerate().map(|(i, &p)| state.logit(net, turn, p, &self.model.move_weights, &ctx, i)));
+                self.network = Some(state);
+                logits.iter().copied().max().unwrap_or(0)
+            }
+            _ => self.move_context(st).logits(&self.move_weights, &mut logits),
+        };
         softmax_with_max(&logits, z_max, self.model.move_floor, &mut self.weights, &mut self.table);
         self.logits = logits;
         if st.ply < self.model.book_max_ply {

@@ -7,6 +7,7 @@
 //! book over the training games in blocks, as the coder would. Heldout games are only
 //! evaluated, never fitted; the benchmark file is never read here.
 
+pub mod export;
 pub mod lbfgs;
 pub mod problem;
 

@@ -1,0 +1,105 @@
+"""The move network in PyTorch, quantisation-aware: the float twin of src/model/network.rs.
+
+Shapes and fixed-point scales are documented there; `export.py` writes the integer file. With
+`qat` on, weights are rounded to their integer grid and activations floored to theirs in the
+forward pass (straight-through gradients), so the trained float model computes what the integer
+inference computes, up to the order of roundings.
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+BOARD_INPUTS = 977
+SQUARE_INPUTS = 384
+
+# Fixed-point scales (log2), as in src/model/network.rs.
+S_W1, S_W2, S_B2, S_P, S_PB, S_Q, S_E, S_V = 9, 12, 21, 12, 21, 12, 12, 10
+S_A, S_C, S_PC, S_QC, S_H = 9, 9, 12, 10, 12
+
+
+def ste_round(x, bits):
+    """`x` rounded to multiples of 2^-bits, clamped to the i16 range, gradient passed through."""
+    s = float(1 << bits)
+    q = torch.clamp(torch.round(x * s), -32768, 32767) / s
+    return x + (q - x).detach()
+
+
+def ste_round32(x, bits):
+    s = float(1 << bits)
+    q = torch.round(x * s) / s
+    return x + (q - x).detach()
+
+
+def ste_floor(x, bits):
+    """`x` floored to multiples of 2^-bits (an arithmetic right shift), gradient passed through."""
+    s = float(1 << bits)
+    q = torch.floor(x * s) / s
+    return x + (q - x).detach()
+
+
+class MoveNet(nn.Module):
+    def __init__(self, hand, linear_init, h1=256, h2=64, d=64):
+        super().__init__()
+        self.hand, self.h1, self.h2, self.d = hand, h1, h2, d
+        self.w1 = nn.EmbeddingBag(BOARD_INPUTS, h1, mode="sum")
+        nn.init.normal_(self.w1.weight, 0.0, 0.05)
+        self.b1 = nn.Parameter(torch.full((h1,), 0.1))
+        self.l2 = nn.Linear(h1, h2)
+        self.p = nn.Linear(h2, d)
+        self.q = nn.Linear(h2, d, bias=False)
+        self.ef = nn.Embedding(SQUARE_INPUTS, d)
+        self.et = nn.Embedding(SQUARE_INPUTS, d)
+        self.gf = nn.Embedding(SQUARE_INPUTS, d)
+        self.gt = nn.Embedding(SQUARE_INPUTS, d)
+        for e in (self.ef, self.et, self.gf, self.gt):
+            nn.init.normal_(e.weight, 0.0, 0.05)
+        self.f = nn.EmbeddingBag(hand, d, mode="sum")
+        nn.init.normal_(self.f.weight, 0.0, 0.02)
+        self.v = nn.Parameter(torch.randn(d) * 0.05)
+        self.linear = nn.EmbeddingBag(hand, 1, mode="sum")
+        with torch.no_grad():
+            self.linear.weight.copy_(torch.as_tensor(linear_init, dtype=torch.float32).view(-1, 1) / 256.0)
+        self.qat = False
+
+    def w(self, t, bits):
+        return ste_round(t, bits) if self.qat else t
+
+    def b(self, t, bits):
+        return ste_round32(t, bits) if self.qat else t
+
+    def act(self, x, bits):
+        return ste_floor(x, bits) if self.qat else x
+
+    def forward(self, batch):
+        """Logits (nats) of every legal move of the batch, shape (M,)."""
+        a = F.embedding_bag(batch["board_idx"], self.w(self.w1.weight, S_W1), batch["board_off"], mode="sum")
+        a = torch.clamp(a + self.w(self.b1, S_W1), 0.0, 1.0)
+        c = F.linear(a, self.w(self.l2.weight, S_W2), self.b(self.l2.bias, S_B2))
+        c = torch.clamp(self.act(c, S_C), 0.0, 1.0)
+        pc = self.act(F.linear(c, self.w(self.p.weight, S_P), self.b(self.p.bias, S_PB)), S_PC)
+        qc = self.act(F.linear(c, self.w(self.q.weight, S_Q)), S_QC)
+        ply = batch["ply_of_move"]
+        fr, to = batch["rows"][:, 0], batch["rows"][:, 1]
+        hand = F.embedding_bag(
+            batch["feat_idx"], self.w(self.f.weight, S_E), batch["feat_off"], mode="sum", per_sample_weights=batch["feat_val"]
+        )
+        hidden = pc[ply] + self.w(self.ef.weight, S_E)[fr] + self.w(self.et.weight, S_E)[to] + self.act(hand, S_H)
+        hidden = torch.clamp(hidden, 0.0, 1.0)
+        g = self.w(self.gf.weight, S_E)[fr] + self.w(self.gt.weight, S_E)[to]
+        z = hidden @ self.w(self.v, S_V) + (qc[ply] * g).sum(-1)
+        lin = F.embedding_bag(batch["feat_idx"], self.b(self.linear.weight, 8), batch["feat_off"], mode="sum", per_sample_weights=batch["feat_val"])
+        lin = self.act(lin.squeeze(-1), 8)
+        return self.act(z, 8) + lin
+
+
+def ply_log_probs(logits, batch, floor):
+    """log p of the played move of each ply under softmax(logits) mixed with a uniform `floor`."""
+    ply = batch["ply_of_move"]
+    n = batch["moves_per_ply"].to(logits.dtype)
+    plies = len(n)
+    zmax = torch.full((plies,), -1e30, dtype=logits.dtype).scatter_reduce(0, ply, logits, reduce="amax", include_self=True)
+    e = torch.exp(logits - zmax[ply].detach())
+    s = torch.zeros(plies, dtype=logits.dtype).index_add(0, ply, e)
+    log_soft = logits[batch["label"]] - zmax.detach() - torch.log(s)
+    return torch.log((1.0 - floor) * torch.exp(log_soft) + floor / n)

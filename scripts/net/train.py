@@ -1,0 +1,96 @@
+"""Trains the move network on exported training data (`tune export`), validating on heldout.
+
+    python3 scripts/net/train.py --train DIR [--train DIR ...] --heldout DIR --out net.pt
+
+Each epoch visits the training plies in shuffled batches of consecutive plies; the heldout
+split is only evaluated (never fitted, never used to stop). The loss is the cross-entropy in
+bits per ply of the played move under the coder's distribution: softmax mixed with the model's
+uniform floor. Quantisation-aware from `--qat-epoch` on.
+"""
+
+import argparse
+import math
+import random
+import time
+
+import numpy as np
+import torch
+
+from data import Split
+from model import MoveNet, ply_log_probs
+
+
+def evaluate(net, split, floor, batch):
+    net.eval()
+    total, n = 0.0, 0
+    with torch.no_grad():
+        for lo, hi in split.ranges(batch):
+            b = split.batch(lo, hi)
+            total -= ply_log_probs(net(b), b, floor).sum().item()
+            n += hi - lo
+    net.train()
+    return total / n / math.log(2)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", action="append", required=True, help="exported training folder (repeat)")
+    ap.add_argument("--heldout", required=True, help="exported heldout folder")
+    ap.add_argument("--out", required=True, help="where to save the trained state (.pt)")
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=1024, help="plies per batch")
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--h1", type=int, default=256)
+    ap.add_argument("--h2", type=int, default=64)
+    ap.add_argument("--d", type=int, default=64)
+    ap.add_argument("--floor", type=float, default=256 / 65536, help="uniform floor of the coder (move.floor / 65536)")
+    ap.add_argument("--qat-epoch", type=int, default=1, help="first epoch (0-based) with quantisation-aware rounding")
+    ap.add_argument("--fraction", type=float, default=1.0, help="use this fraction of each training split (learning curves)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    torch.set_num_threads(args.threads)
+    train = [Split(f) for f in args.train]
+    heldout = Split(args.heldout)
+    hand = train[0].meta["hand"]
+    for s in train + [heldout]:
+        assert s.meta["hand"] == hand and s.meta["level"] == train[0].meta["level"], s.folder
+    batches = []
+    for s in train:
+        ranges = s.ranges(args.batch)
+        batches += [(s, r) for r in ranges[: max(1, round(len(ranges) * args.fraction))]]
+    plies = sum(hi - lo for _, (lo, hi) in batches)
+    print(f"training on {plies} plies in {len(batches)} batches; heldout {heldout.plies} plies", flush=True)
+
+    net = MoveNet(hand, train[0].linear, args.h1, args.h2, args.d)
+    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(batches), pct_start=0.1)
+    net.qat = False
+    print(f"epoch 0 (start): heldout {evaluate(net, heldout, args.floor, 4096):.4f} bits/ply", flush=True)
+    for epoch in range(args.epochs):
+        net.qat = epoch >= args.qat_epoch
+        random.shuffle(batches)
+        t0, run, run_n = time.time(), 0.0, 0
+        for step, (s, (lo, hi)) in enumerate(batches):
+            b = s.batch(lo, hi)
+            loss = -ply_log_probs(net(b), b, args.floor).mean() / math.log(2)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            run += loss.item() * (hi - lo)
+            run_n += hi - lo
+            if (step + 1) % 200 == 0:
+                print(f"  epoch {epoch + 1} step {step + 1}/{len(batches)}: train {run / run_n:.4f} bits/ply, {time.time() - t0:.0f} s", flush=True)
+                run, run_n = 0.0, 0
+        h = evaluate(net, heldout, args.floor, 4096)
+        print(f"epoch {epoch + 1}{' (qat)' if net.qat else ''}: heldout {h:.4f} bits/ply, {time.time() - t0:.0f} s", flush=True)
+        torch.save({"state": net.state_dict(), "args": vars(args), "hand": hand, "heldout_bits": h}, args.out)
+    print(f"saved {args.out}")
+
+
+if __name__ == "__main__":
+    main()

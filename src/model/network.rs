@@ -1,0 +1,703 @@
+//! The learned move network: integer inference of a small two-tower network that adds a logit to
+//! every legal move, on top of the linear model over the hand features
+//! ([`super::features::move_layout`]).
+//!
+//! Architecture (float names as in `scripts/net/model.py`, which trains it):
+//!
+//! ```text
+//! board tower, once per ply
+//!   x  = active inputs of the position, seen from the mover          (BOARD_INPUTS sparse 0/1)
+//!   a  = clamp(b1 + sum_{i in x} W1[i], 0, 1)                        (h1)   first layer, "accumulator"
+//!   c  = clamp(W2 a + b2, 0, 1)                                      (h2)
+//!   pc = P c + pb                                                     (d)    the context's bias of each move's hidden layer
+//!   q  = Q c                                                          (d)    the context's query
+//! move tower, per legal move m
+//!   h  = clamp(pc + Ef[from(m)] + Et[to(m)] + F^T hand(m), 0, 1)      (d)
+//!   z  = v . h + q . (Gf[from(m)] + Gt[to(m)])                        logit in nats
+//! ```
+//!
+//! `from(m)` is `role * 64 + origin`, `to(m)` is `role after promotion * 64 + destination` (the
+//! king's destination for castling), squares mirrored vertically when Black moves. `hand(m)` are
+//! the move's hand features with values in units of 1/[`ONE`].
+//!
+//! Everything is integer, as in Stockfish's NNUE: i16 weights, i32 sums, clipped ReLUs in fixed
+//! point, shifts that round down. Fixed-point scales (a value `x` is stored as `x * 2^s`):
+//!
+//! | tensor | shape | scale |
+//! | --- | --- | --- |
+//! | `W1`, `b1` | `BOARD_INPUTS x h1`, `h1` | 2^9 (so `a` is in `0..=512`) |
+//! | `W2`, `b2` | `h2 x h1`, `h2` | 2^12, 2^21 (`c` is in `0..=512` after `>> 12`) |
+//! | `P`, `pb` | `d x h2`, `d` | 2^12, 2^21 (`pc` at 2^12 after `>> 9`) |
+//! | `Q` | `d x h2` | 2^12 (`q` at 2^10 after `>> 11`) |
+//! | `Ef`, `Et`, `F` | `384 x d`, `384 x d`, `hand x d` | 2^12 (`h` in `0..=4096`) |
+//! | `Gf`, `Gt` | `384 x d` | 2^12 |
+//! | `v` | `d` | 2^10 (`z` at 2^8 = [`LOGIT_ONE`] after `>> 14`) |
+//!
+//! The first layer is kept up to date incrementally along the games of a block
+//! ([`Accumulator`]): the piece-square part of `W1` is summed per perspective and only the
+//! squares that changed since the last position are added or removed.
+//!
+//! The loops are written over plain slices so that the compiler vectorises them; the same code is
+//! compiled a second time with AVX2 enabled and chosen at run time. Integer sums are exact in any
+//! order, so both give the same integers (a test compares them).
+//!
+//! File format (`models/*/*.net`, little-endian): the magic `CZNET\0\0\x01`, six `u32` dimensions
+//! (`BOARD_INPUTS`, `SQUARE_INPUTS`, `hand`, `h1`, `h2`, `d`), the tensors in the order of the
+//! table above (`W1 b1 W2 b2 P pb Q Ef Et Gf Gt F v`; matrices row-major, i16 except the biases,
+//! which are i32), then the CRC-32 of everything before it.
+
+use shakmaty::{Bitboard, Color, EnPassantMode, Position, Role};
+
+use super::GameState;
+use super::features::{Dot, MoveContext, ONE, Sink, move_layout};
+use super::movegen::Packed;
+use super::params::fnv1a64;
+use super::softmax::LOGIT_ONE;
+use crate::Error;
+
+/// Inputs of the board tower: 768 piece-square (own pieces pawn..king, then the opponent's,
+/// 64 squares each), 4 castling rights (own king side, own queen side, opponent's king side,
+/// queen side), 8 en-passant files, 64 destinations and 64 origins of the opponent's last move,
+/// 64 destinations of the mover's own last move, 5 skill classes
+/// ([`GameState::skill`]).
+pub const BOARD_INPUTS: usize = 977;
+/// First castling input.
+const CASTLING: usize = 768;
+/// First en-passant input.
+const EP_FILE: usize = 772;
+/// First input of the opponent's last destination.
+const LAST_TO: usize = 780;
+/// First input of the opponent's last origin.
+const LAST_FROM: usize = 844;
+/// First input of the mover's own last destination.
+const OWN_LAST_TO: usize = 908;
+/// First skill input.
+const SKILL: usize = 972;
+/// Rows of the move tower's square embeddings: `role * 64 + square`.
+pub const SQUARE_INPUTS: usize = 384;
+
+/// File magic of a network file.
+pub const MAGIC: &[u8; 8] = b"CZNET\0\0\x01";
+
+/// Largest accepted dimensions (a damaged file must not allocate without bound).
+const MAX_H1: usize = 1024;
+const MAX_H2: usize = 256;
+const MAX_D: usize = 256;
+
+/// More changed squares than this since the last position: recompute the accumulator.
+const MAX_INCREMENTAL: u32 = 8;
+
+/// `sq ^ flip(turn)` mirrors Black's squares vertically.
+#[inline]
+fn flip(turn: Color) -> usize {
+    if turn.is_white() { 0 } else { 56 }
+}
+
+/// Piece-square input of a piece of colour `piece` and role `role` on `sq`, seen by
+/// `perspective`.
+#[inline]
+pub fn piece_input(perspective: Color, piece: Color, role: Role, sq: usize) -> usize {
+    let side = if piece == perspective { 0 } else { 6 };
+    (side + role as usize - 1) * 64 + (sq ^ flip(perspective))
+}
+
+/// The inputs of `st` other than its pieces (castling, en passant, last moves, skill), seen by
+/// the side to move, in increasing order.
+pub fn state_inputs(st: &GameState, mut out: impl FnMut(usize)) {
+    let pos = &st.pos;
+    let us = pos.turn();
+    let f = flip(us);
+    let castles = pos.castles();
+    for (k, (color, side)) in [
+        (us, shakmaty::CastlingSide::KingSide),
+        (us, shakmaty::CastlingSide::QueenSide),
+        (!us, shakmaty::CastlingSide::KingSide),
+        (!us, shakmaty::CastlingSide::QueenSide),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if castles.has(color, side) {
+            out(CASTLING + k);
+        }
+    }
+    if let Some(sq) = pos.ep_square(EnPassantMode::Legal) {
+        out(EP_FILE + sq.file() as usize);
+    }
+    if let Some(m) = st.last {
+        let p = Packed::of(&m);
+        out(LAST_TO + (p.to() ^ f));
+        out(LAST_FROM + (p.from() ^ f));
+    }
+    if let Some(m) = st.own_last {
+        out(OWN_LAST_TO + (Packed::of(&m).to() ^ f));
+    }
+    out(SKILL + st.skill());
+}
+
+/// All board inputs of `st` (pieces, then [`state_inputs`]), seen by the side to move.
+pub fn board_inputs(st: &GameState, mut out: impl FnMut(usize)) {
+    let us = st.pos.turn();
+    for (sq, piece) in st.pos.board().clone().into_iter() {
+        out(piece_input(us, piece.color, piece.role, sq as usize));
+    }
+    state_inputs(st, out);
+}
+
+/// The move tower's square rows of move `p` for a mover of colour `turn`: `(from, to)`.
+#[inline]
+pub fn move_rows(p: Packed, turn: Color) -> (usize, usize) {
+    let f = flip(turn);
+    let role_to = if p.promotion() != 0 { p.promotion() - 1 } else { p.role() };
+    (p.role() * 64 + (p.from() ^ f), role_to * 64 + (p.to() ^ f))
+}
+
+/// A move network's integer weights (see the module documentation for shapes and scales).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    h1: usize,
+    h2: usize,
+    d: usize,
+    w1: Vec<i16>,
+    b1: Vec<i32>,
+    w2: Vec<i16>,
+    b2: Vec<i32>,
+    p: Vec<i16>,
+    pb: Vec<i32>,
+    q: Vec<i16>,
+    ef: Vec<i16>,
+    et: Vec<i16>,
+    gf: Vec<i16>,
+    gt: Vec<i16>,
+    f: Vec<i16>,
+    v: Vec<i16>,
+    hash: u64,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network {{ h1: {}, h2: {}, d: {}, hash: {:016x} }}", self.h1, self.h2, self.d, self.hash)
+    }
+}
+
+/// Reads little-endian values from a byte slice.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    name: &'a str,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], Error> {
+        if self.bytes.len() < n {
+            return Err(bad(self.name, "file is truncated"));
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn u32(&mut self) -> Result<usize, Error> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")) as usize)
+    }
+
+    fn i16s(&mut self, n: usize) -> Result<Vec<i16>, Error> {
+        Ok(self.take(n * 2)?.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect())
+    }
+
+    fn i32s(&mut self, n: usize) -> Result<Vec<i32>, Error> {
+        Ok(self.take(n * 4)?.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes"))).collect())
+    }
+}
+
+fn bad(name: &str, message: &str) -> Error {
+    Error::Model { name: name.into(), line: 0, message: message.into() }
+}
+
+impl Network {
+    /// Parses a network file (format in the module documentation); `name` appears in errors.
+    ///
+    /// # Errors
+    /// [`Error::Model`] if the magic, the dimensions, the length or the checksum are wrong, or
+    /// if the weights could overflow an `i32` sum (see [`Network::check_bounds`]).
+    pub fn parse(name: &str, bytes: &[u8]) -> Result<Network, Error> {
+        if bytes.len() < MAGIC.len() + 4 || &bytes[..MAGIC.len()] != MAGIC {
+            return Err(bad(name, "not a chesszip network file"));
+        }
+        let (body, crc) = bytes.split_at(bytes.len() - 4);
+        if crc32fast::hash(body) != u32::from_le_bytes(crc.try_into().expect("4 bytes")) {
+            return Err(bad(name, "checksum mismatch"));
+        }
+        let mut r = Reader { bytes: &body[MAGIC.len()..], name };
+        let dims = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+        let [inputs, squares, hand, h1, h2, d] = dims;
+        if inputs != BOARD_INPUTS || squares != SQUARE_INPUTS || hand != move_layout::LEN {
+            return Err(bad(name, "input dimensions do not match this build's features"));
+        }
+        let ok = |x: usize, max: usize| x > 0 && x <= max && x % 16 == 0;
+        if !ok(h1, MAX_H1) || !ok(h2, MAX_H2) || !ok(d, MAX_D) {
+            return Err(bad(name, "layer sizes must be positive multiples of 16 within the limits"));
+        }
+        let net = Network {
+            h1,
+            h2,
+            d,
+            w1: r.i16s(BOARD_INPUTS * h1)?,
+            b1: r.i32s(h1)?,
+            w2: r.i16s(h2 * h1)?,
+            b2: r.i32s(h2)?,
+            p: r.i16s(d * h2)?,
+            pb: r.i32s(d)?,
+            q: r.i16s(d * h2)?,
+            ef: r.i16s(SQUARE_INPUTS * d)?,
+            et: r.i16s(SQUARE_INPUTS * d)?,
+            gf: r.i16s(SQUARE_INPUTS * d)?,
+            gt: r.i16s(SQUARE_INPUTS * d)?,
+            f: r.i16s(move_layout::LEN * d)?,
+            v: r.i16s(d)?,
+            hash: fnv1a64(bytes),
+        };
+        if !r.bytes.is_empty() {
+            return Err(bad(name, "trailing bytes"));
+        }
+        net.check_bounds().map_err(|m| bad(name, &m))?;
+        Ok(net)
+    }
+
+    /// Checks that no `i32` sum of the inference can overflow, for any position: the first
+    /// layer's sum of at most 64 active inputs, the second layer and the context projections
+    /// with inputs at their clamp, a move's hidden sums with [`MAX_HAND`] hand features of
+    /// value at most [`ONE`]. (The final dot products are summed in `i64`.)
+    ///
+    /// # Errors
+    /// A message naming the layer whose worst case does not fit.
+    pub fn check_bounds(&self) -> Result<(), String> {
+        const LIMIT: i64 = i32::MAX as i64 / 2;
+        let (h1, h2, d) = (self.h1, self.h2, self.d);
+        let col_max =
+            |w: &[i16], rows: usize, cols: usize, j: usize| (0..rows).map(|i| w[i * cols + j].unsigned_abs() as i64).max().unwrap_or(0);
+        for j in 0..h1 {
+            if self.b1[j].unsigned_abs() as i64 + 64 * col_max(&self.w1, BOARD_INPUTS, h1, j) > LIMIT {
+                return Err("first layer sums could overflow".into());
+            }
+        }
+        let row_abs = |w: &[i16], cols: usize, i: usize| w[i * cols..][..cols].iter().map(|x| x.unsigned_abs() as i64).sum::<i64>();
+        for k in 0..h2 {
+            if self.b2[k].unsigned_abs() as i64 + 512 * row_abs(&self.w2, h1, k) > LIMIT {
+                return Err("second layer sums could overflow".into());
+            }
+        }
+        let mut pc_max = 0;
+        for i in 0..d {
+            let pc = self.pb[i].unsigned_abs() as i64 + 512 * row_abs(&self.p, h2, i);
+            let q = 512 * row_abs(&self.q, h2, i);
+            if pc > LIMIT || q > LIMIT {
+                return Err("context projections could overflow".into());
+            }
+            pc_max = pc_max.max(pc >> 9);
+        }
+        for i in 0..d {
+            let hidden = pc_max
+                + col_max(&self.ef, SQUARE_INPUTS, d, i)
+                + col_max(&self.et, SQUARE_INPUTS, d, i)
+                + MAX_HAND as i64 * ONE as i64 * col_max(&self.f, move_layout::LEN, d, i);
+            if hidden > LIMIT {
+                return Err("move hidden sums could overflow".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// FNV-1a of the file's bytes: part of the id of a model that uses this network.
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// `(h1, h2, d)`: the widths of the board tower's layers and of the move tower.
+    pub fn dims(&self) -> (usize, usize, usize) {
+        (self.h1, self.h2, self.d)
+    }
+
+    /// The file bytes of this network (what [`Network::parse`] reads).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        for x in [BOARD_INPUTS, SQUARE_INPUTS, move_layout::LEN, self.h1, self.h2, self.d] {
+            out.extend_from_slice(&(x as u32).to_le_bytes());
+        }
+        let i16s = |out: &mut Vec<u8>, w: &[i16]| w.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        let i32s = |out: &mut Vec<u8>, w: &[i32]| w.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
+        i16s(&mut out, &self.w1);
+        i32s(&mut out, &self.b1);
+        i16s(&mut out, &self.w2);
+        i32s(&mut out, &self.b2);
+        i16s(&mut out, &self.p);
+        i32s(&mut out, &self.pb);
+        i16s(&mut out, &self.q);
+        for w in [&self.ef, &self.et, &self.gf, &self.gt, &self.f, &self.v] {
+            i16s(&mut out, w);
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        out
+    }
+
+    /// A network with pseudo-random weights of moderate size (for tests and benchmarks).
+    pub fn random(h1: usize, h2: usize, d: usize, seed: u64) -> Network {
+        let mut state = seed | 1;
+        let mut next = move |range: i64| {
+            // xorshift64*
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            let x = state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33;
+            (x as i64 % (2 * range + 1)) - range
+        };
+        let mut i16s = |n: usize, range: i64| (0..n).map(|_| next(range) as i16).collect::<Vec<_>>();
+        let w1 = i16s(BOARD_INPUTS * h1, 200);
+        let w2 = i16s(h2 * h1, 300);
+        let p = i16s(d * h2, 400);
+        let q = i16s(d * h2, 400);
+        let ef = i16s(SQUARE_INPUTS * d, 2000);
+        let et = i16s(SQUARE_INPUTS * d, 2000);
+        let gf = i16s(SQUARE_INPUTS * d, 3000);
+        let gt = i16s(SQUARE_INPUTS * d, 3000);
+        let f = i16s(move_layout::LEN * d, 1500);
+        let v = i16s(d, 1500);
+        let b1 = i16s(h1, 200).into_iter().map(i32::from).collect();
+        let b2 = i16s(h2, 1000).into_iter().map(|x| x as i32 * 512).collect();
+        let pb = i16s(d, 1000).into_iter().map(|x| x as i32 * 512).collect();
+        let mut net = Network { h1, h2, d, w1, b1, w2, b2, p, pb, q, ef, et, gf, gt, f, v, hash: 0 };
+        net.hash = fnv1a64(&net.to_bytes());
+        net
+    }
+}
+
+/// At most this many hand features are active for one move (8 in
+/// [`super::features::MoveContext::features`] itself, including the two loss features, and 10
+/// tactical ones); [`Network::check_bounds`] relies on it.
+pub const MAX_HAND: usize = 20;
+
+/// The first layer's piece-square sums of the current position, for both perspectives, and the
+/// pieces they were computed for, so that the next position only adds and removes what changed.
+#[derive(Clone)]
+pub struct Accumulator {
+    /// `[white's view, black's view]`, `h1` sums each, piece-square part of `W1` only.
+    sums: [Vec<i32>; 2],
+    /// The pieces summed: by colour (white, black) and role (pawn .. king).
+    pieces: [[Bitboard; 6]; 2],
+    valid: bool,
+}
+
+impl Accumulator {
+    /// An empty accumulator for `net` (filled by the first [`Accumulator::update`]).
+    pub fn new(net: &Network) -> Self {
+        Accumulator { sums: [vec![0; net.h1], vec![0; net.h1]], pieces: [[Bitboard::EMPTY; 6]; 2], valid: false }
+    }
+
+    /// Brings the sums to the pieces of `board`: incrementally when few squares changed, else
+    /// recomputed.
+    pub fn update(&mut self, net: &Network, board: &shakmaty::Board) {
+        let now: [[Bitboard; 6]; 2] = [Color::White, Color::Black].map(|c| Role::ALL.map(|r| board.by_piece(r.of(c))));
+        let changed: u32 =
+            (0..2).flat_map(|c| (0..6).map(move |r| (c, r))).map(|(c, r)| (now[c][r] ^ self.pieces[c][r]).count() as u32).sum();
+        if !self.valid || changed > MAX_INCREMENTAL {
+            for s in &mut self.sums {
+                s.fill(0);
+            }
+            self.pieces = [[Bitboard::EMPTY; 6]; 2];
+            self.valid = true;
+        }
+        for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
+            for (r, role) in Role::ALL.into_iter().enumerate() {
+                let (old, new) = (self.pieces[c][r], now[c][r]);
+                for sq in old & !new {
+                    for (view, s) in [Color::White, Color::Black].into_iter().zip(self.sums.iter_mut()) {
+                        sub_row(s, &net.w1[piece_input(view, color, role, sq as usize) * net.h1..][..net.h1]);
+                    }
+                }
+                for sq in new & !old {
+                    for (view, s) in [Color::White, Color::Black].into_iter().zip(self.sums.iter_mut()) {
+                        add_row(s, &net.w1[piece_input(view, color, role, sq as usize) * net.h1..][..net.h1]);
+                    }
+                }
+            }
+        }
+        self.pieces = now;
+    }
+
+    /// The sums seen by `perspective`.
+    pub fn sums(&self, perspective: Color) -> &[i32] {
+        &self.sums[perspective as usize]
+    }
+}
+
+#[inline(always)]
+fn add_row(acc: &mut [i32], row: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a += w as i32;
+    }
+}
+
+#[inline(always)]
+fn sub_row(acc: &mut [i32], row: &[i16]) {
+    for (a, &w) in acc.iter_mut().zip(row) {
+        *a -= w as i32;
+    }
+}
+
+/// `sum_j w[j] * x[j]` over i16 weights and small non-negative i32 inputs.
+#[inline(always)]
+fn dot_i16(w: &[i16], x: &[i32]) -> i32 {
+    w.iter().zip(x).map(|(&w, &x)| w as i32 * x).sum()
+}
+
+/// The board tower's outputs for one position, and the scratch space of the move tower.
+pub struct NetworkState {
+    acc: Accumulator,
+    a: Vec<i32>,
+    c: Vec<i32>,
+    pc: Vec<i32>,
+    q: Vec<i32>,
+    hidden: Vec<i32>,
+    hand: Vec<i32>,
+    avx2: bool,
+}
+
+impl NetworkState {
+    /// Scratch space for `net`; uses AVX2 when the processor has it.
+    pub fn new(net: &Network) -> Self {
+        Self::with_simd(net, simd_available())
+    }
+
+    /// [`NetworkState::new`], choosing the AVX2 code path or not (`avx2` is ignored where the
+    /// processor lacks it). Both paths compute the same integers.
+    pub fn with_simd(net: &Network, avx2: bool) -> Self {
+        NetworkState {
+            acc: Accumulator::new(net),
+            a: vec![0; net.h1],
+            c: vec![0; net.h2],
+            pc: vec![0; net.d],
+            q: vec![0; net.d],
+            hidden: vec![0; net.d],
+            hand: vec![0; net.d],
+            avx2: avx2 && simd_available(),
+        }
+    }
+
+    /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logit`]).
+    pub fn prepare(&mut self, net: &Network, st: &GameState) {
+        self.acc.update(net, st.pos.board());
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is only set when the processor supports AVX2.
+            unsafe { self.board_tower_avx2(net, st) };
+            return;
+        }
+        self.board_tower(net, st);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn board_tower_avx2(&mut self, net: &Network, st: &GameState) {
+        self.board_tower(net, st);
+    }
+
+    #[inline(always)]
+    fn board_tower(&mut self, net: &Network, st: &GameState) {
+        let h1 = net.h1;
+        self.a.copy_from_slice(self.acc.sums(st.pos.turn()));
+        add_i32(&mut self.a, &net.b1);
+        let a = &mut self.a;
+        state_inputs(st, |i| add_row(a, &net.w1[i * h1..][..h1]));
+        for x in self.a.iter_mut() {
+            *x = (*x).clamp(0, 512);
+        }
+        for (k, c) in self.c.iter_mut().enumerate() {
+            *c = ((net.b2[k] + dot_i16(&net.w2[k * h1..][..h1], &self.a)) >> 12).clamp(0, 512);
+        }
+        let h2 = net.h2;
+        for i in 0..net.d {
+            self.pc[i] = (net.pb[i] + dot_i16(&net.p[i * h2..][..h2], &self.c)) >> 9;
+            self.q[i] = dot_i16(&net.q[i * h2..][..h2], &self.c) >> 11;
+        }
+    }
+
+    /// The logit of move `i` of `ctx`, `p` (1/[`LOGIT_ONE`] nat): the network's part plus the
+    /// linear model with weights `linear` over the move's hand features. [`NetworkState::prepare`]
+    /// must have run for the position.
+    #[inline]
+    pub fn logit(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32], ctx: &MoveContext, i: usize) -> i32 {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is only set when the processor supports AVX2.
+            return unsafe { self.move_tower_avx2(net, turn, p, linear, ctx, i) };
+        }
+        self.move_tower(net, turn, p, linear, ctx, i)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn move_tower_avx2(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32], ctx: &MoveContext, i: usize) -> i32 {
+        self.move_tower(net, turn, p, linear, ctx, i)
+    }
+
+    #[inline(always)]
+    fn move_tower(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32], ctx: &MoveContext, i: usize) -> i32 {
+        let d = net.d;
+        self.hand.fill(0);
+        let mut sink = HandSink { dot: Dot::new(linear), f: &net.f, d, hand: &mut self.hand };
+        ctx.features(i, &mut sink);
+        let linear_logit = sink.dot.logit();
+        let (from, to) = move_rows(p, turn);
+        let (ef, et) = (&net.ef[from * d..][..d], &net.et[to * d..][..d]);
+        let (gf, gt) = (&net.gf[from * d..][..d], &net.gt[to * d..][..d]);
+        for i in 0..d {
+            self.hidden[i] = (self.pc[i] + ef[i] as i32 + et[i] as i32 + (self.hand[i] >> 8)).clamp(0, 4096);
+        }
+        let mut z: i64 = 0;
+        for i in 0..d {
+            z += net.v[i] as i64 * self.hidden[i] as i64 + self.q[i] as i64 * (gf[i] as i32 + gt[i] as i32) as i64;
+        }
+        debug_assert_eq!(LOGIT_ONE, 256);
+        let z = (z >> 14).clamp(i32::MIN as i64 / 4, i32::MAX as i64 / 4) as i32;
+        (linear_logit as i64 + z as i64).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
+    }
+}
+
+#[inline(always)]
+fn add_i32(acc: &mut [i32], x: &[i32]) {
+    for (a, &b) in acc.iter_mut().zip(x) {
+        *a += b;
+    }
+}
+
+/// Whether the AVX2 code paths can run here.
+pub fn simd_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The [`Sink`] of the move tower: the linear model's dot product and the hand features' sum
+/// `F^T hand(m)` (scale 2^12 * [`ONE`], divided by `ONE` by the caller).
+struct HandSink<'a> {
+    dot: Dot<'a>,
+    f: &'a [i16],
+    d: usize,
+    hand: &'a mut [i32],
+}
+
+impl Sink for HandSink<'_> {
+    #[inline(always)]
+    fn put(&mut self, index: usize, value: i32) {
+        self.dot.put(index, value);
+        for (h, &w) in self.hand.iter_mut().zip(&self.f[index * self.d..][..self.d]) {
+            *h += w as i32 * value;
+        }
+    }
+
+    #[inline(always)]
+    fn put_one(&mut self, index: usize) {
+        self.dot.put_one(index);
+        for (h, &w) in self.hand.iter_mut().zip(&self.f[index * self.d..][..self.d]) {
+            *h += (w as i32) << 8;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Model, Predictor};
+    use crate::text::parse_game;
+
+    /// The first `n` games of the benchmark file bundled in the repository.
+    fn games(n: usize) -> Vec<crate::text::Game> {
+        include_str!("../../data/Chess_Games.txt").lines().take(n).map(|l| parse_game(l.as_bytes()).expect("a game")).collect()
+    }
+
+    #[test]
+    fn incremental_accumulator_matches_a_fresh_one_and_simd_matches_scalar() {
+        let net = Network::random(64, 32, 32, 7);
+        let model = Model::builtin(2).clone();
+        let mut predictor = Predictor::new(&model);
+        let (mut scalar, mut simd) = (NetworkState::with_simd(&net, false), NetworkState::with_simd(&net, true));
+        let mut positions = 0;
+        for game in games(40) {
+            let mut st = GameState::new();
+            for m in &game.moves {
+                let mut fresh = Accumulator::new(&net);
+                fresh.update(&net, st.pos.board());
+                scalar.prepare(&net, &st);
+                simd.prepare(&net, &st);
+                for view in [Color::White, Color::Black] {
+                    assert_eq!(scalar.acc.sums(view), fresh.sums(view), "incremental sums at ply {}", st.ply);
+                }
+                assert_eq!((&scalar.c, &scalar.pc, &scalar.q), (&simd.c, &simd.pc, &simd.q));
+                predictor.prepare(&st);
+                let ctx = predictor.move_context(&st);
+                let turn = st.pos.turn();
+                for (i, &p) in predictor.moves().iter().enumerate() {
+                    let a = scalar.logit(&net, turn, p, &model.move_weights, &ctx, i);
+                    let b = simd.logit(&net, turn, p, &model.move_weights, &ctx, i);
+                    assert_eq!(a, b);
+                }
+                let played = predictor.index_of(m).expect("legal");
+                predictor.observe(&mut st, played);
+                st.play(*m);
+                positions += 1;
+            }
+        }
+        assert!(positions > 2000);
+        // The random network is not degenerate: the board tower's outputs vary.
+        assert!(scalar.c.iter().any(|&c| c > 0 && c < 512));
+    }
+
+    #[test]
+    fn file_round_trips_and_damage_is_rejected() {
+        let net = Network::random(32, 16, 16, 3);
+        let bytes = net.to_bytes();
+        assert_eq!(Network::parse("net", &bytes).unwrap(), net);
+        for at in [0, 9, 40, bytes.len() / 2, bytes.len() - 1] {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x10;
+            assert!(Network::parse("net", &bad).is_err(), "flip at {at}");
+        }
+        assert!(Network::parse("net", &bytes[..bytes.len() - 5]).is_err());
+        assert!(Network::parse("net", b"CZNET").is_err());
+        // A valid checksum around impossible dimensions.
+        let mut huge = bytes[..MAGIC.len() + 24].to_vec();
+        huge[MAGIC.len() + 12..MAGIC.len() + 16].copy_from_slice(&(1u32 << 20).to_le_bytes());
+        let crc = crc32fast::hash(&huge);
+        huge.extend_from_slice(&crc.to_le_bytes());
+        let err = Network::parse("net", &huge).unwrap_err().to_string();
+        assert!(err.contains("layer sizes"), "{err}");
+    }
+
+    #[test]
+    fn weights_that_could_overflow_are_rejected() {
+        let mut net = Network::random(32, 16, 16, 5);
+        net.w2.iter_mut().for_each(|w| *w = i16::MAX);
+        net.b2.iter_mut().for_each(|b| *b = i32::MAX / 2);
+        let err = Network::parse("net", &net.to_bytes()).unwrap_err().to_string();
+        assert!(err.contains("second layer"), "{err}");
+    }
+
+    #[test]
+    fn a_model_with_a_network_codes_and_decodes_a_block() {
+        let net = Arc::new(Network::random(32, 16, 16, 11));
+        let model = Model::builtin(2).clone().with_network(net);
+        assert_ne!(model.id(), Model::builtin(2).id());
+        let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();
+        let (encoded, ..) = crate::codec::block::encode_block_traced(&model, text.as_bytes(), false);
+        let mut decoded = Vec::new();
+        crate::codec::block::decode_block(&model, &encoded, 30, text.len(), &mut decoded).expect("decodes");
+        assert_eq!(decoded, text.as_bytes());
+    }
+
+    use std::sync::Arc;
+}

@@ -1,0 +1,126 @@
+//! Training data for the move network (`tune export`): every ply of a set of games, as the
+//! coder sees it, written as flat little-endian arrays that `scripts/net/data.py` maps with
+//! numpy.
+//!
+//! Files in the output folder (`N` plies, `M` moves, `K` hand features, `B` board inputs):
+//!
+//! | file | type | length | content |
+//! | --- | --- | --- | --- |
+//! | `board_idx.u16` | u16 | B | active board inputs ([`network::board_inputs`]) |
+//! | `board_off.i64` | i64 | N + 1 | ply `n`'s inputs are `board_idx[board_off[n]..board_off[n+1]]` |
+//! | `move_off.i64` | i64 | N + 1 | ply `n`'s legal moves are `move_off[n]..move_off[n+1]` |
+//! | `label.i32` | i32 | N | index of the move played among them (canonical order) |
+//! | `rows.u16` | u16 | 2 M | per move, its `from` and `to` rows ([`network::move_rows`]) |
+//! | `feat_off.i64` | i64 | M + 1 | move `m`'s hand features are `feat_off[m]..feat_off[m+1]` |
+//! | `feat_idx.u16`, `feat_val.i16` | u16, i16 | K | hand feature index and value (1/256) |
+//! | `meta.json` | | | counts, the level, the model id and the input sizes |
+//! | `linear.i32` | i32 | hand | the model's linear move weights (1/256 nat), a starting point |
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use crate::model::features::{Sink, move_layout};
+use crate::model::network::{self, BOARD_INPUTS, SQUARE_INPUTS};
+use crate::model::{GameState, Model, Predictor};
+use crate::text::Game;
+
+/// Collects a move's hand features.
+struct Collect<'a>(&'a mut Vec<(u16, i16)>);
+
+impl Sink for Collect<'_> {
+    fn put(&mut self, index: usize, value: i32) {
+        self.0.push((index as u16, value as i16));
+    }
+}
+
+/// What [`export`] wrote.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExportCounts {
+    /// Games.
+    pub games: usize,
+    /// Plies (move decisions).
+    pub plies: usize,
+    /// Legal moves over all plies.
+    pub moves: usize,
+    /// Hand features over all moves.
+    pub features: usize,
+}
+
+/// Writes the move decisions of `games` under `model` (its search settings and features) into
+/// the folder `out` (created).
+///
+/// # Errors
+/// Writing the files failed.
+pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<ExportCounts> {
+    std::fs::create_dir_all(out)?;
+    let open = |name: &str| File::create(out.join(name)).map(|f| BufWriter::with_capacity(1 << 20, f));
+    let (mut board_idx, mut board_off, mut move_off, mut label) =
+        (open("board_idx.u16")?, open("board_off.i64")?, open("move_off.i64")?, open("label.i32")?);
+    let (mut rows, mut feat_off, mut feat_idx, mut feat_val) =
+        (open("rows.u16")?, open("feat_off.i64")?, open("feat_idx.u16")?, open("feat_val.i16")?);
+    let mut counts = ExportCounts::default();
+    let (mut boards, mut feats) = (0i64, 0i64);
+    board_off.write_all(&0i64.to_le_bytes())?;
+    move_off.write_all(&0i64.to_le_bytes())?;
+    feat_off.write_all(&0i64.to_le_bytes())?;
+    let mut predictor = Predictor::new(model);
+    let mut hand = Vec::new();
+    let mut inputs = Vec::new();
+    for game in games {
+        let mut st = GameState::new();
+        for m in &game.moves {
+            predictor.prepare(&st);
+            let played = predictor.index_of(m).expect("the games were parsed as legal");
+            inputs.clear();
+            network::board_inputs(&st, |i| inputs.push(i as u16));
+            for &i in &inputs {
+                board_idx.write_all(&i.to_le_bytes())?;
+            }
+            boards += inputs.len() as i64;
+            board_off.write_all(&boards.to_le_bytes())?;
+            let turn = shakmaty::Position::turn(&st.pos);
+            let ctx = predictor.move_context(&st);
+            for (i, &p) in predictor.moves().iter().enumerate() {
+                let (from, to) = network::move_rows(p, turn);
+                rows.write_all(&(from as u16).to_le_bytes())?;
+                rows.write_all(&(to as u16).to_le_bytes())?;
+                hand.clear();
+                ctx.features(i, &mut Collect(&mut hand));
+                for &(k, v) in &hand {
+                    feat_idx.write_all(&k.to_le_bytes())?;
+                    feat_val.write_all(&v.to_le_bytes())?;
+                }
+                feats += hand.len() as i64;
+                feat_off.write_all(&feats.to_le_bytes())?;
+            }
+            counts.moves += predictor.moves().len();
+            move_off.write_all(&(counts.moves as i64).to_le_bytes())?;
+            label.write_all(&(played as i32).to_le_bytes())?;
+            counts.plies += 1;
+            predictor.observe(&mut st, played);
+            st.play(*m);
+        }
+        counts.games += 1;
+    }
+    counts.features = feats as usize;
+    for w in [&mut board_idx, &mut board_off, &mut move_off, &mut label, &mut rows, &mut feat_off, &mut feat_idx, &mut feat_val] {
+        w.flush()?;
+    }
+    let meta = format!(
+        "{{\"games\": {}, \"plies\": {}, \"moves\": {}, \"features\": {}, \"board_inputs\": {}, \"square_inputs\": {}, \"hand\": {}, \"level\": {}, \"model_id\": \"{:016x}\"}}\n",
+        counts.games,
+        counts.plies,
+        counts.moves,
+        counts.features,
+        BOARD_INPUTS,
+        SQUARE_INPUTS,
+        move_layout::LEN,
+        model.level,
+        model.id()
+    );
+    std::fs::write(out.join("meta.json"), meta)?;
+    let linear: Vec<u8> = model.move_weights.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(out.join("linear.i32"), linear)?;
+    Ok(counts)
+}
