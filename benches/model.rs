@@ -7,12 +7,14 @@
 //! and `GameState::play`. Criterion's throughput is plies per second; its time per iteration
 //! divided by the plies printed at the start is the time per ply.
 //!
+//! Every embedded release of a level is measured (`v1-level2` is the linear model,
+//! `v2-level2` the move network on top of it: their difference is the network's cost per ply).
 //! Run with `cargo bench --bench model`; `MODEL_BENCH_LEVELS=1,2` restricts the levels.
 
 use std::hint::black_box;
 use std::time::Duration;
 
-use chesszip::model::{GameState, MAX_LEVEL, MIN_LEVEL, Model, Predictor};
+use chesszip::model::{GameState, MAX_LEVEL, MIN_LEVEL, Model, Predictor, RELEASES};
 use chesszip::text::parse_game;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::Move;
@@ -54,13 +56,15 @@ fn bench_model(c: &mut Criterion) {
     };
     let mut group = c.benchmark_group("ply");
     group.throughput(Throughput::Elements(plies as u64));
-    for level in levels {
-        let model = Model::builtin(level);
+    for release in RELEASES.iter().filter(|r| levels.contains(&r.level)) {
+        let model = release.parse().expect("embedded models parse");
         // The search levels take up to seconds per iteration: fewer, longer samples.
         let slow = model.search.depth > 0;
         group.sample_size(10);
         group.measurement_time(Duration::from_secs(if slow { 30 } else { 5 }));
-        group.bench_function(format!("level{level}"), |b| b.iter(|| replay(black_box(model), &games)));
+        let name = release.name.trim_end_matches(".txt").replace('/', "-");
+        let version = if name.contains('-') { String::new() } else { "v1-".into() };
+        group.bench_function(format!("{version}{name}"), |b| b.iter(|| replay(black_box(&model), &games)));
     }
     group.finish();
 }

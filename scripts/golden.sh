@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# Regenerates the golden archives in tests/golden/ (checked by tests/golden.rs).
-# Run it only after a deliberate change of the archive format or of an embedded model
-# (models/*.txt), and say so in the commit: archives made before such a change no longer
-# expand with the new binary. Usage: scripts/golden.sh
+# Makes the golden archives of tests/golden/ (checked by tests/golden.rs) that do not exist yet.
+# Archives are forever: an existing golden file is never rewritten. When a level gets a new
+# model release (models/vN/...), add its archive names below (`<input>.l<level>.vN.chz`),
+# run this script and add the new names to tests/golden.rs; the old files stay and must keep
+# expanding. Usage: scripts/golden.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q --bin chesszip
 bin=./target/release/chesszip
-for level in 1 2; do
-  "$bin" compress "-$level" -c tests/golden/movetext.txt > "tests/golden/movetext.l$level.chz"
-done
-"$bin" compress -1 -c tests/golden/lichess.pgn > tests/golden/lichess.pgn.l1.chz
+make() { # make LEVEL INPUT ARCHIVE
+  local out=tests/golden/$3
+  if [[ -e $out ]]; then echo "kept    $out"; return; fi
+  "$bin" compress "-$1" -c "tests/golden/$2" > "$out"
+  echo "made    $out"
+}
+# Version 1 (linear models): made at commit 1690106 and earlier.
+make 1 movetext.txt movetext.l1.chz
+make 2 movetext.txt movetext.l2.chz
+make 1 lichess.pgn lichess.pgn.l1.chz
+# Version 2 (move network at level 2).
+make 2 movetext.txt movetext.l2.v2.chz
+make 2 lichess.pgn lichess.pgn.l2.v2.chz
 ls -l tests/golden

@@ -61,6 +61,9 @@ class MoveNet(nn.Module):
         with torch.no_grad():
             self.linear.weight.copy_(torch.as_tensor(linear_init, dtype=torch.float32).view(-1, 1) / 256.0)
         self.qat = False
+        # Ablations: leave out the hand features (linear model and F), or the board context.
+        self.no_hand = False
+        self.no_board = False
 
     def w(self, t, bits):
         return ste_round(t, bits) if self.qat else t
@@ -77,6 +80,8 @@ class MoveNet(nn.Module):
         a = torch.clamp(a + self.w(self.b1, S_W1), 0.0, 1.0)
         c = F.linear(a, self.w(self.l2.weight, S_W2), self.b(self.l2.bias, S_B2))
         c = torch.clamp(self.act(c, S_C), 0.0, 1.0)
+        if self.no_board:
+            c = torch.zeros_like(c)
         pc = self.act(F.linear(c, self.w(self.p.weight, S_P), self.b(self.p.bias, S_PB)), S_PC)
         qc = self.act(F.linear(c, self.w(self.q.weight, S_Q)), S_QC)
         ply = batch["ply_of_move"]
@@ -84,12 +89,16 @@ class MoveNet(nn.Module):
         hand = F.embedding_bag(
             batch["feat_idx"], self.w(self.f.weight, S_E), batch["feat_off"], mode="sum", per_sample_weights=batch["feat_val"]
         )
+        if self.no_hand:
+            hand = torch.zeros_like(hand)
         hidden = pc[ply] + self.w(self.ef.weight, S_E)[fr] + self.w(self.et.weight, S_E)[to] + self.act(hand, S_H)
         hidden = torch.clamp(hidden, 0.0, 1.0)
         g = self.w(self.gf.weight, S_E)[fr] + self.w(self.gt.weight, S_E)[to]
         z = hidden @ self.w(self.v, S_V) + (qc[ply] * g).sum(-1)
         lin = F.embedding_bag(batch["feat_idx"], self.b(self.linear.weight, 8), batch["feat_off"], mode="sum", per_sample_weights=batch["feat_val"])
         lin = self.act(lin.squeeze(-1), 8)
+        if self.no_hand:
+            lin = torch.zeros_like(lin)
         return self.act(z, 8) + lin
 
 

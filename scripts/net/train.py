@@ -46,6 +46,9 @@ def main():
     ap.add_argument("--floor", type=float, default=256 / 65536, help="uniform floor of the coder (move.floor / 65536)")
     ap.add_argument("--qat-epoch", type=int, default=1, help="first epoch (0-based) with quantisation-aware rounding")
     ap.add_argument("--fraction", type=float, default=1.0, help="use this fraction of each training split (learning curves)")
+    ap.add_argument("--no-hand", action="store_true", help="ablation: without the hand features (no linear model, no F)")
+    ap.add_argument("--no-board", action="store_true", help="ablation: without the board context")
+    ap.add_argument("--init", help="start from this checkpoint (fine-tuning, e.g. for another level's features)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
@@ -66,6 +69,9 @@ def main():
     print(f"training on {plies} plies in {len(batches)} batches; heldout {heldout.plies} plies", flush=True)
 
     net = MoveNet(hand, train[0].linear, args.h1, args.h2, args.d)
+    net.no_hand, net.no_board = args.no_hand, args.no_board
+    if args.init:
+        net.load_state_dict(torch.load(args.init, map_location="cpu")["state"])
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(batches), pct_start=0.1)
     net.qat = False

@@ -263,6 +263,23 @@ mod tests {
     }
 
     #[test]
+    fn every_release_parses_and_is_found_by_its_id() {
+        let mut ids = std::collections::HashSet::new();
+        for (i, release) in RELEASES.iter().enumerate() {
+            let m = release.parse().unwrap_or_else(|e| panic!("{}: {e}", release.name));
+            assert_eq!(m.level, release.level);
+            assert_eq!(m.network.is_some(), release.network.is_some());
+            assert!(ids.insert(m.id()), "{} has the id of an earlier release", release.name);
+            assert_eq!(Model::by_id(m.id()), Some(Model::release(i)));
+        }
+        // Compressing uses the newest release of each level.
+        for level in MIN_LEVEL..=MAX_LEVEL {
+            let newest = RELEASES.iter().filter(|r| r.level == level).last().expect("a release");
+            assert_eq!(Model::builtin(level).id(), newest.parse().unwrap().id());
+        }
+    }
+
+    #[test]
     fn search_qdepth_round_trips_and_is_omitted_when_unlimited() {
         let base = Model::builtin(4);
         let text = base.to_text();

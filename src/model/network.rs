@@ -426,7 +426,8 @@ impl Accumulator {
 
     /// The sums seen by `perspective`.
     pub fn sums(&self, perspective: Color) -> &[i32] {
-        &self.sums[perspective as usize]
+        // Not `perspective as usize`: shakmaty numbers Black 0 and White 1.
+        &self.sums[if perspective.is_white() { 0 } else { 1 }]
     }
 }
 
@@ -637,6 +638,11 @@ mod tests {
                 for view in [Color::White, Color::Black] {
                     assert_eq!(scalar.acc.sums(view), fresh.sums(view), "incremental sums at ply {}", st.ply);
                 }
+                // The first layer against its definition: b1 plus the rows of board_inputs.
+                let mut direct = net.b1.clone();
+                board_inputs(&st, |i| add_row(&mut direct, &net.w1[i * net.h1..][..net.h1]));
+                let direct: Vec<i32> = direct.into_iter().map(|x| x.clamp(0, 512)).collect();
+                assert_eq!(scalar.a, direct, "first layer at ply {}", st.ply);
                 assert_eq!((&scalar.c, &scalar.pc, &scalar.q), (&simd.c, &simd.pc, &simd.q));
                 predictor.prepare(&st);
                 let ctx = predictor.move_context(&st);
