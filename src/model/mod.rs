@@ -232,7 +232,7 @@ macro_rules! release {
 }
 
 /// Every released model, oldest first. Version 1 (`models/levelN.txt`): the linear models of
-/// levels 1-9.
+/// levels 1-9. Version 2 (`models/v2/`): linear models plus a move network ([`network`]).
 pub const RELEASES: &[Release] = &[
     release!(1, "level1"),
     release!(2, "level2"),
@@ -243,6 +243,8 @@ pub const RELEASES: &[Release] = &[
     release!(7, "level7"),
     release!(8, "level8"),
     release!(9, "level9"),
+    // Version 2: the move network at level 2 (scripts/net/build.sh).
+    release!(2, "v2/level2", net),
 ];
 
 /// The releases, each parsed when first used (a run needs one or two).

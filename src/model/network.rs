@@ -49,7 +49,7 @@
 use shakmaty::{Bitboard, Color, EnPassantMode, Position, Role};
 
 use super::GameState;
-use super::features::{Dot, MoveContext, ONE, Sink, move_layout};
+use super::features::{MoveContext, ONE, Sink, move_layout};
 use super::movegen::Packed;
 use super::params::fnv1a64;
 use super::softmax::LOGIT_ONE;
@@ -263,10 +263,11 @@ impl Network {
         Ok(net)
     }
 
-    /// Checks that no `i32` sum of the inference can overflow, for any position: the first
-    /// layer's sum of at most 64 active inputs, the second layer and the context projections
-    /// with inputs at their clamp, a move's hidden sums with [`MAX_HAND`] hand features of
-    /// value at most [`ONE`]. (The final dot products are summed in `i64`.)
+    /// Checks that no `i32` sum of the inference can overflow, for any position, and that the
+    /// query fits `i16`: the first layer's sum of at most 64 active inputs, the second layer and
+    /// the context projections with inputs at their clamp, a move's hidden sums with
+    /// [`MAX_HAND`] hand features of value at most [`ONE`], and the final dot products with the
+    /// hidden layer and the query at their largest.
     ///
     /// # Errors
     /// A message naming the layer whose worst case does not fit.
@@ -286,23 +287,23 @@ impl Network {
                 return Err("second layer sums could overflow".into());
             }
         }
-        let mut pc_max = 0;
+        let mut z = 0;
         for i in 0..d {
             let pc = self.pb[i].unsigned_abs() as i64 + 512 * row_abs(&self.p, h2, i);
-            let q = 512 * row_abs(&self.q, h2, i);
-            if pc > LIMIT || q > LIMIT {
+            let q = (512 * row_abs(&self.q, h2, i)) >> 11;
+            if pc > LIMIT || q > i16::MAX as i64 {
                 return Err("context projections could overflow".into());
             }
-            pc_max = pc_max.max(pc >> 9);
-        }
-        for i in 0..d {
-            let hidden = pc_max
-                + col_max(&self.ef, SQUARE_INPUTS, d, i)
-                + col_max(&self.et, SQUARE_INPUTS, d, i)
+            let hand = ((col_max(&self.ef, SQUARE_INPUTS, d, i) + col_max(&self.et, SQUARE_INPUTS, d, i)) << 8)
                 + MAX_HAND as i64 * ONE as i64 * col_max(&self.f, move_layout::LEN, d, i);
-            if hidden > LIMIT {
+            if hand > LIMIT || (pc >> 9) + (hand >> 8) > LIMIT {
                 return Err("move hidden sums could overflow".into());
             }
+            z += self.v[i].unsigned_abs() as i64 * 4096
+                + q * (col_max(&self.gf, SQUARE_INPUTS, d, i) + col_max(&self.gt, SQUARE_INPUTS, d, i));
+        }
+        if z > i32::MAX as i64 {
+            return Err("move logit sums could overflow".into());
         }
         Ok(())
     }
@@ -445,21 +446,42 @@ fn sub_row(acc: &mut [i32], row: &[i16]) {
     }
 }
 
-/// `sum_j w[j] * x[j]` over i16 weights and small non-negative i32 inputs.
+/// `sum_j w[j] * x[j]` in i32: the widening multiply-add that processors do 16 at a time
+/// (`pmaddwd`); [`Network::check_bounds`] guarantees the sums fit.
 #[inline(always)]
-fn dot_i16(w: &[i16], x: &[i32]) -> i32 {
-    w.iter().zip(x).map(|(&w, &x)| w as i32 * x).sum()
+fn dot16(w: &[i16], x: &[i16]) -> i32 {
+    w.iter().zip(x).fold(0i32, |s, (&w, &x)| s.wrapping_add(w as i32 * x as i32))
+}
+
+/// The hand features of one move: `(index, value)`, value in 1/[`ONE`].
+type HandFeatures = arrayvec::ArrayVec<(u16, i16), MAX_HAND>;
+
+/// Collects a move's hand features.
+struct Collect<'a>(&'a mut HandFeatures);
+
+impl Sink for Collect<'_> {
+    #[inline(always)]
+    fn put(&mut self, index: usize, value: i32) {
+        self.0.push((index as u16, value as i16));
+    }
 }
 
 /// The board tower's outputs for one position, and the scratch space of the move tower.
 pub struct NetworkState {
     acc: Accumulator,
-    a: Vec<i32>,
-    c: Vec<i32>,
+    /// First layer after the clipped ReLU, `0..=512`.
+    a: Vec<i16>,
+    /// Second layer, `0..=512`.
+    c: Vec<i16>,
+    /// The context's bias of the move tower's hidden layer (scale 2^12).
     pc: Vec<i32>,
-    q: Vec<i32>,
-    hidden: Vec<i32>,
-    hand: Vec<i32>,
+    /// The context's query (scale 2^10; fits i16 by [`Network::check_bounds`]).
+    q: Vec<i16>,
+    /// A move's hidden layer, `0..=4096`.
+    hidden: Vec<i16>,
+    /// A move's `F^T hand(m)` at scale 2^12 * [`ONE`].
+    hand_sum: Vec<i32>,
+    hand: HandFeatures,
     avx2: bool,
 }
 
@@ -479,7 +501,8 @@ impl NetworkState {
             pc: vec![0; net.d],
             q: vec![0; net.d],
             hidden: vec![0; net.d],
-            hand: vec![0; net.d],
+            hand_sum: vec![0; net.d],
+            hand: HandFeatures::new(),
             avx2: avx2 && simd_available(),
         }
     }
@@ -505,20 +528,21 @@ impl NetworkState {
     #[inline(always)]
     fn board_tower(&mut self, net: &Network, st: &GameState) {
         let h1 = net.h1;
-        self.a.copy_from_slice(self.acc.sums(st.pos.turn()));
-        add_i32(&mut self.a, &net.b1);
-        let a = &mut self.a;
-        state_inputs(st, |i| add_row(a, &net.w1[i * h1..][..h1]));
-        for x in self.a.iter_mut() {
-            *x = (*x).clamp(0, 512);
+        let mut acc = [0i32; MAX_H1];
+        let acc = &mut acc[..h1];
+        acc.copy_from_slice(self.acc.sums(st.pos.turn()));
+        add_i32(acc, &net.b1);
+        state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        for (a, &x) in self.a.iter_mut().zip(acc.iter()) {
+            *a = x.clamp(0, 512) as i16;
         }
         for (k, c) in self.c.iter_mut().enumerate() {
-            *c = ((net.b2[k] + dot_i16(&net.w2[k * h1..][..h1], &self.a)) >> 12).clamp(0, 512);
+            *c = ((net.b2[k] + dot16(&net.w2[k * h1..][..h1], &self.a)) >> 12).clamp(0, 512) as i16;
         }
         let h2 = net.h2;
         for i in 0..net.d {
-            self.pc[i] = (net.pb[i] + dot_i16(&net.p[i * h2..][..h2], &self.c)) >> 9;
-            self.q[i] = dot_i16(&net.q[i * h2..][..h2], &self.c) >> 11;
+            self.pc[i] = (net.pb[i] + dot16(&net.p[i * h2..][..h2], &self.c)) >> 9;
+            self.q[i] = (dot16(&net.q[i * h2..][..h2], &self.c) >> 11) as i16;
         }
     }
 
@@ -527,40 +551,57 @@ impl NetworkState {
     /// must have run for the position.
     #[inline]
     pub fn logit(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32], ctx: &MoveContext, i: usize) -> i32 {
+        self.hand.clear();
+        ctx.features(i, &mut Collect(&mut self.hand));
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is only set when the processor supports AVX2.
-            return unsafe { self.move_tower_avx2(net, turn, p, linear, ctx, i) };
+            return unsafe { self.move_tower_avx2(net, turn, p, linear) };
         }
-        self.move_tower(net, turn, p, linear, ctx, i)
+        self.move_tower(net, turn, p, linear)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn move_tower_avx2(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32], ctx: &MoveContext, i: usize) -> i32 {
-        self.move_tower(net, turn, p, linear, ctx, i)
+    unsafe fn move_tower_avx2(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32]) -> i32 {
+        self.move_tower(net, turn, p, linear)
     }
 
     #[inline(always)]
-    fn move_tower(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32], ctx: &MoveContext, i: usize) -> i32 {
+    fn move_tower(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32]) -> i32 {
         let d = net.d;
-        self.hand.fill(0);
-        let mut sink = HandSink { dot: Dot::new(linear), f: &net.f, d, hand: &mut self.hand };
-        ctx.features(i, &mut sink);
-        let linear_logit = sink.dot.logit();
         let (from, to) = move_rows(p, turn);
         let (ef, et) = (&net.ef[from * d..][..d], &net.et[to * d..][..d]);
-        let (gf, gt) = (&net.gf[from * d..][..d], &net.gt[to * d..][..d]);
-        for i in 0..d {
-            self.hidden[i] = (self.pc[i] + ef[i] as i32 + et[i] as i32 + (self.hand[i] >> 8)).clamp(0, 4096);
+        let mut lin: i64 = 0;
+        let sum = &mut self.hand_sum[..d];
+        for ((s, &e), &t) in sum.iter_mut().zip(ef).zip(et) {
+            *s = (e as i32 + t as i32) << 8;
         }
-        let mut z: i64 = 0;
-        for i in 0..d {
-            z += net.v[i] as i64 * self.hidden[i] as i64 + self.q[i] as i64 * (gf[i] as i32 + gt[i] as i32) as i64;
+        for &(index, value) in &self.hand {
+            let (index, value) = (index as usize, value as i32);
+            lin += linear[index] as i64 * value as i64;
+            let row = &net.f[index * d..][..d];
+            if value == ONE {
+                // Most features: a shift instead of a multiplication.
+                for (s, &w) in sum.iter_mut().zip(row) {
+                    *s += (w as i32) << 8;
+                }
+            } else {
+                for (s, &w) in sum.iter_mut().zip(row) {
+                    *s += w as i32 * value;
+                }
+            }
         }
+        // The linear model's logit, as [`Dot::logit`] computes it.
+        let linear_logit = (lin >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2);
+        for ((h, &s), &pc) in self.hidden.iter_mut().zip(sum.iter()).zip(&self.pc) {
+            *h = (pc + (s >> 8)).clamp(0, 4096) as i16;
+        }
+        let z = dot16(&net.v, &self.hidden)
+            .wrapping_add(dot16(&self.q, &net.gf[from * d..][..d]))
+            .wrapping_add(dot16(&self.q, &net.gt[to * d..][..d]));
         debug_assert_eq!(LOGIT_ONE, 256);
-        let z = (z >> 14).clamp(i32::MIN as i64 / 4, i32::MAX as i64 / 4) as i32;
-        (linear_logit as i64 + z as i64).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
+        (linear_logit + (z >> 14) as i64).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
     }
 }
 
@@ -580,33 +621,6 @@ pub fn simd_available() -> bool {
     #[cfg(not(target_arch = "x86_64"))]
     {
         false
-    }
-}
-
-/// The [`Sink`] of the move tower: the linear model's dot product and the hand features' sum
-/// `F^T hand(m)` (scale 2^12 * [`ONE`], divided by `ONE` by the caller).
-struct HandSink<'a> {
-    dot: Dot<'a>,
-    f: &'a [i16],
-    d: usize,
-    hand: &'a mut [i32],
-}
-
-impl Sink for HandSink<'_> {
-    #[inline(always)]
-    fn put(&mut self, index: usize, value: i32) {
-        self.dot.put(index, value);
-        for (h, &w) in self.hand.iter_mut().zip(&self.f[index * self.d..][..self.d]) {
-            *h += w as i32 * value;
-        }
-    }
-
-    #[inline(always)]
-    fn put_one(&mut self, index: usize) {
-        self.dot.put_one(index);
-        for (h, &w) in self.hand.iter_mut().zip(&self.f[index * self.d..][..self.d]) {
-            *h += (w as i32) << 8;
-        }
     }
 }
 
@@ -641,7 +655,7 @@ mod tests {
                 // The first layer against its definition: b1 plus the rows of board_inputs.
                 let mut direct = net.b1.clone();
                 board_inputs(&st, |i| add_row(&mut direct, &net.w1[i * net.h1..][..net.h1]));
-                let direct: Vec<i32> = direct.into_iter().map(|x| x.clamp(0, 512)).collect();
+                let direct: Vec<i16> = direct.into_iter().map(|x| x.clamp(0, 512) as i16).collect();
                 assert_eq!(scalar.a, direct, "first layer at ply {}", st.ply);
                 assert_eq!((&scalar.c, &scalar.pc, &scalar.q), (&simd.c, &simd.pc, &simd.q));
                 predictor.prepare(&st);
