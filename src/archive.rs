@@ -2,7 +2,6 @@
 //! the container. This is the library API the command line calls.
 
 use std::io::{BufRead, Read, Write};
-use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
@@ -179,7 +178,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         None => pgn::detect(input.fill_buf()?),
     };
     let mut source = BlockSource::new(format);
-    let header = FileHeader { format, level: opts.level, model_id: model_id(opts.level) };
+    let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level) };
     let mut writer = Writer::new(output, &header)?;
     let pool = pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
@@ -224,24 +223,14 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
     Ok(summary)
 }
 
-/// Ids of the embedded models by level, each computed once when first needed: [`Model::id`]
-/// serialises a whole model (milliseconds), too slow to repeat for every archive opened, and
-/// a run uses one level, not all of them.
-static MODEL_IDS: [OnceLock<u64>; (MAX_LEVEL - MIN_LEVEL + 1) as usize] = [const { OnceLock::new() }; (MAX_LEVEL - MIN_LEVEL + 1) as usize];
-
-/// [`Model::id`] of the embedded model of `level` (in `MIN_LEVEL..=MAX_LEVEL`).
-fn model_id(level: u8) -> u64 {
-    *MODEL_IDS[(level - MIN_LEVEL) as usize].get_or_init(|| Model::builtin(level).id())
-}
-
-/// The model an archive was made with.
+/// The model an archive was made with: the embedded release of its level with its id.
 ///
 /// # Errors
 /// [`Error::Unsupported`] if this build does not embed that model.
 pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
     let level = header.level;
-    if (MIN_LEVEL..=MAX_LEVEL).contains(&level) && model_id(level) == header.model_id {
-        return Ok(Model::builtin(level));
+    if let Some(model) = Model::released(level, header.model_id) {
+        return Ok(model);
     }
     Err(Error::Unsupported(format!(
         "archive was made with model {:016x} (level {level}), which this build of chesszip does not include",

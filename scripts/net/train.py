@@ -5,7 +5,8 @@
 Each epoch visits the training plies in shuffled batches of consecutive plies; the heldout
 split is only evaluated (never fitted, never used to stop). The loss is the cross-entropy in
 bits per ply of the played move under the coder's distribution: softmax mixed with the model's
-uniform floor. Quantisation-aware from `--qat-epoch` on.
+uniform floor. Quantisation-aware from `--qat-epoch` on. The checkpoint kept is the epoch with
+the best heldout bits (early stopping on validation data).
 """
 
 import argparse
@@ -76,6 +77,7 @@ def main():
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(batches), pct_start=0.1)
     net.qat = False
     print(f"epoch 0 (start): heldout {evaluate(net, heldout, args.floor, 4096):.4f} bits/ply", flush=True)
+    best = float("inf")
     for epoch in range(args.epochs):
         net.qat = epoch >= args.qat_epoch
         random.shuffle(batches)
@@ -94,8 +96,11 @@ def main():
                 run, run_n = 0.0, 0
         h = evaluate(net, heldout, args.floor, 4096)
         print(f"epoch {epoch + 1}{' (qat)' if net.qat else ''}: heldout {h:.4f} bits/ply, {time.time() - t0:.0f} s", flush=True)
-        torch.save({"state": net.state_dict(), "args": vars(args), "hand": hand, "heldout_bits": h}, args.out)
-    print(f"saved {args.out}")
+        if h < best:
+            # Early stopping on the heldout games (validation; the benchmark is never read).
+            best = h
+            torch.save({"state": net.state_dict(), "args": vars(args), "hand": hand, "heldout_bits": h, "epoch": epoch + 1}, args.out)
+    print(f"saved {args.out}: the epoch with the best heldout bits, {best:.4f}")
 
 
 if __name__ == "__main__":

@@ -168,14 +168,26 @@ impl Model {
         Model::release(newest)
     }
 
+    /// [`Model::id`] of [`Model::builtin`]`(level)`, computed once.
+    pub fn builtin_id(level: u8) -> u64 {
+        assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
+        release_id(RELEASES.iter().rposition(|r| r.level == level).expect("every level has a release"))
+    }
+
     /// The model of [`RELEASES`]`[index]`, parsed when first used.
     fn release(index: usize) -> &'static Model {
         PARSED[index].get_or_init(|| RELEASES[index].parse().unwrap_or_else(|e| panic!("embedded model {}: {e}", RELEASES[index].name)))
     }
 
-    /// The embedded model with id `id`, of any release, if any: what expanding an archive uses.
+    /// The embedded model with id `id`, of any release, if any.
     pub fn by_id(id: u64) -> Option<&'static Model> {
-        (0..RELEASES.len()).map(Model::release).find(|m| m.id() == id)
+        (0..RELEASES.len()).find(|&i| release_id(i) == id).map(Model::release)
+    }
+
+    /// The embedded model of `level` with id `id`, of any release, if any: what expanding an
+    /// archive uses (its header names both). Parses only that level's releases.
+    pub fn released(level: u8, id: u64) -> Option<&'static Model> {
+        (0..RELEASES.len()).filter(|&i| RELEASES[i].level == level).find(|&i| release_id(i) == id).map(Model::release)
     }
 }
 
@@ -216,23 +228,27 @@ impl Release {
     }
 }
 
-/// Embeds `models/<path>.txt` (and `models/<path>.net`) as a [`Release`] of `level`.
+/// Embeds `models/<path>.txt` as a [`Release`] of `level`, with the network `net` (the bytes of
+/// a `.net` file) if given.
 macro_rules! release {
     ($level:literal, $path:literal) => {
         Release { level: $level, name: concat!($path, ".txt"), text: include_str!(concat!("../../models/", $path, ".txt")), network: None }
     };
-    ($level:literal, $path:literal, net) => {
-        Release {
-            level: $level,
-            name: concat!($path, ".txt"),
-            text: include_str!(concat!("../../models/", $path, ".txt")),
-            network: Some(include_bytes!(concat!("../../models/", $path, ".net"))),
-        }
+    ($level:literal, $path:literal, $net:expr) => {
+        Release { level: $level, name: concat!($path, ".txt"), text: include_str!(concat!("../../models/", $path, ".txt")), network: Some($net) }
     };
 }
 
+/// The move network of version 2's level 2 (`models/v2/level2.net`).
+const NET_V2_LEVEL2: &[u8] = include_bytes!("../../models/v2/level2.net");
+
+/// The move network of version 2's levels 3-9 (`models/v2/search.net`): level 2's network
+/// fine-tuned on the features of level 3's search.
+const NET_V2_SEARCH: &[u8] = include_bytes!("../../models/v2/search.net");
+
 /// Every released model, oldest first. Version 1 (`models/levelN.txt`): the linear models of
-/// levels 1-9. Version 2 (`models/v2/`): linear models plus a move network ([`network`]).
+/// levels 1-9. Version 2 (`models/v2/`): levels 2-9, linear models plus a move network
+/// ([`network`]); level 1 stays linear (the fast level).
 pub const RELEASES: &[Release] = &[
     release!(1, "level1"),
     release!(2, "level2"),
@@ -243,12 +259,27 @@ pub const RELEASES: &[Release] = &[
     release!(7, "level7"),
     release!(8, "level8"),
     release!(9, "level9"),
-    // Version 2: the move network at level 2 (scripts/net/build.sh).
-    release!(2, "v2/level2", net),
+    // Version 2: the move networks (scripts/net/build.sh).
+    release!(2, "v2/level2", NET_V2_LEVEL2),
+    release!(3, "v2/level3", NET_V2_SEARCH),
+    release!(4, "v2/level4", NET_V2_SEARCH),
+    release!(5, "v2/level5", NET_V2_SEARCH),
+    release!(6, "v2/level6", NET_V2_SEARCH),
+    release!(7, "v2/level7", NET_V2_SEARCH),
+    release!(8, "v2/level8", NET_V2_SEARCH),
+    release!(9, "v2/level9", NET_V2_SEARCH),
 ];
 
 /// The releases, each parsed when first used (a run needs one or two).
 static PARSED: [OnceLock<Model>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
+
+/// [`Model::id`] of each release, computed once when first needed: it serialises a whole model
+/// (milliseconds), too slow to repeat for every archive opened.
+static IDS: [OnceLock<u64>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
+
+fn release_id(index: usize) -> u64 {
+    *IDS[index].get_or_init(|| Model::release(index).id())
+}
 
 #[cfg(test)]
 mod tests {
@@ -259,7 +290,9 @@ mod tests {
         for level in MIN_LEVEL..=MAX_LEVEL {
             let m = Model::builtin(level);
             assert_eq!(m.level, level);
-            assert_eq!(Model::parse("again", &m.to_text()).unwrap(), *m);
+            // The text holds everything but the network, which is a file of its own.
+            let again = Model::parse("again", &m.to_text()).unwrap();
+            assert_eq!(again, Model { network: None, ..m.clone() });
             assert_eq!(Model::by_id(m.id()).unwrap().level, level);
         }
     }
