@@ -28,4 +28,4 @@ pub mod tune;
 
 pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
 pub use error::{Error, Result};
-pub use inspect::{ArchiveInfo, extract_lines, info};
+pub use inspect::{ArchiveInfo, count_games, extract_games, extract_lines, info};
