@@ -13,7 +13,7 @@
 //!
 //! `expand` runs the same chain backwards and calls the very same model. [`archive`] ties the
 //! stages together (blocks in parallel with rayon) and is the API the command line uses;
-//! [`inspect`] reads an archive's statistics and chosen lines through its index.
+//! [`inspect`] reads an archive's statistics, and chosen games or lines, through its index.
 
 pub mod archive;
 pub mod codec;
