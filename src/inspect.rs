@@ -1,16 +1,29 @@
 //! Reading an archive without expanding all of it: its statistics from the index alone
-//! ([`info`]), and chosen lines of the input by decoding only the blocks that hold them
-//! ([`extract_lines`]).
+//! ([`info`]), chosen lines of the input by decoding only the blocks that hold them
+//! ([`extract_lines`]), and chosen games ([`extract_games`], [`count_games`]).
+//!
+//! # Games of a PGN archive
+//! A game is what [`crate::pgn::lexer::split_games`] cuts from the whole input: from a line
+//! that starts a game (a tag line after moves, or moves after a result) to the next one, the
+//! blank lines after it included, so that the games of an input, put together, are the input.
+//! The first game starts at the first byte. The index does not record where games start, but
+//! it tells enough to skip most blocks without decoding them: a block of PGN is cut before a
+//! line that starts a game once it holds enough games ([`crate::pgn::BlockReader`]), or at its
+//! byte limit. A block shorter than the longest one (the last block aside) was cut by games,
+//! so the next block starts a game; and a block that starts a game and holds no raw piece
+//! holds exactly its index's `games` games. Other blocks are decoded to count their games.
+//! Blocks decoded to print games are checked against the index.
 
 use std::io::{Read, Seek, Write};
-use std::ops::RangeInclusive;
+use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
 use crate::Error;
 use crate::archive::{expand_one, model_for};
-use crate::container::{FileHeader, IndexedReader};
+use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::model::Model;
+use crate::pgn::lexer::split_games;
 
 /// What an archive holds, from its header and index.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -130,4 +143,167 @@ pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u
     }
     output.flush()?;
     Ok(written)
+}
+
+/// Consecutive blocks of a PGN archive whose text starts at the start of a game and ends at
+/// the start of the next block's first game (or at the end of the input): a run holds whole
+/// games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Run {
+    /// The blocks.
+    blocks: Range<usize>,
+    /// Games in the run, when the index tells: a run of one block without raw pieces.
+    games: Option<u64>,
+    /// At most this many games start in the run (a bound from the index).
+    most: u64,
+}
+
+/// Cuts the blocks of a PGN archive into [`Run`]s, from the index alone. Block `k > 0` starts
+/// a run when block `k - 1` was certainly cut before a game's first line: it is shorter than
+/// the longest block but the last, ends with a line feed, and does not start inside a line (a
+/// line cut across blocks is seen in pieces when blocks are cut, so the cut after it may
+/// differ from the whole input's game starts).
+fn pgn_runs(entries: &[IndexEntry]) -> Vec<Run> {
+    let longest = entries.iter().rev().skip(1).map(|e| e.text_len).max().unwrap_or(0);
+    let starts_run = |k: usize| {
+        k == 0 || {
+            let before = &entries[k - 1];
+            !before.partial_line && before.text_len < longest && (k == 1 || !entries[k - 2].partial_line)
+        }
+    };
+    let mut runs: Vec<Run> = Vec::new();
+    for (k, e) in entries.iter().enumerate() {
+        // Each piece of a block's text is a structured game or raw lines (at least one line).
+        // Besides those pieces, a game can start at most at the block's first and last lines,
+        // which the block may hold in part only.
+        let most = e.games as u64 + e.raw_lines as u64 + 2;
+        match runs.last_mut() {
+            Some(run) if !starts_run(k) => {
+                run.blocks.end = k + 1;
+                run.games = None;
+                run.most += most;
+            }
+            _ => runs.push(Run { blocks: k..k + 1, games: (e.raw_lines == 0).then_some(e.games as u64), most }),
+        }
+    }
+    for run in &mut runs {
+        if let Some(g) = run.games {
+            run.most = g;
+        }
+    }
+    runs
+}
+
+/// Writes games `range` (1-based, inclusive) of the archive to `output`, byte for byte as in
+/// the input, decoding only the blocks needed to find and print them (see the module's
+/// documentation for what a game of a PGN archive is). In a movetext archive game N is line
+/// N, as in [`extract_lines`]. Games past the end of the input are not written: the number
+/// of games written is returned.
+///
+/// # Errors
+/// As [`extract_lines`]; also [`Error::Corrupt`] if a decoded block does not hold the games
+/// its index entry counts.
+pub fn extract_games<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, output: W, threads: usize) -> Result<u64, Error> {
+    walk_games(input, range, output, threads).map(|(written, _)| written)
+}
+
+/// Counts the games of an archive: lines in a movetext archive, games as [`extract_games`]
+/// cuts them in a PGN archive (decoding the blocks the index does not count).
+///
+/// # Errors
+/// As [`extract_games`].
+pub fn count_games<R: Read + Seek>(input: R, threads: usize) -> Result<u64, Error> {
+    walk_games(input, u64::MAX..=u64::MAX, std::io::sink(), threads).map(|(_, total)| total)
+}
+
+/// [`extract_games`], also returning the games before the end of the walk (all games of the
+/// archive when no game past `range` was reached).
+fn walk_games<R: Read + Seek, W: Write>(
+    mut input: R,
+    range: RangeInclusive<u64>,
+    mut output: W,
+    threads: usize,
+) -> Result<(u64, u64), Error> {
+    let (first, last) = (*range.start(), *range.end());
+    let mut reader = IndexedReader::open(&mut input)?;
+    if first == 0 || last < first {
+        return Ok((0, 0));
+    }
+    if reader.header().format == InputFormat::Movetext {
+        let lines = input_lines(&reader);
+        drop(reader);
+        let written = extract_lines(input, range, output, threads)?;
+        return Ok((written, lines));
+    }
+    let model: &Model = model_for(reader.header())?;
+    let entries = reader.entries().to_vec();
+    let runs = pgn_runs(&entries);
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
+    let batch = pool.current_num_threads() * 2;
+    let (mut before, mut written) = (0u64, 0u64);
+    let mut r = 0;
+    while r < runs.len() && before < last {
+        // The runs to decode now: those the index does not count, and those that may hold a
+        // wanted game; with bounds on the games before each run.
+        let mut chosen = Vec::new();
+        let (mut blocks, mut least, mut most) = (0, before, before);
+        for (s, run) in runs.iter().enumerate().skip(r) {
+            if least >= last {
+                break;
+            }
+            if run.games.is_none() || most + run.most >= first {
+                if !chosen.is_empty() && blocks + run.blocks.len() > batch {
+                    break;
+                }
+                chosen.push(s);
+                blocks += run.blocks.len();
+            }
+            least += run.games.unwrap_or(1);
+            most += run.most;
+        }
+        let Some(&end) = chosen.last() else {
+            // No run left holds a wanted game: count those the index counts.
+            before += runs[r..].iter().map_while(|run| run.games).sum::<u64>();
+            break;
+        };
+        let wanted: Vec<usize> = chosen.iter().flat_map(|&s| runs[s].blocks.clone()).collect();
+        let mut coded = Vec::with_capacity(wanted.len());
+        for &k in &wanted {
+            coded.push(reader.read_block(k)?);
+        }
+        let format = reader.header().format;
+        let texts: Vec<Result<Vec<u8>, Error>> =
+            pool.install(|| wanted.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(format, model, k as u64, h, b)).collect());
+        let mut texts = texts.into_iter();
+        for (s, run) in runs.iter().enumerate().take(end + 1).skip(r) {
+            if !chosen.contains(&s) {
+                before += run.games.expect("runs not decoded are counted");
+                continue;
+            }
+            let mut text = Vec::new();
+            for _ in run.blocks.clone() {
+                text.extend(texts.next().expect("one text per block")?);
+            }
+            let games = split_games(&text);
+            if let Some(g) = run.games
+                && g != games.len() as u64
+            {
+                return Err(Error::Corrupt(format!(
+                    "block {}: the index counts {g} games, the block holds {}",
+                    run.blocks.start,
+                    games.len()
+                )));
+            }
+            for game in &games {
+                before += 1;
+                if (first..=last).contains(&before) {
+                    output.write_all(game)?;
+                    written += 1;
+                }
+            }
+        }
+        r = end + 1;
+    }
+    output.flush()?;
+    Ok((written, before))
 }

@@ -13,7 +13,7 @@
 //!
 //! `expand` runs the same chain backwards and calls the very same model. [`archive`] ties the
 //! stages together (blocks in parallel with rayon) and is the API the command line uses;
-//! [`inspect`] reads an archive's statistics and chosen lines through its index.
+//! [`inspect`] reads an archive's statistics, and chosen games or lines, through its index.
 
 pub mod archive;
 pub mod codec;
@@ -28,4 +28,4 @@ pub mod tune;
 
 pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
 pub use error::{Error, Result};
-pub use inspect::{ArchiveInfo, extract_lines, info};
+pub use inspect::{ArchiveInfo, count_games, extract_games, extract_lines, info};

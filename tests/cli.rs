@@ -336,3 +336,127 @@ fn info_extract_and_test_on_the_benchmark_archive() {
     fs::write(&damaged_path, &damaged).unwrap();
     chesszip().arg("-t").arg(&damaged_path).assert().code(1).stdout("");
 }
+
+/// A directory with `games.pgn`: three PGN games, the second with CRLF line ends.
+fn pgn_workdir() -> (tempfile::TempDir, PathBuf, Vec<&'static [u8]>) {
+    let games: Vec<&[u8]> = vec![
+        b"[Event \"a\"]\n[Site \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n",
+        b"[Event \"b\"]\r\n\r\n1. d4 d5 2. c4 *\r\n\r\n",
+        b"[Event \"c\"]\n\n1. c4 { hm } c5 0-1\n",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.pgn");
+    fs::write(&path, games.concat()).unwrap();
+    (dir, path, games)
+}
+
+#[test]
+fn extract_counts_games_in_pgn_archives_and_lines_on_request() {
+    let (dir, path, games) = pgn_workdir();
+    chesszip().args(["compress", "-1", "--block-lines", "1"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.pgn.chz");
+    let extract = |args: &[&str]| chesszip().arg("extract").arg(&archive).args(args).assert();
+    extract(&["--game", "2"]).success().stdout(games[1].to_vec());
+    extract(&["-g", "2..3"]).success().stdout(games[1..].concat());
+    extract(&["--games", "1.."]).success().stdout(games.concat());
+    let all = games.concat();
+    let lines: Vec<&[u8]> = all.split_inclusive(|&b| b == b'\n').collect();
+    extract(&["--line", "2"]).success().stdout(lines[1].to_vec());
+    extract(&["-l", "4..6"]).success().stdout(lines[3..6].concat());
+    // Past the end: what exists and a warning, or an error naming the number of games.
+    let out = chesszip().arg("extract").arg(&archive).args(["-g", "3..9"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.stdout, games[2]);
+    assert!(stderr_of(&out).contains("holds 3 games"), "{}", stderr_of(&out));
+    let out = chesszip().arg("extract").arg(&archive).args(["-g", "4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("cannot extract game 4: the archive holds 3 games"), "{}", stderr_of(&out));
+    // One of --game and --line, not both.
+    extract(&["-g", "1", "-l", "1"]).code(1);
+    chesszip().arg("extract").arg(&archive).assert().code(1);
+}
+
+#[test]
+fn movetext_conversion_is_named_for_what_it_holds() {
+    let (dir, path, games) = pgn_workdir();
+    chesszip().args(["-1"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.pgn.chz");
+    chesszip().args(["expand", "--format", "movetext"]).arg(&archive).assert().success();
+    let movetext = b"e4 e5 Nf3 Nc6 1-0\nd4 d5 c4 *\nc4 c5 0-1\n";
+    assert_eq!(fs::read(dir.path().join("games.txt")).unwrap(), movetext);
+    assert_eq!(fs::read(&path).unwrap(), games.concat(), "input kept");
+    // Not over an existing file without -f; -d --format movetext names it the same way.
+    chesszip().args(["-d", "--format", "movetext"]).arg(&archive).assert().code(1);
+    fs::remove_file(dir.path().join("games.txt")).unwrap();
+    chesszip().args(["-d", "--format", "movetext"]).arg(&archive).assert().success();
+    assert_eq!(fs::read(dir.path().join("games.txt")).unwrap(), movetext);
+    assert_eq!(listing(dir.path()), ["games.pgn", "games.pgn.chz", "games.txt"]);
+    let help = String::from_utf8(chesszip().args(["expand", "--help"]).output().unwrap().stdout).unwrap();
+    assert!(help.contains("FILE.pgn.chz, FILE.txt.chz and FILE.chz are written to FILE.txt"), "{help}");
+}
+
+#[test]
+fn help_lists_every_level() {
+    for args in [&["--help"][..], &["compress", "--help"]] {
+        let help = String::from_utf8(chesszip().args(args).output().unwrap().stdout).unwrap();
+        for level in 1..=9 {
+            let flag = format!("-{level}");
+            let listed =
+                help.lines().any(|l| l.trim_start().strip_prefix(&flag).is_some_and(|rest| rest.is_empty() || rest.starts_with("  ")));
+            assert!(listed, "{flag} in {args:?}: {help}");
+        }
+        assert!(help.contains("Level 2 (the default)") && help.contains("--level <N>"), "{help}");
+    }
+}
+
+/// `chesszip-COMMAND(1)` references of a page (roff writes the hyphen `\-`).
+fn page_references(page: &str) -> Vec<String> {
+    let page = &page.replace("\\-", "-");
+    let mut refs = Vec::new();
+    for (i, _) in page.match_indices("chesszip-") {
+        let name: String = page[i..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+        if page[i + name.len()..].starts_with("(1)") {
+            refs.push(name);
+        }
+    }
+    refs
+}
+
+#[test]
+fn manual_pages_name_only_pages_that_exist() {
+    // On standard output: one page that names no other.
+    let man = String::from_utf8(chesszip().arg("manpage").output().unwrap().stdout).unwrap();
+    assert!(man.starts_with(".ie") && man.contains(".SH COMMANDS"), "{man}");
+    assert_eq!(page_references(&man), Vec::<String>::new(), "{man}");
+    assert!(man.contains("chesszip extract") && man.contains("manpage \\-\\-dir"), "{man}");
+    // With --dir: a page per command, and every page named is there.
+    let dir = tempfile::tempdir().unwrap();
+    chesszip().args(["manpage", "--dir"]).arg(dir.path()).assert().success().stdout("");
+    let pages = listing(dir.path());
+    for name in ["chesszip.1", "chesszip-compress.1", "chesszip-expand.1", "chesszip-extract.1", "chesszip-bench.1"] {
+        assert!(pages.contains(&name.to_string()), "{name} in {pages:?}");
+    }
+    let mut named = 0;
+    for page in &pages {
+        for reference in page_references(&fs::read_to_string(dir.path().join(page)).unwrap()) {
+            assert!(pages.contains(&format!("{reference}.1")), "{page} names {reference}(1), which is not in {pages:?}");
+            named += 1;
+        }
+    }
+    assert!(named >= 5, "chesszip.1 names the commands' pages");
+}
+
+#[test]
+fn bench_finds_its_benchmark_anywhere_and_labels_its_columns() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = chesszip().current_dir(elsewhere.path()).args(["bench", "-l", "1", "--no-peers"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("Chess_Games.txt: 2789897 bytes, 676149 plies"), "{table}");
+    assert!(table.contains("time (s)") && table.contains("plies/s/core") && table.contains("wall-clock seconds"), "{table}");
+    assert!(table.contains("chesszip -1"), "{table}");
+    // A file that is not there is named.
+    let out = chesszip().current_dir(elsewhere.path()).args(["bench", "-l", "1", "--no-peers", "missing.txt"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("missing.txt"), "{}", stderr_of(&out));
+}

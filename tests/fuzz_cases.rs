@@ -9,13 +9,16 @@ use chesszip::codec::block::{EncodedBlock, decode_block};
 use chesszip::model::Model;
 use chesszip::{CompressOptions, ExpandOptions};
 
-/// The contents of the case files of `target`, with their names.
+/// The contents of the case files of `target`, with their names. `fuzz/seeds/TARGET` must
+/// exist; `tests/fuzz_cases/TARGET` only once fuzzing has found something for TARGET.
 fn cases(target: &str) -> Vec<(String, Vec<u8>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut cases = Vec::new();
-    for dir in [root.join("tests/fuzz_cases").join(target), root.join("fuzz/seeds").join(target)] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
+    for (dir, required) in [(root.join("tests/fuzz_cases").join(target), false), (root.join("fuzz/seeds").join(target), true)] {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if !required && e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => panic!("{}: {e}", dir.display()),
         };
         for entry in entries {
             let path = entry.unwrap().path();
@@ -25,6 +28,7 @@ fn cases(target: &str) -> Vec<(String, Vec<u8>)> {
         }
     }
     cases.sort();
+    assert!(!cases.is_empty(), "no cases for {target}");
     cases
 }
 
@@ -35,6 +39,7 @@ fn expand_cases() {
         let _ = chesszip::expand_bytes(&data, &ExpandOptions { threads: 1 });
         let _ = chesszip::info(Cursor::new(&data));
         let _ = chesszip::extract_lines(Cursor::new(&data), 1..=3, std::io::sink(), 1);
+        let _ = chesszip::extract_games(Cursor::new(&data), 1..=3, std::io::sink(), 1);
         eprintln!("{name}: ok");
     }
 }

@@ -1,15 +1,17 @@
-//! Every PGN file round-trips byte for byte: the files under `tests/data/pgn`, and those under
-//! `/work/shared/data/pgn` when that directory exists. Level 1 (the fast model).
+//! Every PGN file round-trips byte for byte: the files under `tests/data/pgn`, and those of the
+//! project's shared data (`../shared/data/pgn` beside the repository, see
+//! [`common::shared_data`]; the test fails when it is missing). Level 1 (the fast model).
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
 use chesszip::container::InputFormat;
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
-const SHARED: &str = "/work/shared/data/pgn";
-
+/// The `.pgn` and `.txt` files under `dir`, sorted; panics if `dir` cannot be read.
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mut entries: Vec<PathBuf> = entries.map(|e| e.unwrap().path()).collect();
     entries.sort();
     for p in entries {
@@ -63,9 +65,7 @@ fn repository_pgn_files_round_trip() {
 /// Also checks that the big lichess files compress to at most half of `xz -9e`.
 #[test]
 fn shared_pgn_files_round_trip() {
-    if Path::new(SHARED).exists() {
-        assert!(check_dir(Path::new(SHARED)) > 150);
-    }
+    assert!(check_dir(&common::shared_data("pgn")) > 150);
 }
 
 #[test]

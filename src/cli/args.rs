@@ -40,15 +40,20 @@ pub enum Command {
     Expand(ExpandArgs),
     /// Print what archives hold (games, plies, level, size) from their index.
     Info(InfoArgs),
-    /// Print chosen lines (games) of an archive, decoding only the blocks that hold them.
+    /// Print chosen games (or lines, with --line) of an archive, decoding only the blocks needed.
     Extract(ExtractArgs),
     /// Print a shell completion script, e.g. `chesszip completions bash > /etc/bash_completion.d/chesszip`.
     Completions {
         /// The shell.
         shell: Shell,
     },
-    /// Print the manual page (roff), e.g. `chesszip manpage > chesszip.1`.
-    Manpage,
+    /// Print the manual page (roff), e.g. `chesszip manpage > chesszip.1`, or write one page
+    /// per command with --dir.
+    Manpage {
+        /// Write chesszip.1 and a page per command (chesszip-COMMAND.1) into this directory.
+        #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+        dir: Option<PathBuf>,
+    },
     /// Benchmark: compress, expand and verify a file at chosen levels, next to xz -9e and
     /// zstd -19 --long run in the same process tree; prints bytes, bits per ply and times.
     Bench(BenchArgs),
@@ -57,9 +62,10 @@ pub enum Command {
 /// Options of `bench`.
 #[derive(Clone, Debug, Args)]
 pub struct BenchArgs {
-    /// The file (default: the bundled benchmark, data/Chess_Games.txt).
-    #[arg(value_name = "FILE", default_value = "data/Chess_Games.txt", value_hint = clap::ValueHint::FilePath)]
-    pub file: PathBuf,
+    /// The file [default: the benchmark, data/Chess_Games.txt of the source tree chesszip was
+    /// built from, else of the current directory].
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub file: Option<PathBuf>,
     /// Levels to measure, e.g. `-l 1,5,9` (default: the default level).
     #[arg(short, long, value_delimiter = ',', default_values_t = [chesszip::model::DEFAULT_LEVEL])]
     pub levels: Vec<u8>,
@@ -131,7 +137,7 @@ pub struct CompressArgs {
     pub block_lines: u32,
     /// Input format: `pgn` or `movetext` (one game per line); detected from the content when
     /// not given. With -d, `movetext` writes the archive's games as movetext instead of the
-    /// original bytes (as `expand --format movetext`).
+    /// original bytes (as `expand --format movetext`), FILE.pgn.chz to FILE.txt.
     #[arg(long, value_name = "FORMAT", value_parser = ["pgn", "movetext"])]
     pub format: Option<String>,
 }
@@ -146,7 +152,8 @@ pub struct ExpandArgs {
     pub test: bool,
     /// Write the games in this format instead of the original bytes: `movetext` gives one
     /// game per line (SAN without move numbers or check marks, result last), e.g. to feed a
-    /// PGN archive to tools of the benchmark format.
+    /// PGN archive to tools of the benchmark format. The output is named for what it holds:
+    /// FILE.pgn.chz, FILE.txt.chz and FILE.chz are written to FILE.txt.
     #[arg(long, value_name = "FORMAT", value_parser = ["movetext"])]
     pub format: Option<String>,
 }
@@ -178,10 +185,14 @@ pub struct ExtractArgs {
     /// The archive (`-` for standard input).
     #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub file: PathBuf,
-    /// Lines to print, numbered from 1 as in the input (in the benchmark format, line N is
-    /// game N): `N`, `A..B` (A to B inclusive), `A..` (to the end) or `..B`.
-    #[arg(short, long = "game", visible_alias = "line", value_name = "N|A..B")]
-    pub games: LineSpec,
+    /// Games to print, numbered from 1: `N`, `A..B` (A to B inclusive), `A..` (to the end) or
+    /// `..B`. In a PGN archive a game is printed as in the input: its tags, moves and the blank
+    /// lines after it. In a movetext archive (one game per line) game N is line N.
+    #[arg(short, long = "game", visible_alias = "games", value_name = "N|A..B", required_unless_present = "lines")]
+    pub games: Option<LineSpec>,
+    /// Lines to print instead of games, numbered from 1 as in the input, in any archive.
+    #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]
+    pub lines: Option<LineSpec>,
     /// Worker threads; 0 means one per core.
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,

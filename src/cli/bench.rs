@@ -2,6 +2,7 @@
 //! `zstd -19 --long` run on the same file in the same run, and print a table.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -87,9 +88,31 @@ fn measure(data: &[u8], level: u8, threads: usize, block_lines: u32, repeat: usi
     Ok((bytes, median(c_times), median(e_times), plies))
 }
 
+/// The benchmark in the source tree this binary was built from.
+const BUILT_BENCHMARK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/Chess_Games.txt");
+
+/// The benchmark in a source tree at the current directory.
+const LOCAL_BENCHMARK: &str = "data/Chess_Games.txt";
+
+/// The file to measure: `file`, else the benchmark of the source tree chesszip was built from,
+/// else that of the current directory.
+fn bench_file(file: Option<&Path>) -> Result<PathBuf> {
+    if let Some(file) = file {
+        return Ok(file.to_path_buf());
+    }
+    match [BUILT_BENCHMARK, LOCAL_BENCHMARK].into_iter().find(|p| Path::new(p).is_file()) {
+        Some(p) => Ok(PathBuf::from(p)),
+        None => bail!(
+            "no FILE given and the benchmark is not where it was built ({BUILT_BENCHMARK}) nor in ./{LOCAL_BENCHMARK}: \
+             name the file to measure, e.g. `chesszip bench path/to/Chess_Games.txt`"
+        ),
+    }
+}
+
 /// Runs the benchmark and prints the table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
-    let data = std::fs::read(&args.file).with_context(|| format!("reading {}", args.file.display()))?;
+    let file = bench_file(args.file.as_deref())?;
+    let data = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
     let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };
     let repeat = args.repeat.max(1);
     let mut rows = Vec::new();
@@ -130,23 +153,29 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
 
     println!(
         "{}: {} bytes, {} plies; {threads} thread(s), median of {repeat} run(s), every archive expanded and compared",
-        args.file.display(),
+        file.display(),
         data.len(),
         plies
     );
+    // Two header lines: what is measured, then its unit.
+    print!("{:<18} {:>10} {:>9} {:>10} {:>10} {:>13} {:>13}", "", "", "", "compress", "expand", "compress", "expand");
+    if xz.is_some() {
+        print!(" {:>10} {:>10}", "compress", "expand");
+    }
+    println!();
     print!(
-        "{:<18} {:>10} {:>9} {:>11} {:>10} {:>13} {:>13}",
-        "", "bytes", "bits/ply", "compress s", "expand s", "c ply/s/core", "e ply/s/core"
+        "{:<18} {:>10} {:>9} {:>10} {:>10} {:>13} {:>13}",
+        "", "bytes", "bits/ply", "time (s)", "time (s)", "plies/s/core", "plies/s/core"
     );
     if xz.is_some() {
-        print!(" {:>12}", "time / xz");
+        print!(" {:>10} {:>10}", "time / xz", "time / xz");
     }
     println!();
     let secs = |d: Duration| d.as_secs_f64();
     for r in rows.iter().chain(&peers) {
         let is_chesszip = r.name.starts_with("chesszip");
         print!(
-            "{:<18} {:>10} {:>9.4} {:>11.3} {:>10.3}",
+            "{:<18} {:>10} {:>9.4} {:>10.3} {:>10.3}",
             r.name,
             r.bytes,
             8.0 * r.bytes as f64 / plies.max(1) as f64,
@@ -164,9 +193,13 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             print!(" {:>13} {:>13}", "", "");
         }
         if let Some((xc, xe)) = xz {
-            print!(" {:>5.2} / {:<5.2}", secs(r.compress) / secs(xc), secs(r.expand) / secs(xe));
+            print!(" {:>10.2} {:>10.2}", secs(r.compress) / secs(xc), secs(r.expand) / secs(xe));
         }
         println!();
+    }
+    println!("(times: wall-clock seconds, median of the runs)");
+    if xz.is_some() {
+        println!("(time / xz: the row's time over xz -9e's in the same run, compressing over compressing, expanding over expanding)");
     }
     if !args.per_core {
         println!("(plies/s/core = plies / (wall time x threads); --per-core measures one thread instead)");

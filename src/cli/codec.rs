@@ -14,7 +14,8 @@ use super::labeled::Labeled;
 use super::progress::Progress;
 use super::status::{Status, describe, error, is_broken_pipe, warning};
 use super::target::{
-    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix, open_device, open_input, text_name,
+    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix, movetext_name, open_device, open_input,
+    text_name,
 };
 
 /// What to do with each input.
@@ -101,7 +102,7 @@ fn sink_for(args: &CommonArgs, mode: Mode, source: &Source) -> Result<Sink> {
             Err(Skip(format!("{}: already has the .chz suffix -- unchanged (use -f to compress it anyway)", path.display())).into())
         }
         Mode::Compress(_) => Ok(Sink::File(archive_name(path))),
-        _ => match text_name(path) {
+        _ => match if matches!(mode, Mode::ExpandMovetext) { movetext_name(path) } else { text_name(path) } {
             Some(p) => Ok(Sink::File(p)),
             None => Err(Skip(format!("{}: unknown suffix (not .chz) -- ignored; use -o or -c to name the output", path.display())).into()),
         },

@@ -86,19 +86,40 @@ pub fn extract(args: &ExtractArgs) -> Status {
 
 fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
     let mut archive = open(source)?;
-    let info = chesszip::info(&mut archive)?;
-    let spec = args.games;
-    if spec.first > info.lines {
-        bail!("cannot extract line {}: the archive holds {} lines", spec.first, info.lines);
-    }
-    let last = spec.last.unwrap_or(info.lines);
     let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    chesszip::extract_lines(archive, spec.first..=last, out, args.threads)?;
-    if last > info.lines {
-        return Ok(warning(
-            args.quiet,
-            format_args!("{}: the archive holds {} lines; printed lines {}..{}", source.name(), info.lines, spec.first, info.lines),
-        ));
+    let (spec, what, written, total) = match (args.games, args.lines) {
+        (Some(spec), _) => {
+            let last = spec.last.unwrap_or(u64::MAX);
+            let written = chesszip::extract_games(&mut archive, spec.first..=last, out, args.threads)?;
+            let wanted = last - spec.first + 1;
+            // Fewer games than asked: the archive ends at game first + written - 1, unless it
+            // holds none of them (then count them).
+            let total = match written {
+                0 => chesszip::count_games(&mut archive, args.threads)?,
+                _ if written < wanted => spec.first + written - 1,
+                _ => return Ok(Status::Success),
+            };
+            (spec, "games", written, total)
+        }
+        (None, Some(spec)) => {
+            let lines = chesszip::info(&mut archive)?.lines;
+            let last = spec.last.unwrap_or(lines);
+            if spec.first > lines {
+                bail!("cannot extract line {}: the archive holds {lines} lines", spec.first);
+            }
+            let written = chesszip::extract_lines(&mut archive, spec.first..=last, out, args.threads)?;
+            if last <= lines {
+                return Ok(Status::Success);
+            }
+            (spec, "lines", written, lines)
+        }
+        (None, None) => bail!("say which games (--game) or lines (--line) to print"),
+    };
+    if written == 0 {
+        bail!("cannot extract {} {}: the archive holds {total} {what}", &what[..what.len() - 1], spec.first);
     }
-    Ok(Status::Success)
+    if spec.last.is_none() {
+        return Ok(Status::Success);
+    }
+    Ok(warning(args.quiet, format_args!("{}: the archive holds {total} {what}; printed {what} {}..{total}", source.name(), spec.first)))
 }

@@ -6,6 +6,8 @@ use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, value_pars
 use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
 
 const LEVEL: &str = "level";
+/// The heading of the level options in `--help`.
+const HEADING: &str = "Compression level (-1 .. -9 or --level N)";
 const SHORT_IDS: [&str; 9] = ["level_1", "level_2", "level_3", "level_4", "level_5", "level_6", "level_7", "level_8", "level_9"];
 
 /// The chosen compression level.
@@ -50,18 +52,20 @@ impl Args for LevelArgs {
                 .value_name("N")
                 .value_parser(value_parser!(u8).range(MIN_LEVEL as i64..=MAX_LEVEL as i64))
                 .action(ArgAction::Set)
+                .help_heading(HEADING)
                 .help(format!(
                     "Compression level, {MIN_LEVEL} (fastest) to {MAX_LEVEL} (strongest) [default: {DEFAULT_LEVEL}]; -1 .. -9 are short for it"
                 )),
         );
         for (n, id) in SHORT_IDS.iter().enumerate() {
-            cmd = cmd.arg(
-                Arg::new(*id).short(char::from(b'1' + n as u8)).action(ArgAction::SetTrue).hide(n != 0 && n != 8).help(if n == 0 {
-                    "Fastest compression (level 1)"
-                } else {
-                    "Strongest compression (level 9)"
-                }),
-            );
+            let level = n as u8 + 1;
+            let help = match level {
+                MIN_LEVEL => format!("Level {level}: fastest"),
+                DEFAULT_LEVEL => format!("Level {level} (the default)"),
+                MAX_LEVEL => format!("Level {level}: strongest and slowest"),
+                _ => format!("Level {level}"),
+            };
+            cmd = cmd.arg(Arg::new(*id).short(char::from(b'0' + level)).action(ArgAction::SetTrue).help_heading(HEADING).help(help));
         }
         cmd
     }

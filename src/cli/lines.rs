@@ -1,14 +1,15 @@
-//! Line (game) selections of `extract`: `N`, `A..B`, `A..`, `..B`, numbered from 1.
+//! Game or line selections of `extract`: `N`, `A..B`, `A..`, `..B`, numbered from 1.
 
 use std::fmt;
 use std::str::FromStr;
 
-/// An inclusive range of line numbers, numbered from 1; `last` is `None` for "to the end".
+/// An inclusive range of game or line numbers, numbered from 1; `last` is `None` for "to the
+/// end".
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LineSpec {
-    /// First line, at least 1.
+    /// First game or line, at least 1.
     pub first: u64,
-    /// Last line (inclusive), or `None` for the end of the input.
+    /// Last game or line (inclusive), or `None` for the end of the input.
     pub last: Option<u64>,
 }
 
@@ -17,9 +18,9 @@ impl FromStr for LineSpec {
 
     fn from_str(s: &str) -> Result<Self, String> {
         let number = |t: &str| -> Result<u64, String> {
-            let n: u64 = t.trim().parse().map_err(|_| format!("`{t}` is not a line number"))?;
+            let n: u64 = t.trim().parse().map_err(|_| format!("`{t}` is not a number"))?;
             if n == 0 {
-                return Err("lines are numbered from 1".into());
+                return Err("games and lines are numbered from 1".into());
             }
             Ok(n)
         };

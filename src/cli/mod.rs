@@ -86,7 +86,7 @@ fn run(cli: Cli) -> Status {
         Some(Command::Info(args)) => return inspect::info(&args),
         Some(Command::Extract(args)) => return inspect::extract(&args),
         Some(Command::Completions { shell }) => generate::completions(shell),
-        Some(Command::Manpage) => generate::manpage(),
+        Some(Command::Manpage { dir }) => generate::manpage(dir.as_deref()),
         Some(Command::Bench(args)) => bench::bench(&args),
     };
     match generated {

@@ -80,6 +80,26 @@ pub fn text_name(path: &Path) -> Option<PathBuf> {
     (!stem.is_empty()).then(|| path.with_file_name(stem))
 }
 
+/// The suffix of movetext written by converting an archive (`expand --format movetext`).
+pub const MOVETEXT_SUFFIX: &str = ".txt";
+
+/// The name of the movetext converted from the archive `path`: [`text_name`] with a `.pgn`
+/// suffix (any case) replaced by `.txt`, and `.txt` added to other names that lack it:
+/// `x.pgn.chz` and `x.chz` give `x.txt`, `x.txt.chz` gives `x.txt`. `None` as for [`text_name`].
+pub fn movetext_name(path: &Path) -> Option<PathBuf> {
+    let text = text_name(path)?;
+    let name = text.file_name()?.to_str()?;
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(MOVETEXT_SUFFIX) {
+        return Some(text);
+    }
+    let stem = match lower.strip_suffix(".pgn") {
+        Some(stem) if !stem.is_empty() => &name[..stem.len()],
+        _ => name,
+    };
+    Some(text.with_file_name(format!("{stem}{MOVETEXT_SUFFIX}")))
+}
+
 /// Whether `path` names an archive by its suffix.
 pub fn has_archive_suffix(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(SUFFIX))
@@ -190,4 +210,22 @@ impl PendingFile {
 pub fn open_input(path: &Path) -> Result<File> {
     let file = File::open(path).context("cannot open")?;
     Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn converted_movetext_is_named_for_what_it_holds() {
+        let name = |p: &str| movetext_name(Path::new(p)).map(|p| p.display().to_string());
+        assert_eq!(name("x.pgn.chz").as_deref(), Some("x.txt"));
+        assert_eq!(name("dir/Games.PGN.chz").as_deref(), Some("dir/Games.txt"));
+        assert_eq!(name("x.txt.chz").as_deref(), Some("x.txt"));
+        assert_eq!(name("x.chz").as_deref(), Some("x.txt"));
+        assert_eq!(name("x.data.chz").as_deref(), Some("x.data.txt"));
+        assert_eq!(name(".pgn.chz").as_deref(), Some(".pgn.txt"));
+        assert_eq!(name("x.pgn"), None);
+        assert_eq!(name(".chz"), None);
+    }
 }

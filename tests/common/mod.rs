@@ -2,6 +2,7 @@
 //! to damage.
 #![allow(dead_code)]
 
+use std::path::PathBuf;
 use std::sync::LazyLock;
 
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
@@ -9,6 +10,24 @@ use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 /// The benchmark file, read once.
 pub static GAMES: LazyLock<Vec<u8>> =
     LazyLock::new(|| std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/Chess_Games.txt")).expect("data/Chess_Games.txt"));
+
+/// `relative` in the project's shared data: under `$CHESSZIP_DATA` when set (as in
+/// `scripts/`), else under `../shared/data` beside the repository. Panics, naming the path,
+/// when it is missing: a test that needs data must not pass without it.
+#[track_caller]
+pub fn shared_data(relative: &str) -> PathBuf {
+    let root = match std::env::var_os("CHESSZIP_DATA") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data")),
+    };
+    let path = root.join(relative);
+    assert!(
+        path.exists(),
+        "{} is missing: this test needs the project's shared data (../shared/data beside the repository, or set CHESSZIP_DATA)",
+        path.display()
+    );
+    path
+}
 
 /// The first `n` lines of the benchmark file, each with its line feed.
 pub fn first_games(n: usize) -> Vec<u8> {
