@@ -235,7 +235,12 @@ macro_rules! release {
         Release { level: $level, name: concat!($path, ".txt"), text: include_str!(concat!("../../models/", $path, ".txt")), network: None }
     };
     ($level:literal, $path:literal, $net:expr) => {
-        Release { level: $level, name: concat!($path, ".txt"), text: include_str!(concat!("../../models/", $path, ".txt")), network: Some($net) }
+        Release {
+            level: $level,
+            name: concat!($path, ".txt"),
+            text: include_str!(concat!("../../models/", $path, ".txt")),
+            network: Some($net),
+        }
     };
 }
 

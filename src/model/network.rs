@@ -82,7 +82,6 @@ pub const MAGIC: &[u8; 8] = b"CZNET\0\0\x01";
 /// Largest accepted dimensions (a damaged file must not allocate without bound).
 const MAX_H1: usize = 1024;
 const MAX_H2: usize = 256;
-const MAX_D: usize = 256;
 
 /// More changed squares than this since the last position: recompute the accumulator.
 const MAX_INCREMENTAL: u32 = 8;
@@ -234,8 +233,8 @@ impl Network {
             return Err(bad(name, "input dimensions do not match this build's features"));
         }
         let ok = |x: usize, max: usize| x > 0 && x <= max && x % 16 == 0;
-        if !ok(h1, MAX_H1) || !ok(h2, MAX_H2) || !ok(d, MAX_D) {
-            return Err(bad(name, "layer sizes must be positive multiples of 16 within the limits"));
+        if !ok(h1, MAX_H1) || !ok(h2, MAX_H2) || ![32, 64, 128].contains(&d) {
+            return Err(bad(name, "layer sizes must be positive multiples of 16 within the limits, the move tower's 32, 64 or 128"));
         }
         let net = Network {
             h1,
@@ -477,11 +476,6 @@ pub struct NetworkState {
     pc: Vec<i32>,
     /// The context's query (scale 2^10; fits i16 by [`Network::check_bounds`]).
     q: Vec<i16>,
-    /// A move's hidden layer, `0..=4096`.
-    hidden: Vec<i16>,
-    /// A move's `F^T hand(m)` at scale 2^12 * [`ONE`].
-    hand_sum: Vec<i32>,
-    hand: HandFeatures,
     avx2: bool,
 }
 
@@ -500,9 +494,6 @@ impl NetworkState {
             c: vec![0; net.h2],
             pc: vec![0; net.d],
             q: vec![0; net.d],
-            hidden: vec![0; net.d],
-            hand_sum: vec![0; net.d],
-            hand: HandFeatures::new(),
             avx2: avx2 && simd_available(),
         }
     }
@@ -546,62 +537,98 @@ impl NetworkState {
         }
     }
 
-    /// The logit of move `i` of `ctx`, `p` (1/[`LOGIT_ONE`] nat): the network's part plus the
-    /// linear model with weights `linear` over the move's hand features. [`NetworkState::prepare`]
-    /// must have run for the position.
-    #[inline]
-    pub fn logit(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32], ctx: &MoveContext, i: usize) -> i32 {
-        self.hand.clear();
-        ctx.features(i, &mut Collect(&mut self.hand));
+    /// The logits of all `moves` of `ctx`'s position into `out` (cleared first), returning their
+    /// maximum (`i32::MIN` without moves): for each move, the network's part plus the linear
+    /// model with weights `linear` over the move's hand features, in 1/[`LOGIT_ONE`] nat.
+    /// [`NetworkState::prepare`] must have run for the position; `turn` is its side to move.
+    pub fn logits(&mut self, net: &Network, turn: Color, moves: &[Packed], linear: &[i32], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        out.clear();
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: `avx2` is only set when the processor supports AVX2.
-            return unsafe { self.move_tower_avx2(net, turn, p, linear) };
+            return unsafe { self.move_tower_avx2(net, turn, moves, linear, ctx, out) };
         }
-        self.move_tower(net, turn, p, linear)
+        self.move_tower(net, turn, moves, linear, ctx, out)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn move_tower_avx2(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32]) -> i32 {
-        self.move_tower(net, turn, p, linear)
+    unsafe fn move_tower_avx2(
+        &self,
+        net: &Network,
+        turn: Color,
+        moves: &[Packed],
+        linear: &[i32],
+        ctx: &MoveContext,
+        out: &mut Vec<i32>,
+    ) -> i32 {
+        self.move_tower(net, turn, moves, linear, ctx, out)
+    }
+
+    /// The move tower with the width as a constant, so that a move's sums stay in registers.
+    #[inline(always)]
+    fn move_tower(&self, net: &Network, turn: Color, moves: &[Packed], linear: &[i32], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        match net.d {
+            32 => self.move_tower_d::<32>(net, turn, moves, linear, ctx, out),
+            64 => self.move_tower_d::<64>(net, turn, moves, linear, ctx, out),
+            _ => self.move_tower_d::<128>(net, turn, moves, linear, ctx, out),
+        }
     }
 
     #[inline(always)]
-    fn move_tower(&mut self, net: &Network, turn: Color, p: Packed, linear: &[i32]) -> i32 {
-        let d = net.d;
-        let (from, to) = move_rows(p, turn);
-        let (ef, et) = (&net.ef[from * d..][..d], &net.et[to * d..][..d]);
-        let mut lin: i64 = 0;
-        let sum = &mut self.hand_sum[..d];
-        for ((s, &e), &t) in sum.iter_mut().zip(ef).zip(et) {
-            *s = (e as i32 + t as i32) << 8;
-        }
-        for &(index, value) in &self.hand {
-            let (index, value) = (index as usize, value as i32);
-            lin += linear[index] as i64 * value as i64;
-            let row = &net.f[index * d..][..d];
-            if value == ONE {
-                // Most features: a shift instead of a multiplication.
-                for (s, &w) in sum.iter_mut().zip(row) {
-                    *s += (w as i32) << 8;
-                }
-            } else {
-                for (s, &w) in sum.iter_mut().zip(row) {
-                    *s += w as i32 * value;
+    fn move_tower_d<const D: usize>(
+        &self,
+        net: &Network,
+        turn: Color,
+        moves: &[Packed],
+        linear: &[i32],
+        ctx: &MoveContext,
+        out: &mut Vec<i32>,
+    ) -> i32 {
+        let row = |w: &'_ [i16], r: usize| -> [i16; D] { w[r * D..][..D].try_into().expect("D columns") };
+        let pc: &[i32; D] = self.pc[..D].try_into().expect("D");
+        let q: &[i16; D] = self.q[..D].try_into().expect("D");
+        let v: &[i16; D] = net.v[..D].try_into().expect("D");
+        let mut best = i32::MIN;
+        let mut hand = HandFeatures::new();
+        for (i, &p) in moves.iter().enumerate() {
+            hand.clear();
+            ctx.features(i, &mut Collect(&mut hand));
+            let (from, to) = move_rows(p, turn);
+            let (ef, et) = (row(&net.ef, from), row(&net.et, to));
+            let mut sum = [0i32; D];
+            for k in 0..D {
+                sum[k] = (ef[k] as i32 + et[k] as i32) << 8;
+            }
+            let mut lin: i64 = 0;
+            for &(index, value) in &hand {
+                let (index, value) = (index as usize, value as i32);
+                lin += linear[index] as i64 * value as i64;
+                let f: &[i16; D] = net.f[index * D..][..D].try_into().expect("D columns");
+                if value == ONE {
+                    // Most features: a shift instead of a multiplication.
+                    for k in 0..D {
+                        sum[k] += (f[k] as i32) << 8;
+                    }
+                } else {
+                    for k in 0..D {
+                        sum[k] += f[k] as i32 * value;
+                    }
                 }
             }
+            // The linear model's logit, as `features::Dot::logit` computes it.
+            let linear_logit = (lin >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2);
+            let mut hidden = [0i16; D];
+            for k in 0..D {
+                hidden[k] = (pc[k] + (sum[k] >> 8)).clamp(0, 4096) as i16;
+            }
+            let z = dot16(v, &hidden).wrapping_add(dot16(q, &row(&net.gf, from))).wrapping_add(dot16(q, &row(&net.gt, to)));
+            debug_assert_eq!(LOGIT_ONE, 256);
+            let logit = (linear_logit + (z >> 14) as i64).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
+            best = best.max(logit);
+            out.push(logit);
         }
-        // The linear model's logit, as [`Dot::logit`] computes it.
-        let linear_logit = (lin >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2);
-        for ((h, &s), &pc) in self.hidden.iter_mut().zip(sum.iter()).zip(&self.pc) {
-            *h = (pc + (s >> 8)).clamp(0, 4096) as i16;
-        }
-        let z = dot16(&net.v, &self.hidden)
-            .wrapping_add(dot16(&self.q, &net.gf[from * d..][..d]))
-            .wrapping_add(dot16(&self.q, &net.gt[to * d..][..d]));
-        debug_assert_eq!(LOGIT_ONE, 256);
-        (linear_logit + (z >> 14) as i64).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32
+        best
     }
 }
 
@@ -661,11 +688,11 @@ mod tests {
                 predictor.prepare(&st);
                 let ctx = predictor.move_context(&st);
                 let turn = st.pos.turn();
-                for (i, &p) in predictor.moves().iter().enumerate() {
-                    let a = scalar.logit(&net, turn, p, &model.move_weights, &ctx, i);
-                    let b = simd.logit(&net, turn, p, &model.move_weights, &ctx, i);
-                    assert_eq!(a, b);
-                }
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let best = scalar.logits(&net, turn, predictor.moves(), &model.move_weights, &ctx, &mut a);
+                simd.logits(&net, turn, predictor.moves(), &model.move_weights, &ctx, &mut b);
+                assert_eq!(a, b);
+                assert_eq!(best, a.iter().copied().max().unwrap_or(i32::MIN));
                 let played = predictor.index_of(m).expect("legal");
                 predictor.observe(&mut st, played);
                 st.play(*m);
@@ -679,7 +706,7 @@ mod tests {
 
     #[test]
     fn file_round_trips_and_damage_is_rejected() {
-        let net = Network::random(32, 16, 16, 3);
+        let net = Network::random(32, 16, 32, 3);
         let bytes = net.to_bytes();
         assert_eq!(Network::parse("net", &bytes).unwrap(), net);
         for at in [0, 9, 40, bytes.len() / 2, bytes.len() - 1] {
@@ -700,7 +727,7 @@ mod tests {
 
     #[test]
     fn weights_that_could_overflow_are_rejected() {
-        let mut net = Network::random(32, 16, 16, 5);
+        let mut net = Network::random(32, 16, 32, 5);
         net.w2.iter_mut().for_each(|w| *w = i16::MAX);
         net.b2.iter_mut().for_each(|b| *b = i32::MAX / 2);
         let err = Network::parse("net", &net.to_bytes()).unwrap_err().to_string();
@@ -709,7 +736,7 @@ mod tests {
 
     #[test]
     fn a_model_with_a_network_codes_and_decodes_a_block() {
-        let net = Arc::new(Network::random(32, 16, 16, 11));
+        let net = Arc::new(Network::random(32, 16, 32, 11));
         let model = Model::builtin(2).clone().with_network(net);
         assert_ne!(model.id(), Model::builtin(2).id());
         let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();

@@ -219,11 +219,9 @@ impl<'m> Predictor<'m> {
             (Some(net), Some(mut state)) => {
                 state.prepare(net, st);
                 let ctx = self.move_context(st);
-                let turn = st.pos.turn();
-                logits.clear();
-                logits.extend(self.moves.iter().enumerate().map(|(i, &p)| state.logit(net, turn, p, &self.model.move_weights, &ctx, i)));
+                let best = state.logits(net, st.pos.turn(), &self.moves, &self.model.move_weights, &ctx, &mut logits);
                 self.network = Some(state);
-                logits.iter().copied().max().unwrap_or(0)
+                best
             }
             _ => self.move_context(st).logits(&self.move_weights, &mut logits),
         };
