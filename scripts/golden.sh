@@ -18,7 +18,10 @@ make() { # make LEVEL INPUT ARCHIVE
 make 1 movetext.txt movetext.l1.chz
 make 2 movetext.txt movetext.l2.chz
 make 1 lichess.pgn lichess.pgn.l1.chz
-# Version 2 (move network at level 2).
+# Version 2 (move networks at levels 2-9).
 make 2 movetext.txt movetext.l2.v2.chz
 make 2 lichess.pgn lichess.pgn.l2.v2.chz
+for level in 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.v2.chz"
+done
 ls -l tests/golden

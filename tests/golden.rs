@@ -9,14 +9,21 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 5] = [
+const GOLDEN: [(&str, &str, u8); 12] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
     ("lichess.pgn", "lichess.pgn.l1.chz", 1),
-    // Version 2: the move network at level 2.
+    // Version 2: the move networks at levels 2-9.
     ("movetext.txt", "movetext.l2.v2.chz", 2),
     ("lichess.pgn", "lichess.pgn.l2.v2.chz", 2),
+    ("movetext.txt", "movetext.l3.v2.chz", 3),
+    ("movetext.txt", "movetext.l4.v2.chz", 4),
+    ("movetext.txt", "movetext.l5.v2.chz", 5),
+    ("movetext.txt", "movetext.l6.v2.chz", 6),
+    ("movetext.txt", "movetext.l7.v2.chz", 7),
+    ("movetext.txt", "movetext.l8.v2.chz", 8),
+    ("movetext.txt", "movetext.l9.v2.chz", 9),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
