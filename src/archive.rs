@@ -75,7 +75,7 @@ fn encode_any(format: InputFormat, model: &Model, text: &[u8]) -> (EncodedBlock,
     }
 }
 
-/// Expands one block of `format`.
+/// Expands one block of `format`; returns the counts of what it decoded.
 fn decode_any(
     format: InputFormat,
     model: &Model,
@@ -83,7 +83,7 @@ fn decode_any(
     lines: u64,
     max_len: usize,
     out: &mut Vec<u8>,
-) -> Result<(), Error> {
+) -> Result<BlockStats, Error> {
     match format {
         InputFormat::Movetext => decode_block(model, block, lines, max_len, out),
         InputFormat::Pgn => pgn::decode_block(model, block, max_len, out),
@@ -239,20 +239,48 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
 }
 
 /// Decodes block number `n` (for messages) of a `format` archive and checks it against its
-/// header.
+/// header: the text's length and checksum, and every count the header records (lines, whether
+/// the last is partial, games, plies, raw lines) against what decoding found, so that a forged
+/// count (re-signed header and index) cannot mislead the readers that trust the index.
 ///
 /// # Errors
-/// [`Error::Corrupt`] naming the block if it does not decode to the text its header describes.
+/// [`Error::Corrupt`] naming the block if it does not decode to the text its header describes;
+/// [`Error::LimitExceeded`] naming the block if decoding would exceed its work budget.
 pub(crate) fn expand_one(format: InputFormat, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
     let mut text = Vec::new();
-    decode_any(format, model, block, h.lines as u64, h.text_len as usize, &mut text).map_err(|e| match e {
+    let found = decode_any(format, model, block, h.lines as u64, h.text_len as usize, &mut text).map_err(|e| match e {
         Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
+        Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
         other => other,
     })?;
     if text.len() != h.text_len as usize || crc32fast::hash(&text) != h.text_crc {
         return Err(Error::Corrupt(format!("block {n}: checksum mismatch, the block is damaged")));
     }
+    check_counts(n, h, &found, &text)?;
     Ok(text)
+}
+
+/// Checks the counts of block header `h` (block `n`) against its decoded `text` and the
+/// counts its decoder `found` (whose line count is that of the text: the movetext decoder
+/// decodes exactly the header's lines, the PGN decoder counts the text's).
+///
+/// # Errors
+/// [`Error::Corrupt`] naming the block and the first count that differs.
+fn check_counts(n: u64, h: &BlockHeader, found: &BlockStats, text: &[u8]) -> Result<(), Error> {
+    let partial = text.last() != Some(&b'\n');
+    let counts = [
+        ("lines", h.lines as u64, pgn::codec::count_lines(text)),
+        ("games", h.games as u64, found.games),
+        ("plies", h.plies as u64, found.plies),
+        ("raw lines", h.raw_lines as u64, found.raw_lines),
+        ("last lines without line feed", h.partial_line as u64, partial as u64),
+    ];
+    for (what, recorded, decoded) in counts {
+        if recorded != decoded {
+            return Err(Error::Corrupt(format!("block {n}: header records {recorded} {what}, the block holds {decoded}")));
+        }
+    }
+    Ok(())
 }
 
 /// Expands an archive from `input` to `output`.

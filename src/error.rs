@@ -11,6 +11,12 @@ pub enum Error {
     /// The archive is damaged or not a chesszip archive; the message says what and where.
     #[error("corrupt archive: {0}")]
     Corrupt(String),
+    /// Decoding a block would take more work or memory than the block's real size allows: its
+    /// symbols would carry more information than its range-coded stream can hold, or make more
+    /// text than its header records. The archive is damaged or crafted; decoding stopped before
+    /// the work or the memory could grow (see [`crate::codec::budget`]).
+    #[error("corrupt archive: {0} (decoding stopped by the work budget of the block's size)")]
+    LimitExceeded(String),
     /// The archive is valid but this build cannot expand it (newer format version, or a model
     /// this binary does not embed).
     #[error("unsupported archive: {0}")]

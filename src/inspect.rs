@@ -63,8 +63,10 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
     feeds + entries.last().is_some_and(|e| e.partial_line) as u64
 }
 
-/// Reads an archive's statistics from its header and index, without decoding any block (so
-/// blocks are not checked: use [`crate::expand`] with a sink for that).
+/// Reads an archive's statistics from its header and index, checking every block header
+/// against its index entry but without decoding any block (so the blocks' contents, and the
+/// counts that only decoding can confirm, are not checked: use [`crate::expand`] with a sink
+/// for that).
 ///
 /// # Errors
 /// As [`IndexedReader::open`].

@@ -143,7 +143,10 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
     let input = Labeled::new(input, format!("reading {}", source.name()));
     let total = match (mode, source) {
         (Mode::Compress(_), _) => len,
-        (_, Source::File(path)) => File::open(path).ok().and_then(|f| chesszip::info(f).ok()).map(|i| i.text_bytes),
+        // Only a regular file can be read twice (a FIFO's data would be split between readers).
+        (_, Source::File(path)) if fs::metadata(path).is_ok_and(|m| m.is_file()) => {
+            File::open(path).ok().and_then(|f| chesszip::info(f).ok()).map(|i| i.text_bytes)
+        }
         _ => None,
     };
     let progress = Progress::new(&source.name(), total, !args.quiet);

@@ -13,11 +13,21 @@ use super::codec::read_stdin_archive;
 use super::status::{Status, describe, error, is_broken_pipe, warning};
 use super::target::Source;
 
-/// An archive opened for seeking: a file, or standard input read into memory.
+/// An archive opened for seeking: a regular file, or standard input, a FIFO or a device read
+/// into memory (they cannot seek).
 fn open(source: &Source) -> Result<Box<dyn ReadSeek>> {
     Ok(match source {
         Source::Stdin => Box::new(read_stdin_archive(false)?),
-        Source::File(path) => Box::new(open_file(path)?),
+        Source::File(path) => {
+            let mut file = open_file(path)?;
+            if file.metadata().is_ok_and(|m| m.is_file()) {
+                Box::new(file)
+            } else {
+                let mut bytes = Vec::new();
+                file.read_to_end(&mut bytes).context("reading")?;
+                Box::new(io::Cursor::new(bytes))
+            }
+        }
     })
 }
 

@@ -3,6 +3,7 @@
 
 mod args;
 mod bench;
+mod cleanup;
 mod codec;
 mod generate;
 mod inspect;
@@ -26,6 +27,7 @@ use status::{Status, describe, error};
 
 /// Parses the command line, runs it and returns the exit code.
 pub fn main() -> ExitCode {
+    cleanup::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use tempfile::NamedTempFile;
 
+use super::cleanup;
 use super::labeled::Labeled;
 
 /// The suffix of archives.
@@ -156,11 +157,14 @@ pub fn open_device(target: &Path) -> Result<Labeled<BufWriter<File>>> {
 
 /// A file being written: a temporary file beside the target, renamed over it by
 /// [`PendingFile::commit`]. Dropping it uncommitted deletes the temporary file, so no partial
-/// output ever appears under the target's name.
+/// output ever appears under the target's name; and while it lives the temporary file is
+/// registered for removal if the process is told to stop ([`super::cleanup`]).
 pub struct PendingFile {
     out: Labeled<BufWriter<NamedTempFile>>,
     target: PathBuf,
+    dir: PathBuf,
     force: bool,
+    registration: cleanup::Registration,
 }
 
 impl PendingFile {
@@ -179,8 +183,15 @@ impl PendingFile {
             builder.permissions(p);
         }
         let temp = builder.tempfile_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        let registration = cleanup::register(temp.path());
         let label = format!("writing {}", target.display());
-        Ok(PendingFile { out: Labeled::new(BufWriter::with_capacity(1 << 16, temp), label), target: target.to_path_buf(), force })
+        Ok(PendingFile {
+            out: Labeled::new(BufWriter::with_capacity(1 << 16, temp), label),
+            target: target.to_path_buf(),
+            dir: dir.to_path_buf(),
+            force,
+            registration,
+        })
     }
 
     /// The writer of the contents.
@@ -188,12 +199,14 @@ impl PendingFile {
         &mut self.out
     }
 
-    /// Flushes the contents and renames the temporary file to the target (over an existing
-    /// file only with `force`).
+    /// Flushes the contents, syncs them to the disk, and renames the temporary file to the
+    /// target (over an existing file only with `force`), then syncs the directory: after a
+    /// crash the target holds either its old contents or all the new ones.
     pub fn commit(self) -> Result<()> {
         let target = self.target;
         let temp =
             self.out.into_inner().into_inner().map_err(|e| e.into_error()).with_context(|| format!("writing {}", target.display()))?;
+        temp.as_file().sync_all().with_context(|| format!("syncing {}", target.display()))?;
         let persisted = if self.force { temp.persist(&target) } else { temp.persist_noclobber(&target) };
         persisted.map_err(|e| {
             if e.error.kind() == io::ErrorKind::AlreadyExists {
@@ -202,6 +215,12 @@ impl PendingFile {
                 anyhow::Error::new(e.error).context(format!("cannot rename the output to {}", target.display()))
             }
         })?;
+        drop(self.registration);
+        // The rename itself is durable once the directory is synced (where directories can be
+        // opened and synced; elsewhere this is best effort).
+        if let Ok(dir) = File::open(&self.dir) {
+            let _ = dir.sync_all();
+        }
         Ok(())
     }
 }

@@ -1,68 +1,16 @@
 //! Coding one block of input lines: the walk over lines, games and plies, written once for
 //! both directions (see [`SymbolCoder`]).
 
-use std::io::Read as _;
-
+use super::budget::{BudgetedDecoder, inflate_side};
 use super::game::{GameCoder, MoveText};
-use super::{AdaptiveModel, Cdf, Decoder, Encoder, Information, SymbolCoder};
+use super::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
 use crate::Error;
-use crate::container::MAX_BLOCK_TEXT;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
 use crate::text::{Game, GameResult, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
 
 /// zstd level for the raw-line side stream.
 const RAW_ZSTD_LEVEL: i32 = 19;
-
-/// Largest zstd window the decoder accepts, as a power of two: the raw lines of a block never
-/// exceed [`MAX_BLOCK_TEXT`], so a frame asking for more is damaged (and must not make the
-/// decoder allocate a larger window).
-const RAW_WINDOW_LOG_MAX: u32 = MAX_BLOCK_TEXT.ilog2();
-
-/// A decoder with two budgets that damaged or hostile data cannot exceed. Past the end of its
-/// stream the range decoder reads zeros, and a game whose end flag never comes up has no
-/// natural end, so without them decoding could run for as long as the model allows.
-///
-/// - Symbols per line: a line of `n` bytes needs fewer than `5 + 2 n` symbols (two per line,
-///   three per game, at most four per ply of three bytes or more), so a line may use that
-///   of the text the block may still produce.
-/// - Information: the range coder narrows its 64-bit range by at least a symbol's information
-///   content per symbol and widens it by 32 bits per word emitted, so the symbols of a stream
-///   of `w` words carry at most `32 w + 32` bits. Decoding stops beyond that (plus slack for
-///   floating-point sums): the work done is bounded by the stream's actual size, not by a
-///   length claimed in a header.
-struct Bounded<'d> {
-    inner: &'d mut Decoder,
-    left: u64,
-    info: Information,
-    max_bits: f64,
-}
-
-impl<'d> Bounded<'d> {
-    fn new(inner: &'d mut Decoder, stream_bytes: usize) -> Self {
-        let max_bits = 8.0 * stream_bytes as f64 + 128.0;
-        Bounded { inner, left: 0, info: Information::default(), max_bits: max_bits * (1.0 + 1e-9) }
-    }
-}
-
-impl SymbolCoder for Bounded<'_> {
-    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), Error> {
-        if self.left == 0 {
-            return Err(Error::Corrupt("block decodes to more text than its recorded length".into()));
-        }
-        self.left -= 1;
-        self.inner.code(cdf, symbol)?;
-        self.info.add(cdf.frequency(*symbol));
-        if self.info.exceeds(self.max_bits) {
-            return Err(Error::Corrupt("block decodes to more symbols than its stream holds".into()));
-        }
-        Ok(())
-    }
-
-    fn decoding(&self) -> bool {
-        true
-    }
-}
 
 /// The encoder, summing the information content of the symbols it codes (for
 /// [`BlockStats`]).
@@ -214,40 +162,42 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
 
 /// Expands a block of `lines` lines, appending the text to `out`. `max_len` bounds the text
 /// length (from the trusted-after-checking block header) so that damaged data cannot make the
-/// decoder allocate without limit.
+/// decoder allocate without limit; the work is bounded by the stream's size (see
+/// [`super::budget`]). Returns the counts of what was decoded (lines, games, plies, raw lines;
+/// no bits), for the caller to check against the block header.
 ///
 /// # Errors
-/// [`Error::Corrupt`] when the streams are inconsistent (the caller's checksum catches the rest).
-pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+/// [`Error::Corrupt`] when the streams are inconsistent (the caller's checksum catches the
+/// rest), [`Error::LimitExceeded`] when they would decode to more than the block's size allows.
+pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
+    let mut stats = BlockStats::default();
     let mut coder = BlockCoder::new(model);
-    let mut dec = Decoder::new(&block.range)?;
-    let mut bounded = Bounded::new(&mut dec, block.range.len());
-    let raw = if block.raw.is_empty() {
-        Vec::new()
-    } else {
-        let mut buf = Vec::new();
-        let mut decoder = zstd::stream::read::Decoder::new(&block.raw[..]).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
-        decoder.window_log_max(RAW_WINDOW_LOG_MAX).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
-        decoder.take(max_len as u64 + 1).read_to_end(&mut buf).map_err(|e| Error::Corrupt(format!("raw-line stream: {e}")))?;
-        buf
-    };
+    let mut dec = BudgetedDecoder::new(&block.range, max_len)?;
+    let raw = inflate_side(&block.raw, max_len, "raw-line stream")?;
     let mut raw_lines = raw.split(|&b| b == b'\n');
     let start = out.len();
     let mut game = Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown };
     for line in 0..lines {
         let mut is_game = false;
         let mut terminator = Terminator::Lf;
+        // A line of `n` bytes needs fewer than `5 + 2 n` symbols (two per line, three per game,
+        // at most four per ply of three bytes or more), so a line may use that of the text the
+        // block may still produce.
         let room = max_len.saturating_sub(out.len() - start) as u64;
-        bounded.left = 5 + 2 * room;
-        coder.code_line(&mut bounded, &mut is_game, &mut game, &mut terminator, None)?;
+        dec.budget.limit_symbols(5 + 2 * room);
+        coder.code_line(&mut dec, &mut is_game, &mut game, &mut terminator, None)?;
         if terminator == Terminator::Eof && line + 1 != lines {
             return Err(Error::Corrupt("a line without line feed before the end of the block".into()));
         }
+        stats.lines += 1;
         if is_game {
             render_game(&game, out);
+            stats.games += 1;
+            stats.plies += game.moves.len() as u64;
         } else {
             let content = raw_lines.next().ok_or_else(|| Error::Corrupt("raw-line stream has too few lines".into()))?;
             out.extend_from_slice(content);
+            stats.raw_lines += 1;
         }
         out.extend_from_slice(terminator.bytes());
         if out.len() - start > max_len {
@@ -257,5 +207,5 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
     if raw_lines.next().is_some() && !raw.is_empty() {
         return Err(Error::Corrupt("raw-line stream has too many lines".into()));
     }
-    Ok(())
+    Ok(stats)
 }

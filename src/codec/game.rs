@@ -95,6 +95,12 @@ impl<'m> GameCoder<'m> {
             if end == 1 {
                 break;
             }
+            if decoding {
+                // Every decoded ply is written: its SAN takes at least two bytes of the text
+                // (the PGN decoder charges the other for the move's item). This bounds the plies,
+                // and the memory of `text`, by the block's text length.
+                c.spend(1)?;
+            }
             let mut index = if decoding {
                 0
             } else if let Some(index) = played {

@@ -7,12 +7,14 @@
 
 pub mod adaptive;
 pub mod block;
+pub mod budget;
 pub mod cdf;
 pub mod game;
 pub mod info;
 pub mod range;
 
 pub use adaptive::AdaptiveModel;
+pub use budget::{BudgetedDecoder, WorkBudget};
 pub use cdf::{Cdf, CdfBuf};
 pub use info::Information;
 pub use range::{Decoder, Encoder};
@@ -35,4 +37,20 @@ pub trait SymbolCoder {
 
     /// Whether this coder decodes (its symbols are outputs).
     fn decoding(&self) -> bool;
+
+    /// Charges `bytes` of decoded text against the decoder's [`WorkBudget`]: a decoder calls it
+    /// for every piece of text it decodes, with no more bytes than the piece takes in the
+    /// block's text. Encoders and decoders without a budget accept everything.
+    ///
+    /// # Errors
+    /// [`crate::Error::LimitExceeded`] when the block's text length is exhausted.
+    fn spend(&mut self, bytes: usize) -> Result<(), crate::Error> {
+        let _ = bytes;
+        Ok(())
+    }
+
+    /// Bytes of text the decoder may still charge ([`usize::MAX`] without a budget).
+    fn text_left(&self) -> usize {
+        usize::MAX
+    }
 }

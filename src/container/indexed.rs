@@ -19,8 +19,10 @@ pub struct IndexedReader<R: Read + Seek> {
 }
 
 impl<R: Read + Seek> IndexedReader<R> {
-    /// Opens an archive: checks its header, finds the index through the footer and checks the
-    /// index against the file's size. Nothing is allocated beyond what the file holds.
+    /// Opens an archive: checks its header, finds the index through the footer, checks the
+    /// index against the file's size and every block header against its index entry (one
+    /// small read per block), so that the index's counts are those of the headers. Nothing is
+    /// allocated beyond what the file holds.
     ///
     /// # Errors
     /// [`Error::Corrupt`] for a damaged or truncated archive, [`Error::Unsupported`] for
@@ -67,7 +69,26 @@ impl<R: Read + Seek> IndexedReader<R> {
         if expected != index_offset {
             return Err(Error::Corrupt("index: blocks do not reach the index".into()));
         }
-        Ok(IndexedReader { input, header, entries, index_offset, file_len })
+        let mut reader = IndexedReader { input, header, entries, index_offset, file_len };
+        for n in 0..reader.entries.len() {
+            reader.read_header(n)?;
+        }
+        Ok(reader)
+    }
+
+    /// Reads block `n`'s header and checks it against the index entry and the room the index
+    /// leaves the block.
+    fn read_header(&mut self, n: usize) -> Result<BlockHeader, Error> {
+        let e = self.entries[n];
+        let end = self.entries.get(n + 1).map_or(self.index_offset, |next| next.offset);
+        self.input.seek(SeekFrom::Start(e.offset))?;
+        let mut b = [0u8; BlockHeader::LEN];
+        read_exact_or(&mut self.input, &mut b, &format!("block {n} header"))?;
+        let h = BlockHeader::parse(&b, n as u64)?;
+        if IndexEntry::new(e.offset, &h) != e || BlockHeader::LEN as u64 + h.range_len as u64 + h.raw_len as u64 != end - e.offset {
+            return Err(Error::Corrupt(format!("block {n}: header does not match the index")));
+        }
+        Ok(h)
     }
 
     /// The file header.
@@ -94,15 +115,7 @@ impl<R: Read + Seek> IndexedReader<R> {
     /// # Panics
     /// If `n` is not below the number of blocks.
     pub fn read_block(&mut self, n: usize) -> Result<(BlockHeader, EncodedBlock), Error> {
-        let e = self.entries[n];
-        let end = self.entries.get(n + 1).map_or(self.index_offset, |next| next.offset);
-        self.input.seek(SeekFrom::Start(e.offset))?;
-        let mut b = [0u8; BlockHeader::LEN];
-        read_exact_or(&mut self.input, &mut b, &format!("block {n} header"))?;
-        let h = BlockHeader::parse(&b, n as u64)?;
-        if IndexEntry::new(e.offset, &h) != e || BlockHeader::LEN as u64 + h.range_len as u64 + h.raw_len as u64 != end - e.offset {
-            return Err(Error::Corrupt(format!("block {n}: header does not match the index")));
-        }
+        let h = self.read_header(n)?;
         let range = read_vec(&mut self.input, h.range_len as usize, &format!("block {n}"))?;
         let raw = read_vec(&mut self.input, h.raw_len as usize, &format!("block {n}"))?;
         check_streams(&h, &range, &raw, n as u64)?;

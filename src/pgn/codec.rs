@@ -13,8 +13,6 @@
 //!    variations, whose moves go through a second [`GameCoder`], result tokens);
 //! 5. the whitespace between all tokens.
 
-use std::io::Read as _;
-
 use shakmaty::{Chess, Color, Position};
 
 use super::clock::time_control;
@@ -29,7 +27,8 @@ use super::tags::{GameInfo, TagModel};
 use crate::Error;
 use crate::codec::block::{BlockStats, EncodedBlock};
 use crate::codec::game::{GameCoder, MoveText};
-use crate::codec::{Decoder, Encoder, SymbolCoder};
+use crate::codec::budget::{BudgetedDecoder, inflate_side};
+use crate::codec::{Encoder, SymbolCoder};
 use crate::model::{GameState, Model};
 
 /// zstd level of the side stream.
@@ -317,34 +316,38 @@ pub fn count_lines(text: &[u8]) -> u64 {
 }
 
 /// Expands a PGN block, appending its text to `out`. `max_len` bounds the text length (from
-/// the block header) so that damaged data cannot make the decoder allocate without limit.
+/// the block header) so that damaged data cannot make the decoder allocate without limit; the
+/// work is bounded by the stream's size (see [`crate::codec::budget`]).
 ///
 /// # Errors
-/// [`Error::Corrupt`] when the streams are inconsistent (the caller's checksum catches the rest).
-pub fn decode_block(model: &Model, block: &EncodedBlock, max_len: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+/// [`Error::Corrupt`] when the streams are inconsistent (the caller's checksum catches the
+/// rest), [`Error::LimitExceeded`] when they would decode to more than the block's size allows.
+///
+/// Returns the counts of what was decoded, as [`encode_block`] counts them (lines of the text,
+/// structured games, their main lines' plies, lines of raw pieces; no bits), for the caller to
+/// check against the block header.
+pub fn decode_block(model: &Model, block: &EncodedBlock, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
     let mut coder = PgnCoder::new(model);
-    let mut dec = Decoder::new(&block.range)?;
-    let side_bytes = if block.raw.is_empty() {
-        Vec::new()
-    } else {
-        let mut buf = Vec::new();
-        zstd::stream::read::Decoder::new(&block.raw[..])
-            .map_err(|e| Error::Corrupt(format!("side stream: {e}")))?
-            .take(max_len as u64 + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::Corrupt(format!("side stream: {e}")))?;
-        buf
-    };
+    let mut dec = BudgetedDecoder::new(&block.range, max_len)?;
+    let side_bytes = inflate_side(&block.raw, max_len, "side stream")?;
     let mut side = Side::reader(&side_bytes);
-    let mut c = Metered::new(&mut dec).with_budget(max_len);
+    let mut c = Metered::new(&mut dec);
     let start = out.len();
+    let mut stats = BlockStats::default();
     while coder.more.code_value(&mut c, false)? {
         let mut piece = Piece::Raw(Vec::new());
         coder.code_piece(&mut c, &mut piece, &mut side)?;
         let before = out.len();
         match &piece {
-            Piece::Raw(bytes) => out.extend_from_slice(bytes),
-            Piece::Game(game) => render(game, out)?,
+            Piece::Raw(bytes) => {
+                out.extend_from_slice(bytes);
+                stats.raw_lines += count_lines(bytes);
+            }
+            Piece::Game(game) => {
+                render(game, out)?;
+                stats.games += 1;
+                stats.plies += game.lines[0].moves.len() as u64;
+            }
         }
         if out.len() == before || out.len() - start > max_len {
             return Err(Error::Corrupt("PGN block expands to the wrong length".into()));
@@ -353,7 +356,8 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, max_len: usize, out: &m
     if !side.finished() {
         return Err(Error::Corrupt("side stream has unused bytes".into()));
     }
-    Ok(())
+    stats.lines = count_lines(&out[start..]);
+    Ok(stats)
 }
 
 #[cfg(test)]
@@ -362,9 +366,13 @@ mod tests {
 
     fn round_trip(text: &[u8]) -> PgnStats {
         let model = Model::builtin(1);
-        let (block, _, stats) = encode_block_detailed(model, text);
+        let (block, counts, stats) = encode_block_detailed(model, text);
         let mut out = Vec::new();
-        decode_block(model, &block, text.len(), &mut out).unwrap();
+        let decoded = decode_block(model, &block, text.len(), &mut out).unwrap();
+        assert_eq!(
+            (decoded.lines, decoded.games, decoded.plies, decoded.raw_lines),
+            (counts.lines, counts.games, counts.plies, counts.raw_lines)
+        );
         assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(text));
         assert_eq!(out, text);
         stats

@@ -6,6 +6,13 @@
 //! variations, comments and NAGs skipped; moves are checked with shakmaty and rewritten in
 //! canonical SAN. Games from a set-up position (`FEN` tag) or of another variant, games with
 //! an illegal move, and lines of a movetext archive that are not games are skipped.
+//!
+//! A conversion never changes a game: pgn-reader silently passes over tokens it cannot read
+//! (`Qxf7++`, `exd6e.p.`, `+-`), ends a game at a blank line and runs on after a result, so
+//! each game it reads is checked against an independent scan of the game's text
+//! ([`main_line_moves`]): the game is written only if its main line has exactly the move
+//! tokens pgn-reader turned into moves, and nothing after its result; otherwise it is skipped
+//! (and counted, so that the command line warns).
 
 use std::io::{Read, Write};
 use std::ops::ControlFlow;
@@ -14,7 +21,7 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Position};
 
-use super::lexer::GameSplitter;
+use super::lexer::{GameSplitter, split_games};
 use crate::Error;
 use crate::archive::{ExpandOptions, Progress, expand};
 use crate::container::{FileHeader, InputFormat};
@@ -46,6 +53,8 @@ struct Line {
     pos: Chess,
     text: Vec<u8>,
     plies: usize,
+    /// SAN tokens pgn-reader reported in the main line (legal or not).
+    sans: usize,
     illegal: bool,
     outcome: Option<&'static [u8]>,
 }
@@ -60,7 +69,8 @@ fn result_token(v: &[u8]) -> Option<&'static [u8]> {
 impl Visitor for ToMovetext {
     type Tags = Tags;
     type Movetext = Line;
-    type Output = Option<Vec<u8>>;
+    /// The movetext line (`None`: skip the game) and the SAN tokens of the main line.
+    type Output = (Option<Vec<u8>>, usize);
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
         ControlFlow::Continue(Tags::default())
@@ -77,10 +87,11 @@ impl Visitor for ToMovetext {
     }
 
     fn begin_movetext(&mut self, tags: Tags) -> ControlFlow<Self::Output, Line> {
-        ControlFlow::Continue(Line { tags, pos: Chess::default(), text: Vec::new(), plies: 0, illegal: false, outcome: None })
+        ControlFlow::Continue(Line { tags, pos: Chess::default(), text: Vec::new(), plies: 0, sans: 0, illegal: false, outcome: None })
     }
 
     fn san(&mut self, line: &mut Line, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        line.sans += 1;
         if line.illegal || line.tags.unsupported {
             return ControlFlow::Continue(());
         }
@@ -112,15 +123,15 @@ impl Visitor for ToMovetext {
         ControlFlow::Continue(())
     }
 
-    fn end_game(&mut self, line: Line) -> Option<Vec<u8>> {
+    fn end_game(&mut self, line: Line) -> Self::Output {
         let result = line.outcome.or(line.tags.result);
         if line.illegal || line.tags.unsupported || (line.plies == 0 && result.is_none()) {
-            return None;
+            return (None, line.sans);
         }
         let mut text = line.text;
         text.extend_from_slice(result.unwrap_or(b"*"));
         text.push(b'\n');
-        Some(text)
+        (Some(text), line.sans)
     }
 }
 
@@ -148,20 +159,96 @@ pub fn to_movetext(format: InputFormat, text: &[u8], out: &mut Vec<u8>) -> Conve
             }
         }
         InputFormat::Pgn => {
-            let mut reader = Reader::new(text);
-            while let Ok(Some(game)) = reader.read_game(&mut ToMovetext) {
-                match game {
-                    Some(line) => {
-                        out.extend_from_slice(&line);
+            for piece in split_games(text) {
+                let mut reader = Reader::new(piece);
+                let mut games = Vec::new();
+                let complete = loop {
+                    match reader.read_game(&mut ToMovetext) {
+                        Ok(Some(game)) => games.push(game),
+                        Ok(None) => break true,
+                        Err(_) => break false,
+                    }
+                };
+                match (&games[..], complete) {
+                    ([], true) => {}
+                    // One game, read in full, with every move token of its main line.
+                    ([(Some(line), sans)], true) if main_line_moves(piece) == Some(*sans) => {
+                        out.extend_from_slice(line);
                         summary.games += 1;
                     }
-                    None => summary.skipped += 1,
+                    _ => summary.skipped += games.len().max(1) as u64,
                 }
             }
         }
     }
     summary.bytes = (out.len() - before) as u64;
     summary
+}
+
+/// The move tokens of the main line of one PGN game's `text`, counted independently of
+/// pgn-reader: words (cut at whitespace, `.` and the PGN delimiters) outside tag pairs,
+/// comments, `%` lines and variations that are not move numbers, results, NAGs or glyphs.
+/// `None` if the text cannot be accounted for: an unclosed comment, tag or variation, a `)`
+/// without `(`, or a move token after a result (pgn-reader would join two games).
+pub fn main_line_moves(text: &[u8]) -> Option<usize> {
+    let is_separator = |b: u8| b.is_ascii_whitespace() || matches!(b, b'.' | b'{' | b'}' | b'(' | b')' | b';' | b'[' | b']');
+    let mut moves = 0;
+    let mut depth = 0usize;
+    let mut ended = false;
+    let mut i = 0;
+    let mut line_start = true;
+    while i < text.len() {
+        let b = text[i];
+        let at_line_start = line_start;
+        line_start = b == b'\n';
+        match b {
+            b'%' if at_line_start => i += memchr::memchr(b'\n', &text[i..]).unwrap_or(text.len() - i),
+            b'[' => {
+                // A tag pair: to the `]` after the closing quote of its value.
+                let open = i + 1 + memchr::memchr(b'"', &text[i + 1..])?;
+                let mut close = open + 1;
+                loop {
+                    close += memchr::memchr(b'"', &text[close..])?;
+                    if text[close - 1] != b'\\' || text.get(close + 1) == Some(&b']') {
+                        break;
+                    }
+                    close += 1;
+                }
+                i = close + 1 + memchr::memchr(b']', &text[close + 1..])? + 1;
+            }
+            b'{' => i += memchr::memchr(b'}', &text[i..])? + 1,
+            b';' => i += memchr::memchr(b'\n', &text[i..]).unwrap_or(text.len() - i),
+            b'(' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' => {
+                depth = depth.checked_sub(1)?;
+                i += 1;
+            }
+            b']' | b'}' => return None,
+            _ if is_separator(b) => i += 1,
+            _ => {
+                let len = text[i..].iter().position(|&c| is_separator(c)).unwrap_or(text.len() - i);
+                let word = &text[i..i + len];
+                i += len;
+                if depth > 0 {
+                    continue;
+                }
+                let glyphs = |w: &[u8]| !w.is_empty() && w.iter().all(|c| matches!(c, b'!' | b'?'));
+                let result = matches!(word, b"1-0" | b"0-1" | b"1/2-1/2" | b"*") || word == "½-½".as_bytes();
+                if result {
+                    ended = true;
+                } else if !(word.iter().all(u8::is_ascii_digit) || word.starts_with(b"$") || glyphs(word)) {
+                    if ended {
+                        return None;
+                    }
+                    moves += 1;
+                }
+            }
+        }
+    }
+    (depth == 0).then_some(moves)
 }
 
 /// A writer that converts text as it arrives, a whole game at a time.
@@ -251,6 +338,27 @@ pub fn convert<R: Read, W: Write>(mut input: R, output: W, opts: &ExpandOptions,
 mod tests {
     use super::*;
 
+    /// A game pgn-reader would read with a move left out, or joined to the next, is skipped,
+    /// never changed.
+    #[test]
+    fn games_that_would_change_are_skipped() {
+        let cases: [&[u8]; 6] = [
+            b"[Event \"x\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7++ 1-0\n",
+            b"1. e4 e5 2. Nf3 +- 1-0\n",
+            b"1. e4 d5 2. e5 f5 3. exf6e.p. 1-0\n",
+            b"1. e4 e5 1-0 2. Nf3 *\n",
+            b"1. e4 e5 2. Nf3 {unclosed 1-0\n",
+            b"1. e4 e5 2. Nf3) 1-0\n",
+        ];
+        for text in cases {
+            let mut out = Vec::new();
+            let s = to_movetext(InputFormat::Pgn, text, &mut out);
+            assert_eq!((s.games, s.skipped, &out[..]), (0, 1, &b""[..]), "{}", String::from_utf8_lossy(text));
+        }
+        assert_eq!(main_line_moves(b"[Event \"a \\\"q\\\" ]\"]\n\n1.e4 (1. d4 d5) e5 $1 2.Nf3?? *"), Some(3));
+        assert_eq!(main_line_moves(b"1. e4 e5 1-0 Nf3"), None);
+    }
+
     #[test]
     fn pgn_becomes_movetext() {
         let pgn = b"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 (2. f4) Nc6 3. Bb5+ $1 {x} 1-0\n\n\
@@ -260,6 +368,10 @@ mod tests {
         let s = to_movetext(InputFormat::Pgn, pgn, &mut out);
         assert_eq!(String::from_utf8(out).unwrap(), "e4 e5 Nf3 Nc6 Bb5 1-0\nd4 0-1\n");
         assert_eq!((s.games, s.skipped), (2, 2));
+        // Castling with zeros, glyphs on moves, comments, `%` lines and NAGs are read.
+        let mut out = Vec::new();
+        let s = to_movetext(InputFormat::Pgn, b"1. e4 e5 2. Nf3!? Nc6 3. Bc4 Bc5 4. 0-0 {x (y}\n%skip 5. Qh5\n $3 ; z\n Nf6 1/2-1/2\n", &mut out);
+        assert_eq!((String::from_utf8(out).unwrap().as_str(), s.skipped), ("e4 e5 Nf3 Nc6 Bc4 Bc5 O-O Nf6 1/2-1/2\n", 0));
         let mut out = Vec::new();
         to_movetext(InputFormat::Movetext, b"e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# 1-0\nxx\n", &mut out);
         assert_eq!(out, b"e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7 1-0\n");

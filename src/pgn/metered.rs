@@ -36,37 +36,28 @@ pub struct Metered<'a, C: SymbolCoder> {
     /// Information content coded per stream, in bits (encoder only).
     pub bits: [f64; Stream::COUNT],
     decoding: bool,
-    budget: usize,
 }
 
 impl<'a, C: SymbolCoder> Metered<'a, C> {
     /// Wraps `inner`.
     pub fn new(inner: &'a mut C) -> Self {
         let decoding = inner.decoding();
-        Metered { inner, stream: Stream::Layout, bits: [0.0; Stream::COUNT], decoding, budget: usize::MAX }
+        Metered { inner, stream: Stream::Layout, bits: [0.0; Stream::COUNT], decoding }
     }
 
-    /// Limits what the decoder may produce to `bytes` (see [`Metered::spend`]).
-    pub fn with_budget(mut self, bytes: usize) -> Self {
-        self.budget = bytes;
-        self
-    }
-
-    /// Bytes the decoder may still produce.
+    /// Bytes the decoder may still produce: the inner coder's [`SymbolCoder::text_left`].
     pub fn budget(&self) -> usize {
-        self.budget
+        self.inner.text_left()
     }
 
-    /// Accounts for `bytes` of decoded text (every decoded string and item ends up in the
-    /// block's text, so damaged data cannot make the decoder allocate more than the block's
-    /// recorded length).
+    /// Accounts for `bytes` of decoded text with the inner coder's [`SymbolCoder::spend`]
+    /// (every decoded string and item ends up in the block's text, so damaged data cannot
+    /// make the decoder allocate more than the block's recorded length).
     ///
     /// # Errors
-    /// [`Error::Corrupt`] when the budget is exhausted.
+    /// [`Error::LimitExceeded`] when the budget is exhausted.
     pub fn spend(&mut self, bytes: usize) -> Result<(), Error> {
-        self.budget =
-            self.budget.checked_sub(bytes).ok_or_else(|| Error::Corrupt("PGN block decodes to more text than it holds".into()))?;
-        Ok(())
+        self.inner.spend(bytes)
     }
 
     /// Sets the stream of the next symbols and returns the previous one.
@@ -86,5 +77,13 @@ impl<C: SymbolCoder> SymbolCoder for Metered<'_, C> {
 
     fn decoding(&self) -> bool {
         self.decoding
+    }
+
+    fn spend(&mut self, bytes: usize) -> Result<(), Error> {
+        self.inner.spend(bytes)
+    }
+
+    fn text_left(&self) -> usize {
+        self.inner.text_left()
     }
 }

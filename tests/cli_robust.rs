@@ -1,0 +1,162 @@
+//! The `chesszip` binary under adverse conditions: killed mid-write (no temporary file may
+//! survive SIGINT, SIGTERM or SIGHUP), archives read from a FIFO, forged indexes, and
+//! conversions that would have to change a game.
+#![cfg(unix)]
+
+mod common;
+
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chesszip::container::Footer;
+use common::first_games;
+
+fn chesszip() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_chesszip"));
+    cmd.env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+/// Names of the files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// Sends `signal` (a name for kill(1)) to process `pid`.
+fn kill(pid: u32, signal: &str) {
+    let status = Command::new("kill").arg("-s").arg(signal).arg(pid.to_string()).status().unwrap();
+    assert!(status.success(), "kill -s {signal} {pid}");
+}
+
+#[test]
+fn no_temporary_file_survives_a_signal() {
+    for (signal, number) in [("TERM", 15), ("INT", 2), ("HUP", 1)] {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.chz");
+        // Compressing standard input that never ends: the temporary file exists, the run is
+        // stuck reading, and the signal comes in the middle of it.
+        let mut child =
+            chesszip().args(["compress", "-1", "-o"]).arg(&target).stdin(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&first_games(50)).unwrap();
+        stdin.flush().unwrap();
+        let started = Instant::now();
+        while !listing(dir.path()).iter().any(|n| n.starts_with(".chesszip-")) {
+            assert!(started.elapsed() < Duration::from_secs(30), "SIG{signal}: no temporary file appeared");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        kill(child.id(), signal);
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
+        assert_eq!(listing(dir.path()), Vec::<String>::new(), "SIG{signal}: files left behind");
+    }
+}
+
+#[test]
+fn replacing_a_file_with_force_still_works() {
+    // The commit path (sync, rename, directory sync) keeps its result.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.txt");
+    fs::write(&input, first_games(5)).unwrap();
+    let target = dir.path().join("games.txt.chz");
+    fs::write(&target, b"old").unwrap();
+    assert!(!chesszip().args(["compress", "-1", "-k"]).arg(&input).status().unwrap().success(), "refuses without -f");
+    assert_eq!(fs::read(&target).unwrap(), b"old");
+    assert!(chesszip().args(["compress", "-1", "-k", "-f"]).arg(&input).status().unwrap().success());
+    let out = chesszip().arg("-dc").arg(&target).output().unwrap();
+    assert_eq!(out.stdout, first_games(5));
+    assert_eq!(listing(dir.path()), ["games.txt", "games.txt.chz"]);
+}
+
+/// Writes `bytes` to the FIFO at `path` from another thread (opening blocks until a reader
+/// comes).
+fn feed_fifo(path: &Path, bytes: Vec<u8>) -> std::thread::JoinHandle<()> {
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let mut f = fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let _ = f.write_all(&bytes);
+    })
+}
+
+#[test]
+fn info_and_extract_read_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = first_games(9);
+    let archive = chesszip::compress_bytes(&text, &chesszip::CompressOptions { block_lines: 4, ..common::fast() });
+    let fifo = dir.path().join("archive.chz");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+
+    let writer = feed_fifo(&fifo, archive.clone());
+    let out = chesszip().arg("info").arg(&fifo).output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "info: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("lines:          9"), "{}", String::from_utf8_lossy(&out.stdout));
+
+    let writer = feed_fifo(&fifo, archive.clone());
+    let out = chesszip().args(["extract", "--game", "6"]).arg(&fifo).output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "extract: {}", String::from_utf8_lossy(&out.stderr));
+    let line6: Vec<u8> = text.split_inclusive(|&b| b == b'\n').nth(5).unwrap().to_vec();
+    assert_eq!(out.stdout, line6);
+
+    // Expanding from a FIFO reads it once (the size estimate must not open it again).
+    let writer = feed_fifo(&fifo, archive);
+    let out = chesszip().args(["-dc"]).arg(&fifo).output().unwrap();
+    writer.join().unwrap();
+    assert!(out.status.success(), "expand: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, text);
+}
+
+#[test]
+fn a_forged_index_makes_info_and_extract_fail() {
+    // The issue's forgery: one block's line count changed in the index, index checksum
+    // recomputed. `extract` used to print the wrong line with exit 0.
+    let dir = tempfile::tempdir().unwrap();
+    let text = first_games(12);
+    let mut archive = chesszip::compress_bytes(&text, &chesszip::CompressOptions { block_lines: 4, ..common::fast() });
+    let len = archive.len();
+    let index_offset = u64::from_le_bytes(archive[len - Footer::LEN..len - 8].try_into().unwrap()) as usize;
+    let lines_of_block_0 = index_offset + 8 + 8;
+    let lines = u32::from_le_bytes(archive[lines_of_block_0..lines_of_block_0 + 4].try_into().unwrap());
+    archive[lines_of_block_0..lines_of_block_0 + 4].copy_from_slice(&(lines + 1).to_le_bytes());
+    let crc_at = len - Footer::LEN - 4;
+    let crc = crc32fast::hash(&archive[index_offset..crc_at]);
+    archive[crc_at..crc_at + 4].copy_from_slice(&crc.to_le_bytes());
+    let path = dir.path().join("forged.chz");
+    fs::write(&path, &archive).unwrap();
+
+    for args in [&["info"][..], &["extract", "--game", "10"], &["-t"], &["-dc"]] {
+        let out = chesszip().args(args).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("corrupt archive"), "{args:?}");
+        if args[0] == "extract" {
+            assert!(out.stdout.is_empty(), "extract printed {:?}", String::from_utf8_lossy(&out.stdout));
+        }
+    }
+}
+
+#[test]
+fn a_conversion_never_changes_a_game() {
+    // `Qxf7++` is not SAN that a reader can take without guessing: the game is left out with a
+    // warning (exit 2), never written without the move.
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = b"[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7++ 1-0\n\n\
+                [Event \"b\"]\n[Result \"0-1\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n";
+    let input = dir.path().join("games.pgn");
+    fs::write(&input, pgn).unwrap();
+    assert!(chesszip().args(["compress", "-1", "-k"]).arg(&input).status().unwrap().success());
+    let out = chesszip().args(["expand", "--format", "movetext", "-c"]).arg(dir.path().join("games.pgn.chz")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "f3 e5 g4 Qh4 0-1\n");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 games or lines could not be written"), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut back = Vec::new();
+    fs::File::open(dir.path().join("games.pgn.chz")).unwrap().read_to_end(&mut back).unwrap();
+    assert_eq!(chesszip::expand_bytes(&back, &common::expand_opts()).unwrap(), pgn, "the archive itself keeps the game");
+}
