@@ -243,6 +243,12 @@ impl<R: Read + Seek> Games<R> {
         self.next
     }
 
+    /// Whether [`Games::next_game`] returns without decoding a block: a game is cut and
+    /// waiting, or the archive has ended.
+    pub fn next_is_ready(&self) -> bool {
+        !self.ready.is_empty() || self.done
+    }
+
     /// Starts cutting afresh at block `k`, whose first byte starts game `number`.
     fn restart(&mut self, number: u64, k: usize) {
         self.blocks.seek(k);
