@@ -70,3 +70,8 @@ def run_cli(cli: Path) -> Callable[..., subprocess.CompletedProcess]:
         return subprocess.run([str(cli), *map(str, args)], capture_output=True, check=check, input=input)
 
     return run
+
+
+def pytest_report_header(config) -> str:
+    """Which chesszip package is under test (the installed one, not the source folder)."""
+    return f"chesszip package: {Path(chesszip.__file__).parent}; CHESSZIP_BIN={os.environ.get('CHESSZIP_BIN', '(cargo build)')}"
