@@ -176,6 +176,8 @@ pub struct Games<R: Read + Seek> {
     checkpoints: BTreeMap<u64, usize>,
     /// Every block has been fed and the last game cut.
     done: bool,
+    /// A block failed to decode: the games after it are only reached through a checkpoint.
+    broken: bool,
     /// Games in the archive, when the index tells (movetext).
     total: Option<u64>,
 }
@@ -216,6 +218,7 @@ impl<R: Read + Seek> Games<R> {
             pending: None,
             checkpoints,
             done: false,
+            broken: false,
             total,
         };
         games.restart(0, 0);
@@ -261,6 +264,7 @@ impl<R: Read + Seek> Games<R> {
         self.next = number;
         self.pending = None;
         self.done = false;
+        self.broken = false;
         self.checkpoints.insert(number, k);
     }
 
@@ -342,6 +346,7 @@ impl<R: Read + Seek> Games<R> {
                 Err(e) => {
                     self.ready.clear();
                     self.done = true;
+                    self.broken = true;
                     return Err(e);
                 }
             }
@@ -355,8 +360,8 @@ impl<R: Read + Seek> Games<R> {
 
     /// Makes game `n` (0-based) the next one [`Games::next_game`] returns (none if the archive
     /// has fewer games). Goes on from the current position when `n` is ahead and no known
-    /// block start lies between; otherwise restarts at the last block known to start a game
-    /// at or before `n`, and reads forward from there.
+    /// block start lies between (and no block failed); otherwise restarts at the last block
+    /// known to start a game at or before `n`, and reads forward from there.
     ///
     /// # Errors
     /// As [`Games::next_game`], for the games read on the way.
@@ -372,7 +377,7 @@ impl<R: Read + Seek> Games<R> {
         }
         let (number, k) = self.checkpoints.range(..=n).next_back().map(|(&g, &k)| (g, k)).expect("game 0 starts at block 0");
         let here = self.next;
-        if n < here || (number > here && k >= self.blocks.position()) {
+        if self.broken || n < here || (number > here && k >= self.blocks.position()) {
             self.restart(number, k);
         }
         while self.next < n {
@@ -397,8 +402,6 @@ mod tests {
     use std::io::Cursor;
 
     use super::*;
-    use crate::container::Footer;
-    use crate::container::format::index_len;
     use crate::{CompressOptions, compress_bytes};
 
     const MOVETEXT: &str = "e4 e5 Nf3 Nc6 Bb5 a6 1-0\nd4 d5 c4 e6 0-1\nnot a game\nNf3 Nf6 1/2-1/2\ne4 c5 Nf3 d6 d4 1-0\nc4 1-0";
@@ -472,15 +475,21 @@ mod tests {
     #[test]
     fn damage_names_the_block_after_the_good_ones() {
         let mut a = archive(MOVETEXT, 2, 1 << 20);
-        // The last byte of block 2 (of 3), just before the index.
-        let end = a.len() - Footer::LEN - index_len(3);
-        a[end - 1] ^= 0x40;
+        let third = Blocks::open(Cursor::new(&a), 1).unwrap().entries()[2].offset as usize;
+        // The last byte of block 1 (of 3).
+        a[third - 1] ^= 0x40;
         let mut games = Games::open(Cursor::new(&a), 2).unwrap();
-        for _ in 0..4 {
+        for _ in 0..2 {
             games.next_game().unwrap().unwrap();
         }
         let e = games.next_game().unwrap_err().to_string();
-        assert!(e.starts_with("corrupt archive: block 2"), "{e}");
+        assert!(e.starts_with("corrupt archive: block 1"), "{e}");
         assert_eq!(games.next_game().unwrap(), None);
+        // The blocks after the damage are still reached through the index.
+        games.seek(4).unwrap();
+        assert_eq!(games.next_game().unwrap().unwrap(), b"e4 c5 Nf3 d6 d4 1-0\n");
+        games.seek(3).unwrap_err();
+        games.seek(0).unwrap();
+        assert_eq!(games.next_game().unwrap().unwrap(), b"e4 e5 Nf3 Nc6 Bb5 a6 1-0\n");
     }
 }
