@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 import chesszip
 
@@ -72,7 +72,7 @@ def main(argv: List[str]) -> int:
                 while f.read(1 << 20):
                     pass
 
-        pairs: Dict[str, tuple] = {
+        pairs: Dict[str, Tuple[Callable[[], object], Callable[[], object]]] = {
             "compress": (cli_run("compress", "-c", "--level", str(level), str(data)), lambda: chesszip.compress(data.read_bytes(), level, threads=t)),
             "iterate games as text vs expand": (cli_run("expand", "-c", str(archive)), iterate),
             "decompress vs expand": (cli_run("expand", "-c", str(archive)), lambda: chesszip.decompress(archive.read_bytes(), threads=t)),

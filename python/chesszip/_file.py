@@ -108,7 +108,7 @@ class ChesszipFile(io.BufferedIOBase):
         if is_path:
             self.name = os.fspath(filename)  # type: ignore[arg-type]
         elif hasattr(filename, "name") and isinstance(getattr(filename, "name"), (str, bytes)):
-            self.name = filename.name  # type: ignore[union-attr]
+            self.name = filename.name
         if self.mode == "rb":
             if is_path:
                 reader = _native.BlockReader(os.fsdecode(filename), threads=threads)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from operator import methodcaller
-from typing import TYPE_CHECKING, Iterator, Literal, Optional, Union, overload
+from typing import TYPE_CHECKING, Callable, Iterator, Literal, Optional, Union, overload
 
 from . import _native
 from ._api import ArchiveInfo, Source, _source, info
@@ -18,22 +18,18 @@ from ._api import ArchiveInfo, Source, _source, info
 if TYPE_CHECKING:  # pragma: no cover
     import chess.pgn
 
-def _decoder(binary: bool, encoding: str, errors: str):
+def _decoder(binary: bool, encoding: str, errors: str) -> Optional[Callable[[bytes], str]]:
     """Turns the native readers' bytes into what the caller asked for."""
     return None if binary else methodcaller("decode", encoding, errors)
 
 
-def _chess():
-    """The python-chess PGN module, or a clear error when python-chess is missing."""
+def _to_chess(text: str) -> "Optional[chess.pgn.Game]":
+    """The first game in ``text`` read by python-chess (``None`` if it holds none)."""
     try:
         import chess.pgn
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("python-chess is needed for Game objects: pip install chess") from e
-    return chess.pgn
-
-
-def _to_chess(pgn, text: str) -> "Optional[chess.pgn.Game]":
-    return pgn.read_game(io.StringIO(text))
+    return chess.pgn.read_game(io.StringIO(text))
 
 
 class Archive:
@@ -96,9 +92,8 @@ class Archive:
 
         A game whose text holds nothing python-chess reads as a game (a blank line) is left out.
         """
-        pgn = _chess()
         for text in self.games():
-            g = _to_chess(pgn, text)
+            g = _to_chess(text)
             if g is not None:
                 yield g
 
@@ -132,7 +127,7 @@ class Archive:
         :raises IndexError: when the archive has no game ``n``.
         :raises ValueError: when its text holds no game python-chess can read.
         """
-        g = _to_chess(_chess(), self.game(n))
+        g = _to_chess(self.game(n))
         if g is None:
             raise ValueError(f"game {n} holds nothing python-chess reads as a game")
         return g
@@ -185,9 +180,8 @@ def iter_games(
 def iter_chess_games(source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> "Iterator[chess.pgn.Game]":
     """The games of an archive as python-chess :class:`chess.pgn.Game` objects (needs
     python-chess); text holding no game (a blank line) is left out."""
-    pgn = _chess()
     for text in iter_games(source, threads=threads, encoding=encoding, errors=errors):
-        g = _to_chess(pgn, text)
+        g = _to_chess(text)
         if g is not None:
             yield g
 
@@ -198,7 +192,7 @@ def game(source: Source, n: int, *, binary: bool = False, threads: int = 0, enco
     :raises IndexError: when the archive has no game ``n``.
     """
     with Archive(source, threads=threads, encoding=encoding, errors=errors) as a:
-        return a.game(n, binary=binary)  # type: ignore[call-overload]
+        return a.game(n, binary=True) if binary else a.game(n)
 
 
 def chess_game(source: Source, n: int, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> "chess.pgn.Game":

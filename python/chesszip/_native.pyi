@@ -1,6 +1,6 @@
 """Type stubs of the native module (Rust, PyO3); see the ``chesszip`` package for the API."""
 
-from typing import Iterator, Optional, Union
+from typing import Any, Dict, Iterator, Optional, Union
 
 MIN_LEVEL: int
 MAX_LEVEL: int
@@ -18,7 +18,7 @@ class UnsupportedArchiveError(ChesszipError):
 
 def compress(data: bytes, level: int = ..., *, block_lines: int = ..., threads: int = ..., format: Optional[str] = ...) -> bytes: ...
 def decompress(data: bytes, *, threads: int = ...) -> bytes: ...
-def info(source: Union[str, bytes]) -> dict[str, Union[str, int, bool]]: ...
+def info(source: Union[str, bytes]) -> Dict[str, Any]: ...
 
 class BlockReader:
     def __init__(self, source: Union[str, bytes], *, threads: int = ...) -> None: ...

@@ -34,11 +34,11 @@ def compress_file(path: Path, out_dir: Path, level: int) -> Tuple[Path, int, int
     return target, len(data), target.stat().st_size
 
 
-def read_back(archive: Path, original: Path, limit: int) -> Tuple[Counter, int, int]:
+def read_back(archive: Path, original: Path, limit: int) -> Tuple["Counter[str]", int, int]:
     """Check the archive against its file; count the results and plies of its first games."""
     if b"".join(chesszip.iter_games(archive, binary=True, threads=1)) != original.read_bytes():
         raise SystemExit(f"{archive}: does not expand to {original}")
-    results: Counter = Counter()
+    results: Counter[str] = Counter()
     plies = games = 0
     for game in islice(chesszip.iter_chess_games(archive, threads=1, errors="replace"), limit):
         results[game.headers.get("Result", "*")] += 1

@@ -59,6 +59,8 @@ def test_damaged_block_is_named_as_the_command_line_names_it(run_cli, tmp_path: 
     assert a[9_999] == benchmark_lines[9_999]
     with pytest.raises(chesszip.CorruptArchiveError, match="block 3"):
         a[3_500]
+    assert a[4_000] == benchmark_lines[4_000]
+    assert a[10] == benchmark_lines[10]
     assert stderr_message(run_cli, "extract", "--game", "3501", path) == f"chesszip: {path}: {message}"
 
 
