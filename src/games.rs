@@ -421,7 +421,7 @@ mod tests {
     fn blocks_give_back_the_text() {
         for (lines, bytes) in [(1, 1 << 20), (2, 1 << 20), (1000, 7)] {
             let a = archive(MOVETEXT, lines, bytes);
-            let text: Vec<u8> = Blocks::open(Cursor::new(&a), 2).unwrap().map(Result::unwrap).flatten().collect();
+            let text: Vec<u8> = Blocks::open(Cursor::new(&a), 2).unwrap().flat_map(Result::unwrap).collect();
             assert_eq!(text, MOVETEXT.as_bytes());
         }
     }
