@@ -13,13 +13,15 @@
 //!
 //! `expand` runs the same chain backwards and calls the very same model. [`archive`] ties the
 //! stages together (blocks in parallel with rayon) and is the API the command line uses;
-//! [`inspect`] reads an archive's statistics, and chosen games or lines, through its index.
+//! [`inspect`] reads an archive's statistics, and chosen games or lines, through its index;
+//! [`games`] reads its games one at a time, in order or by number.
 
 pub mod archive;
 pub mod codec;
 pub mod container;
 pub mod engine;
 pub mod error;
+pub mod games;
 pub mod inspect;
 pub mod model;
 pub mod pgn;
@@ -28,4 +30,5 @@ pub mod tune;
 
 pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
 pub use error::{Error, Result};
+pub use games::{Blocks, Games};
 pub use inspect::{ArchiveInfo, count_games, extract_games, extract_lines, info};

@@ -1,0 +1,94 @@
+"""Python against the command line on the benchmark: same bytes, and how long each takes.
+
+    python python/bench.py [--cli target/release/chesszip] [--runs 5] [--threads 0] [--level 2]
+
+Measures, on ``data/Chess_Games.txt``:
+
+1. whether ``chesszip.compress(data)`` gives the bytes of ``chesszip compress -c``;
+2. compressing: ``chesszip.compress(open(...).read())`` against ``chesszip compress -c FILE
+   > /dev/null`` (a whole process, file reading included);
+3. reading: iterating all games as text (``for g in chesszip.iter_games(path)``) against
+   ``chesszip expand -c ARCHIVE > /dev/null``; also ``decompress`` and reading through
+   ``chesszip.open``.
+
+Each pair runs alternately (CLI, then Python) ``--runs`` times, with the same thread count, and
+the medians are compared: the machine's load changes from minute to minute, and alternating
+exposes both sides to it alike. Build the command line with ``cargo build --release`` and the
+package with ``pip install ./python`` (both use the release profile with fat LTO).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+import chesszip
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def timed(f: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    f()
+    return time.perf_counter() - started
+
+
+def main(argv: List[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--cli", type=Path, default=REPO / "target" / "release" / "chesszip")
+    p.add_argument("--data", type=Path, default=REPO / "data" / "Chess_Games.txt")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--threads", type=int, default=0, help="worker threads for both (0: one per core)")
+    p.add_argument("--level", type=int, default=chesszip.DEFAULT_LEVEL)
+    args = p.parse_args(argv)
+    cli, data, t, level = str(args.cli), args.data, args.threads, args.level
+
+    text = data.read_bytes()
+    cli_archive = subprocess.run([cli, "compress", "-c", "--level", str(level), "-T", str(t), str(data)], capture_output=True, check=True).stdout
+    py_archive = chesszip.compress(text, level, threads=t)
+    identical = py_archive == cli_archive
+    print(f"{data.name}: {len(text):,} bytes -> {len(py_archive):,} (Python), {len(cli_archive):,} (CLI), level {level}: "
+          f"{'identical bytes' if identical else 'DIFFERENT BYTES'}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = Path(tmp) / "bench.chz"
+        archive.write_bytes(cli_archive)
+
+        def cli_run(*command: str) -> Callable[[], object]:
+            return lambda: subprocess.run([cli, *command, "-T", str(t)], stdout=subprocess.DEVNULL, check=True)
+
+        def iterate() -> None:
+            for _ in chesszip.iter_games(archive, threads=t):
+                pass
+
+        def read_file() -> None:
+            with chesszip.open(archive, threads=t) as f:
+                while f.read(1 << 20):
+                    pass
+
+        pairs: Dict[str, Tuple[Callable[[], object], Callable[[], object]]] = {
+            "compress": (cli_run("compress", "-c", "--level", str(level), str(data)), lambda: chesszip.compress(data.read_bytes(), level, threads=t)),
+            "iterate games as text vs expand": (cli_run("expand", "-c", str(archive)), iterate),
+            "decompress vs expand": (cli_run("expand", "-c", str(archive)), lambda: chesszip.decompress(archive.read_bytes(), threads=t)),
+            "chesszip.open().read vs expand": (cli_run("expand", "-c", str(archive)), read_file),
+        }
+        print(f"{'':34} {'CLI s':>8} {'Python s':>9} {'Python/CLI':>10}   (median of {args.runs}, threads={t or 'one per core'})")
+        for name, (c, py) in pairs.items():
+            c_times, py_times = [], []
+            for _ in range(args.runs):
+                c_times.append(timed(c))
+                py_times.append(timed(py))
+            c_med, py_med = statistics.median(c_times), statistics.median(py_times)
+            print(f"{name:34} {c_med:8.3f} {py_med:9.3f} {py_med / c_med:10.3f}   "
+                  f"CLI {' '.join(f'{x:.3f}' for x in c_times)} | Python {' '.join(f'{x:.3f}' for x in py_times)}")
+    return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

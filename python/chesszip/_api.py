@@ -1,0 +1,144 @@
+"""One-shot compression and expansion, archive statistics, and the incremental compressor."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import BinaryIO, Optional, Union
+
+from . import _native
+from ._native import DEFAULT_BLOCK_LINES, DEFAULT_LEVEL
+
+#: What names an archive to read: a path (``str`` or :class:`os.PathLike`), the archive itself
+#: as a bytes-like object, or a binary file object (read to its end).
+Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
+
+
+def _bytes(data: object) -> bytes:
+    """``data`` (any bytes-like object) as :class:`bytes`, without copying a ``bytes``."""
+    if isinstance(data, bytes):
+        return data
+    return memoryview(data).tobytes()  # type: ignore[arg-type]
+
+
+def _source(source: Source) -> Union[str, bytes]:
+    """A path as ``str``, or the archive's bytes, for the native readers."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _bytes(source)
+    if isinstance(source, (str, os.PathLike)):
+        return os.fsdecode(source)
+    read = getattr(source, "read", None)
+    if read is not None:
+        data = read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError("a file object to read an archive from must be opened in binary mode")
+        return _bytes(data)
+    raise TypeError(f"expected a path, bytes or a binary file object, not {type(source).__name__}")
+
+
+def compress(
+    data: bytes,
+    level: int = DEFAULT_LEVEL,
+    *,
+    block_lines: int = DEFAULT_BLOCK_LINES,
+    threads: int = 0,
+    format: Optional[str] = None,
+) -> bytes:
+    """Compress ``data`` (movetext or PGN, any bytes) into a chesszip archive.
+
+    The archive is byte for byte the one ``chesszip compress -l LEVEL`` writes for a file
+    holding ``data``.
+
+    :param level: 1 (fastest) to 9 (strongest); the default 2 is the command line's.
+    :param block_lines: lines (movetext) or games (PGN) per block, as ``--block-lines``.
+    :param threads: worker threads; 0 means one per core.
+    :param format: ``"movetext"``, ``"pgn"`` or ``None`` to detect it from the content.
+    :raises ValueError: for a level or option out of range.
+    """
+    return _native.compress(_bytes(data), level, block_lines=block_lines, threads=threads, format=format)
+
+
+def decompress(data: bytes, *, threads: int = 0) -> bytes:
+    """Expand a whole archive held in memory, checking every block.
+
+    :raises CorruptArchiveError: when the archive is damaged; the message names the block.
+    :raises UnsupportedArchiveError: for an archive of a newer format or a model this build
+        lacks.
+    """
+    return _native.decompress(_bytes(data), threads=threads)
+
+
+@dataclass(frozen=True)
+class ArchiveInfo:
+    """What an archive holds, read from its header and index (what ``chesszip info`` prints)."""
+
+    #: ``"movetext"`` or ``"pgn"``.
+    format: str
+    #: The compression level it was made with.
+    level: int
+    #: The id of the model it needs.
+    model_id: int
+    #: Whether this build has that model (else it cannot be expanded).
+    model_available: bool
+    #: Blocks in the archive.
+    blocks: int
+    #: Lines of text (a last line without a line feed counts).
+    lines: int
+    #: Games coded with the move model.
+    games: int
+    #: Lines (or PGN pieces) stored raw.
+    raw_lines: int
+    #: Plies of those games.
+    plies: int
+    #: Bytes of the text.
+    text_bytes: int
+    #: Bytes of the archive.
+    archive_bytes: int
+
+    @property
+    def bits_per_ply(self) -> float:
+        """Archive bits per ply, all overhead included (0.0 without plies)."""
+        return 8.0 * self.archive_bytes / self.plies if self.plies else 0.0
+
+    @property
+    def ratio(self) -> float:
+        """Archive bytes per text byte."""
+        return self.archive_bytes / max(self.text_bytes, 1)
+
+
+def info(source: Source) -> ArchiveInfo:
+    """Read an archive's statistics from its header and index, without decoding any block.
+
+    :param source: a path, the archive's bytes, or a binary file object.
+    :raises CorruptArchiveError: when the header, index or footer is damaged.
+    :raises OSError: when the file cannot be read.
+    """
+    return ArchiveInfo(**_native.info(_source(source)))
+
+
+class ChesszipCompressor:
+    """Compress data given in pieces, as :class:`lzma.LZMACompressor` does.
+
+    A thread of its own compresses the pieces while Python produces more; memory stays bounded
+    by a few blocks. The concatenated outputs of :meth:`compress` and :meth:`flush` are the
+    same bytes :func:`compress` makes of the concatenated input.
+    """
+
+    def __init__(
+        self,
+        level: int = DEFAULT_LEVEL,
+        *,
+        block_lines: int = DEFAULT_BLOCK_LINES,
+        threads: int = 0,
+        format: Optional[str] = None,
+    ) -> None:
+        """Start a compressor; the parameters are those of :func:`compress`."""
+        self._native = _native.Compressor(level, block_lines=block_lines, threads=threads, format=format)
+
+    def compress(self, data: bytes) -> bytes:
+        """Add ``data``; return the archive bytes ready so far (often none)."""
+        return self._native.compress(_bytes(data))
+
+    def flush(self) -> bytes:
+        """End the input; return the rest of the archive. The compressor cannot be used after."""
+        return self._native.flush()

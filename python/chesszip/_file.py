@@ -1,0 +1,269 @@
+"""Archives as file objects: :class:`ChesszipFile` and :func:`open`, as in :mod:`gzip`."""
+
+from __future__ import annotations
+
+import builtins
+import io
+import os
+from typing import IO, Any, BinaryIO, Optional, Union
+
+from . import _native
+from ._api import ChesszipCompressor, _bytes
+from ._native import DEFAULT_BLOCK_LINES, DEFAULT_LEVEL
+
+#: A file name (``str``, ``bytes`` or :class:`os.PathLike`) or a binary file object.
+FileArg = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", BinaryIO]
+
+
+class _BlockRaw(io.RawIOBase):
+    """The expanded text of an archive as a raw stream, block by block."""
+
+    def __init__(self, reader: _native.BlockReader) -> None:
+        self._reader: Optional[_native.BlockReader] = reader
+        self._block = memoryview(b"")
+        self._pos = 0
+        self._offset = 0  # text bytes returned so far
+
+    def readable(self) -> bool:
+        return True
+
+    def _next_block(self) -> bool:
+        """Move to the next non-empty block; False at the end."""
+        while self._pos >= len(self._block):
+            block = self._reader.read_block() if self._reader is not None else None
+            if block is None:
+                self._reader = None
+                return False
+            self._block, self._pos = memoryview(block), 0
+        return True
+
+    def readinto(self, b: Any) -> int:
+        if not self._next_block():
+            return 0
+        with memoryview(b) as view, view.cast("B") as out:
+            n = min(len(out), len(self._block) - self._pos)
+            out[:n] = self._block[self._pos : self._pos + n]
+        self._pos += n
+        self._offset += n
+        return n
+
+    def readall(self) -> bytes:
+        parts = []
+        while self._next_block():
+            parts.append(self._block[self._pos :].tobytes())
+            self._offset += len(self._block) - self._pos
+            self._pos = len(self._block)
+        return b"".join(parts)
+
+    def tell(self) -> int:
+        return self._offset
+
+    def close(self) -> None:
+        self._reader = None
+        self._block = memoryview(b"")
+        super().close()
+
+
+class ChesszipFile(io.BufferedIOBase):
+    """A chesszip archive as a binary file object, like :class:`gzip.GzipFile`.
+
+    Reading (mode ``"rb"``) gives the archive's text; its blocks are decoded ahead in parallel
+    and each is checked, so a damaged block raises :class:`CorruptArchiveError` naming it, after
+    the text of the blocks before it. Writing (``"wb"`` or ``"xb"``) compresses what is written,
+    on a thread of its own, into exactly the archive the command line would make of it; the
+    archive is complete when the file is closed. Archives are not seekable, and an archive
+    holds one input, so there is no appending.
+
+    :param filename: a path, or a binary file object to read the archive from (to its end) or
+        to write it to (it is not closed).
+    :param mode: ``"r"``, ``"rb"``, ``"w"``, ``"wb"``, ``"x"`` or ``"xb"``.
+    :param level: compression level (writing), 1 to 9.
+    :param block_lines: lines or games per block (writing).
+    :param threads: worker threads; 0 means one per core.
+    :param format: ``"movetext"``, ``"pgn"`` or ``None`` to detect it (writing).
+    """
+
+    def __init__(
+        self,
+        filename: FileArg,
+        mode: str = "rb",
+        *,
+        level: int = DEFAULT_LEVEL,
+        block_lines: int = DEFAULT_BLOCK_LINES,
+        threads: int = 0,
+        format: Optional[str] = None,
+    ) -> None:
+        """Open an archive for reading or writing; see the class for the parameters."""
+        if mode not in ("r", "rb", "w", "wb", "x", "xb"):
+            raise ValueError(f"invalid mode {mode!r}: use 'rb', 'wb' or 'xb' (or 'rt', 'wt', 'xt' with chesszip.open)")
+        self._fp: Optional[IO[bytes]] = None
+        self._close_fp = False
+        self._raw: Optional[_BlockRaw] = None
+        self._buffer: Optional[io.BufferedReader] = None
+        self._compressor: Optional[ChesszipCompressor] = None
+        self._written = 0
+        self.name: Union[str, bytes] = ""
+        self.mode = "rb" if mode.startswith("r") else "wb"
+        is_path = isinstance(filename, (str, bytes, os.PathLike))
+        if is_path:
+            self.name = os.fspath(filename)  # type: ignore[arg-type]
+        elif hasattr(filename, "name") and isinstance(getattr(filename, "name"), (str, bytes)):
+            self.name = filename.name
+        if self.mode == "rb":
+            if is_path:
+                reader = _native.BlockReader(os.fsdecode(filename), threads=threads)  # type: ignore[arg-type]
+            else:
+                reader = _native.BlockReader(_bytes(filename.read()), threads=threads)  # type: ignore[union-attr]
+            self._raw = _BlockRaw(reader)
+            self._buffer = io.BufferedReader(self._raw, buffer_size=1 << 16)
+        else:
+            self._compressor = ChesszipCompressor(level, block_lines=block_lines, threads=threads, format=format)
+            if is_path:
+                self._fp = builtins.open(filename, mode[0] + "b")  # type: ignore[arg-type]
+                self._close_fp = True
+            else:
+                self._fp = filename  # type: ignore[assignment]
+
+    # --- state ---
+
+    def readable(self) -> bool:
+        self._check_open()
+        return self.mode == "rb"
+
+    def writable(self) -> bool:
+        self._check_open()
+        return self.mode == "wb"
+
+    def seekable(self) -> bool:
+        self._check_open()
+        return False
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ValueError("I/O operation on closed file")
+
+    def _check_read(self) -> io.BufferedReader:
+        self._check_open()
+        if self._buffer is None:
+            raise io.UnsupportedOperation("not readable: opened for writing")
+        return self._buffer
+
+    # --- reading ---
+
+    def read(self, size: Optional[int] = -1) -> bytes:
+        """Read up to ``size`` bytes of text (all the rest when negative or None)."""
+        return self._check_read().read(size)
+
+    def read1(self, size: int = -1) -> bytes:
+        """Read up to ``size`` bytes with at most one block decoded."""
+        return self._check_read().read1(size)
+
+    def readinto(self, b: Any) -> int:
+        """Read text into a writable bytes-like object; return the bytes read."""
+        return self._check_read().readinto(b)
+
+    def readinto1(self, b: Any) -> int:
+        """As :meth:`readinto`, with at most one block decoded."""
+        return self._check_read().readinto1(b)
+
+    def readline(self, size: Optional[int] = -1) -> bytes:
+        """Read one line (a game, in a movetext archive), with its line feed."""
+        return self._check_read().readline(size)
+
+    def peek(self, size: int = 0) -> bytes:
+        """Return buffered text without advancing."""
+        return self._check_read().peek(size)
+
+    def __iter__(self) -> "ChesszipFile":
+        self._check_read()
+        return self
+
+    def __next__(self) -> bytes:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def tell(self) -> int:
+        """Bytes of text read or written so far."""
+        self._check_open()
+        if self._buffer is not None:
+            return self._buffer.tell()
+        return self._written
+
+    # --- writing ---
+
+    def write(self, data: Any) -> int:
+        """Compress ``data`` (bytes-like); return its length in bytes."""
+        self._check_open()
+        if self._compressor is None or self._fp is None:
+            raise io.UnsupportedOperation("not writable: opened for reading")
+        data = _bytes(data)
+        out = self._compressor.compress(data)
+        if out:
+            self._fp.write(out)
+        self._written += len(data)
+        return len(data)
+
+    def flush(self) -> None:
+        """Write out the archive bytes ready so far (the archive ends only at :meth:`close`)."""
+        self._check_open()
+        if self._fp is not None:
+            self._fp.flush()
+
+    def fileno(self) -> int:
+        """Not available: an archive's text has no file descriptor."""
+        raise io.UnsupportedOperation("fileno")
+
+    def close(self) -> None:
+        """Finish the archive (writing) and close the file if this object opened it."""
+        if self.closed:
+            return
+        try:
+            if self._compressor is not None and self._fp is not None:
+                compressor, self._compressor = self._compressor, None
+                self._fp.write(compressor.flush())
+                self._fp.flush()
+        finally:
+            try:
+                if self._buffer is not None:
+                    self._buffer.close()
+                if self._close_fp and self._fp is not None:
+                    self._fp.close()
+            finally:
+                self._fp = None
+                self._buffer = None
+                self._raw = None
+                super().close()
+
+    def __repr__(self) -> str:
+        return f"<chesszip.ChesszipFile name={self.name!r} mode={self.mode!r}{' closed' if self.closed else ''}>"
+
+
+def open(
+    filename: FileArg,
+    mode: str = "rb",
+    *,
+    level: int = DEFAULT_LEVEL,
+    block_lines: int = DEFAULT_BLOCK_LINES,
+    threads: int = 0,
+    format: Optional[str] = None,
+    encoding: Optional[str] = None,
+    errors: Optional[str] = None,
+    newline: Optional[str] = None,
+) -> Union[ChesszipFile, io.TextIOWrapper]:
+    """Open a chesszip archive in binary or text mode, like :func:`gzip.open`.
+
+    ``mode`` is ``"rb"``, ``"wb"``, ``"xb"`` (binary: a :class:`ChesszipFile`) or ``"rt"``,
+    ``"wt"``, ``"xt"`` (text: a :class:`io.TextIOWrapper` over one; ``encoding`` defaults to
+    UTF-8, and ``newline`` works as in :func:`open`, so give ``newline=""`` to keep CR LF line
+    ends as they are). The other parameters are those of :class:`ChesszipFile`.
+    """
+    if "t" in mode:
+        if "b" in mode:
+            raise ValueError(f"invalid mode {mode!r}")
+        binary = ChesszipFile(filename, mode.replace("t", ""), level=level, block_lines=block_lines, threads=threads, format=format)
+        return io.TextIOWrapper(binary, encoding or "utf-8", errors, newline)
+    if encoding is not None or errors is not None or newline is not None:
+        raise ValueError("encoding, errors and newline are for text mode only")
+    return ChesszipFile(filename, mode, level=level, block_lines=block_lines, threads=threads, format=format)

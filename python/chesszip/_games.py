@@ -1,0 +1,201 @@
+"""Games one at a time: iteration in order, random access, python-chess objects.
+
+A *game* is one line in a movetext archive (with its line end; a line that is not a game
+counts too, so game ``n`` is line ``n + 1`` of the text) and one PGN game in a PGN archive (its
+tags, movetext and the blank lines after it; text before the first game belongs to it).
+Joining all games gives back the archive's text exactly.
+"""
+
+from __future__ import annotations
+
+import io
+from operator import methodcaller
+from typing import TYPE_CHECKING, Callable, Iterator, Literal, Optional, Union, overload
+
+from . import _native
+from ._api import ArchiveInfo, Source, _source, info
+
+if TYPE_CHECKING:  # pragma: no cover
+    import chess.pgn
+
+def _decoder(binary: bool, encoding: str, errors: str) -> Optional[Callable[[bytes], str]]:
+    """Turns the native readers' bytes into what the caller asked for."""
+    return None if binary else methodcaller("decode", encoding, errors)
+
+
+def _to_chess(text: str) -> "Optional[chess.pgn.Game]":
+    """The first game in ``text`` read by python-chess (``None`` if it holds none)."""
+    try:
+        import chess.pgn
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("python-chess is needed for Game objects: pip install chess") from e
+    return chess.pgn.read_game(io.StringIO(text))
+
+
+class Archive:
+    """An archive opened for reading its games.
+
+    Iterating gives the games' text in order, streamed with bounded memory (blocks are decoded
+    ahead in parallel, with the GIL released); ``archive[n]`` and :meth:`game` give game ``n``
+    by decoding only the blocks that hold it (in a PGN archive, whose index does not count
+    games, the first access to a game decodes the blocks before it once). Every block decoded
+    is checked: a damaged one raises :class:`CorruptArchiveError` naming it.
+
+    :param source: a path, the archive's bytes, or a binary file object (read to its end).
+    :param threads: worker threads; 0 means one per core.
+    :param encoding: how text is decoded (``"utf-8"`` by default).
+    :param errors: as for :meth:`bytes.decode`.
+    """
+
+    def __init__(self, source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> None:
+        """Open the archive; reads its header and index."""
+        self._source = _source(source)
+        self._threads = threads
+        self.encoding = encoding
+        self.errors = errors
+        self._reader: Optional[_native.GameReader] = _native.GameReader(self._source, threads=threads)
+        self._len: Optional[int] = self._reader.len_hint
+
+    def _random(self) -> _native.GameReader:
+        if self._reader is None:
+            raise ValueError("I/O operation on closed archive")
+        return self._reader
+
+    @property
+    def format(self) -> str:
+        """``"movetext"`` or ``"pgn"``."""
+        return self._random().format
+
+    def info(self) -> ArchiveInfo:
+        """The archive's statistics (see :func:`chesszip.info`)."""
+        self._random()
+        return info(self._source)
+
+    @overload
+    def games(self, *, binary: Literal[False] = ...) -> Iterator[str]: ...
+    @overload
+    def games(self, *, binary: Literal[True]) -> Iterator[bytes]: ...
+
+    def games(self, *, binary: bool = False) -> Union[Iterator[str], Iterator[bytes]]:
+        """All games in order, as text (``binary=True``: as bytes); independent of other
+        iterations and of random access."""
+        self._random()
+        reader = _native.GameReader(self._source, threads=self._threads)
+        decode = _decoder(binary, self.encoding, self.errors)
+        return iter(reader) if decode is None else map(decode, reader)
+
+    def __iter__(self) -> Iterator[str]:
+        return self.games()
+
+    def chess_games(self) -> "Iterator[chess.pgn.Game]":
+        """All games as python-chess :class:`chess.pgn.Game` objects (needs python-chess).
+
+        A game whose text holds nothing python-chess reads as a game (a blank line) is left out.
+        """
+        for text in self.games():
+            g = _to_chess(text)
+            if g is not None:
+                yield g
+
+    @overload
+    def game(self, n: int, *, binary: Literal[False] = ...) -> str: ...
+    @overload
+    def game(self, n: int, *, binary: Literal[True]) -> bytes: ...
+
+    def game(self, n: int, *, binary: bool = False) -> Union[str, bytes]:
+        """Game ``n`` (0-based; negative counts from the end).
+
+        :raises IndexError: when the archive has no game ``n``.
+        """
+        if n < 0:
+            n += len(self)
+            if n < 0:
+                raise IndexError("game index out of range")
+        data = self._random().game(n)
+        if data is None:
+            raise IndexError(f"game index out of range: the archive holds {self._random().position} games")
+        return data if binary else data.decode(self.encoding, self.errors)
+
+    def __getitem__(self, n: int) -> str:
+        if not isinstance(n, int):
+            raise TypeError("archive indices must be integers")
+        return self.game(n)
+
+    def chess_game(self, n: int) -> "chess.pgn.Game":
+        """Game ``n`` as a python-chess :class:`chess.pgn.Game` (needs python-chess).
+
+        :raises IndexError: when the archive has no game ``n``.
+        :raises ValueError: when its text holds no game python-chess can read.
+        """
+        g = _to_chess(self.game(n))
+        if g is None:
+            raise ValueError(f"game {n} holds nothing python-chess reads as a game")
+        return g
+
+    def __len__(self) -> int:
+        """The number of games. For movetext the index tells; a PGN archive is decoded once
+        to count them."""
+        if self._len is None:
+            count = 0
+            for _ in _native.GameReader(self._source, threads=self._threads):
+                count += 1
+            self._len = count
+        return self._len
+
+    def close(self) -> None:
+        """Release the archive (its bytes or file)."""
+        self._reader = None
+
+    def __enter__(self) -> "Archive":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@overload
+def iter_games(
+    source: Source, *, binary: Literal[False] = ..., threads: int = ..., encoding: str = ..., errors: str = ...
+) -> Iterator[str]: ...
+@overload
+def iter_games(source: Source, *, binary: Literal[True], threads: int = ..., encoding: str = ..., errors: str = ...) -> Iterator[bytes]: ...
+
+
+def iter_games(
+    source: Source, *, binary: bool = False, threads: int = 0, encoding: str = "utf-8", errors: str = "strict"
+) -> Union[Iterator[str], Iterator[bytes]]:
+    """The games of an archive in order, as text (``binary=True``: bytes), streamed.
+
+    ``"".join(iter_games(a)) == decompress(a).decode()``. Blocks are decoded ahead in parallel
+    with the GIL released, a few per thread at a time.
+
+    :param source: a path, the archive's bytes, or a binary file object (read to its end).
+    :raises CorruptArchiveError: (while iterating) at a damaged block, after the games before it.
+    """
+    reader = _native.GameReader(_source(source), threads=threads)
+    decode = _decoder(binary, encoding, errors)
+    return iter(reader) if decode is None else map(decode, reader)
+
+
+def iter_chess_games(source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> "Iterator[chess.pgn.Game]":
+    """The games of an archive as python-chess :class:`chess.pgn.Game` objects (needs
+    python-chess); text holding no game (a blank line) is left out."""
+    for text in iter_games(source, threads=threads, encoding=encoding, errors=errors):
+        g = _to_chess(text)
+        if g is not None:
+            yield g
+
+
+def game(source: Source, n: int, *, binary: bool = False, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> Union[str, bytes]:
+    """Game ``n`` (0-based) of an archive, decoding only the blocks that hold it.
+
+    :raises IndexError: when the archive has no game ``n``.
+    """
+    with Archive(source, threads=threads, encoding=encoding, errors=errors) as a:
+        return a.game(n, binary=True) if binary else a.game(n)
+
+
+def chess_game(source: Source, n: int, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> "chess.pgn.Game":
+    """Game ``n`` (0-based) of an archive as a python-chess :class:`chess.pgn.Game`."""
+    with Archive(source, threads=threads, encoding=encoding, errors=errors) as a:
+        return a.chess_game(n)

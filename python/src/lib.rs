@@ -1,0 +1,421 @@
+//! `chesszip._native`: the Python bindings of the chesszip library (PyO3). The pure-Python
+//! package `chesszip` wraps these functions and classes in the API of `gzip` and `lzma`; see
+//! `chesszip/_native.pyi` for their signatures.
+//!
+//! Every call that codes releases the GIL (`Python::detach`), so Python threads compress or
+//! expand in parallel; the library's own worker threads (rayon) do the rest. Errors of the
+//! library become `ChesszipError` (a `ValueError`), `CorruptArchiveError` or
+//! `UnsupportedArchiveError` with the library's message, the one the command line prints after
+//! the file name; I/O errors become `OSError`.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Cursor, Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+
+use chesszip::container::InputFormat;
+use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
+use chesszip::{Blocks, CompressOptions, Error, ExpandOptions, Games};
+
+create_exception!(chesszip, ChesszipError, PyValueError, "An error of chesszip: the same message as the command line's.");
+create_exception!(chesszip, CorruptArchiveError, ChesszipError, "The data is damaged or not a chesszip archive; the message says where.");
+create_exception!(
+    chesszip,
+    UnsupportedArchiveError,
+    ChesszipError,
+    "The archive is valid but this build cannot expand it (newer format, or a model it lacks)."
+);
+
+/// Bytes the command line's input buffer holds: the first read of input, from which the format
+/// is detected, is this long in both, so that both make the same archive.
+const INPUT_BUFFER: usize = 1 << 16;
+
+/// Chunks of input queued for a [`Compressor`]'s thread.
+const QUEUED_CHUNKS: usize = 4;
+
+/// The Python exception for a library error.
+fn py_err(e: Error) -> PyErr {
+    match e {
+        Error::Io(io) => PyErr::from(io),
+        Error::Corrupt(_) => CorruptArchiveError::new_err(e.to_string()),
+        Error::Unsupported(_) => UnsupportedArchiveError::new_err(e.to_string()),
+        other => ChesszipError::new_err(other.to_string()),
+    }
+}
+
+/// `OSError` (the subclass Python picks for the error number) naming `path`.
+fn open_err(e: io::Error, path: &std::path::Path) -> PyErr {
+    let name = path.display().to_string();
+    match e.raw_os_error() {
+        Some(errno) => PyOSError::new_err((errno, e.to_string(), name)),
+        None => PyOSError::new_err(format!("{name}: {e}")),
+    }
+}
+
+/// Locks a mutex, ignoring poisoning (a panic while it was held has already been reported).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn check_level(level: u8) -> PyResult<()> {
+    if (MIN_LEVEL..=MAX_LEVEL).contains(&level) {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!("level must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")))
+    }
+}
+
+fn compress_options(level: u8, block_lines: u32, threads: usize, format: Option<&str>) -> PyResult<CompressOptions> {
+    check_level(level)?;
+    if block_lines == 0 {
+        return Err(PyValueError::new_err("block_lines must be at least 1"));
+    }
+    let format = match format {
+        None => None,
+        Some("movetext") => Some(InputFormat::Movetext),
+        Some("pgn") => Some(InputFormat::Pgn),
+        Some(f) => return Err(PyValueError::new_err(format!("format must be 'movetext', 'pgn' or None, not {f:?}"))),
+    };
+    Ok(CompressOptions { level, block_lines, threads, format, ..CompressOptions::default() })
+}
+
+/// Compresses `data` into an archive, exactly as the command line compresses a file holding it.
+#[pyfunction]
+#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = chesszip::archive::DEFAULT_BLOCK_LINES, threads = 0, format = None))]
+fn compress<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    level: u8,
+    block_lines: u32,
+    threads: usize,
+    format: Option<&str>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let opts = compress_options(level, block_lines, threads, format)?;
+    let out = py.detach(|| {
+        let mut out = Vec::with_capacity(data.len() / 8);
+        chesszip::compress(BufReader::with_capacity(INPUT_BUFFER, data), &mut out, &opts, &|_| {}).map(|_| out)
+    });
+    Ok(PyBytes::new(py, &out.map_err(py_err)?))
+}
+
+/// Expands a whole archive held in memory, checking every block.
+#[pyfunction]
+#[pyo3(signature = (data, *, threads = 0))]
+fn decompress<'py>(py: Python<'py>, data: &[u8], threads: usize) -> PyResult<Bound<'py, PyBytes>> {
+    let out = py.detach(|| chesszip::expand_bytes(data, &ExpandOptions { threads }));
+    Ok(PyBytes::new(py, &out.map_err(py_err)?))
+}
+
+/// An archive to read: a file, or bytes copied from Python.
+enum Input {
+    File(File),
+    Memory(Cursor<Vec<u8>>),
+}
+
+impl Input {
+    /// `source` is `bytes` (the archive) or a path (`str` or `os.PathLike`).
+    fn from_py(source: &Bound<'_, PyAny>) -> PyResult<Input> {
+        if let Ok(bytes) = source.cast::<PyBytes>() {
+            return Ok(Input::Memory(Cursor::new(bytes.as_bytes().to_vec())));
+        }
+        let path: PathBuf = source.extract()?;
+        let file = File::open(&path).map_err(|e| open_err(e, &path))?;
+        if file.metadata().is_ok_and(|m| m.is_dir()) {
+            return Err(open_err(io::Error::from_raw_os_error(21), &path));
+        }
+        Ok(Input::File(file))
+    }
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Input::File(f) => f.read(buf),
+            Input::Memory(c) => c.read(buf),
+        }
+    }
+}
+
+impl Seek for Input {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        match self {
+            Input::File(f) => f.seek(pos),
+            Input::Memory(c) => c.seek(pos),
+        }
+    }
+}
+
+/// What an archive holds, from its header and index (no block is decoded), as a dict.
+#[pyfunction]
+fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let input = Input::from_py(source)?;
+    let i = py.detach(|| chesszip::info(input)).map_err(py_err)?;
+    let d = PyDict::new(py);
+    d.set_item("format", format_name(i.header.format))?;
+    d.set_item("level", i.header.level)?;
+    d.set_item("model_id", i.header.model_id)?;
+    d.set_item("model_available", i.model_available)?;
+    d.set_item("blocks", i.blocks)?;
+    d.set_item("lines", i.lines)?;
+    d.set_item("games", i.games)?;
+    d.set_item("raw_lines", i.raw_lines)?;
+    d.set_item("plies", i.plies)?;
+    d.set_item("text_bytes", i.text_bytes)?;
+    d.set_item("archive_bytes", i.archive_bytes)?;
+    Ok(d)
+}
+
+fn format_name(f: InputFormat) -> &'static str {
+    match f {
+        InputFormat::Movetext => "movetext",
+        InputFormat::Pgn => "pgn",
+    }
+}
+
+/// The expanded text of an archive block by block, decoded ahead in parallel.
+#[pyclass(module = "chesszip._native")]
+struct BlockReader {
+    inner: Mutex<Blocks<Input>>,
+}
+
+#[pymethods]
+impl BlockReader {
+    #[new]
+    #[pyo3(signature = (source, *, threads = 0))]
+    fn new(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize) -> PyResult<Self> {
+        let input = Input::from_py(source)?;
+        let blocks = py.detach(|| Blocks::open(input, threads)).map_err(py_err)?;
+        Ok(BlockReader { inner: Mutex::new(blocks) })
+    }
+
+    /// The text of the next block, or `None` after the last.
+    fn read_block<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let text = py.detach(|| lock(&self.inner).next_text()).map_err(py_err)?;
+        Ok(text.map(|t| PyBytes::new(py, &t)))
+    }
+}
+
+/// The games of an archive in order (an iterator of `bytes`), and game `n` by number.
+#[pyclass(module = "chesszip._native")]
+struct GameReader {
+    inner: Mutex<Games<Input>>,
+}
+
+#[pymethods]
+impl GameReader {
+    #[new]
+    #[pyo3(signature = (source, *, threads = 0))]
+    fn new(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize) -> PyResult<Self> {
+        let input = Input::from_py(source)?;
+        let games = py.detach(|| Games::open(input, threads)).map_err(py_err)?;
+        Ok(GameReader { inner: Mutex::new(games) })
+    }
+
+    /// `'movetext'` or `'pgn'`.
+    #[getter]
+    fn format(&self) -> &'static str {
+        format_name(lock(&self.inner).format())
+    }
+
+    /// The number of games when the index tells it (movetext), else `None`.
+    #[getter]
+    fn len_hint(&self) -> Option<u64> {
+        lock(&self.inner).len_hint()
+    }
+
+    /// The number of the game `next()` returns.
+    #[getter]
+    fn position(&self) -> u64 {
+        lock(&self.inner).position()
+    }
+
+    /// Makes game `n` (0-based) the next one returned.
+    fn seek(&self, py: Python<'_>, n: u64) -> PyResult<()> {
+        py.detach(|| lock(&self.inner).seek(n)).map_err(py_err)
+    }
+
+    /// Game `n` (0-based), or `None` past the last game.
+    fn game<'py>(&self, py: Python<'py>, n: u64) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let game = py.detach(|| {
+            let mut games = lock(&self.inner);
+            games.seek(n)?;
+            games.next_game()
+        });
+        Ok(game.map_err(py_err)?.map(|g| PyBytes::new(py, &g)))
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let game = {
+            // Most games are cut already: take one without releasing the GIL.
+            let mut games = lock(&self.inner);
+            if games.next_is_ready() { games.next_game() } else { drop(games); py.detach(|| lock(&self.inner).next_game()) }
+        };
+        Ok(game.map_err(py_err)?.map(|g| PyBytes::new(py, &g)))
+    }
+}
+
+/// The compressing thread's input: chunks from Python, read as the command line reads a file
+/// (the first read returns [`INPUT_BUFFER`] bytes, or all of a shorter input).
+struct ChunkReader {
+    rx: Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    pos: usize,
+    first: bool,
+}
+
+impl Read for ChunkReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = {
+            let buf = self.fill_buf()?;
+            let n = buf.len().min(out.len());
+            out[..n].copy_from_slice(&buf[..n]);
+            n
+        };
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for ChunkReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.first {
+            // The detection sample: the first INPUT_BUFFER bytes, or all of a shorter input.
+            self.first = false;
+            while self.buf.len() < INPUT_BUFFER {
+                match self.rx.recv() {
+                    Ok(chunk) => self.buf.extend_from_slice(&chunk),
+                    Err(_) => break,
+                }
+            }
+            return Ok(&self.buf[..self.buf.len().min(INPUT_BUFFER)]);
+        }
+        if self.pos == self.buf.len() {
+            self.pos = 0;
+            self.buf = self.rx.recv().unwrap_or_default();
+        }
+        Ok(&self.buf[self.pos..])
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+    }
+}
+
+/// The compressing thread's output, taken by Python after each call.
+#[derive(Clone, Default)]
+struct SharedOutput(Arc<Mutex<Vec<u8>>>);
+
+impl Write for SharedOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        lock(&self.0).extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Compresses data given in pieces, like `lzma.LZMACompressor`: a thread of its own runs the
+/// library's `compress` over the pieces while Python produces more.
+#[pyclass(module = "chesszip._native")]
+struct Compressor {
+    tx: Mutex<Option<SyncSender<Vec<u8>>>>,
+    thread: Mutex<Option<JoinHandle<Result<chesszip::Summary, Error>>>>,
+    output: SharedOutput,
+}
+
+impl Compressor {
+    fn take_output<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        let out = std::mem::take(&mut *lock(&self.output.0));
+        PyBytes::new(py, &out)
+    }
+
+    /// Waits for the thread; its error, if it failed.
+    fn join(&self, py: Python<'_>) -> PyResult<()> {
+        lock(&self.tx).take();
+        let Some(thread) = lock(&self.thread).take() else {
+            return Ok(());
+        };
+        match py.detach(|| thread.join()) {
+            Ok(result) => result.map(|_| ()).map_err(py_err),
+            Err(_) => Err(ChesszipError::new_err("the compressing thread panicked")),
+        }
+    }
+}
+
+#[pymethods]
+impl Compressor {
+    #[new]
+    #[pyo3(signature = (level = DEFAULT_LEVEL, *, block_lines = chesszip::archive::DEFAULT_BLOCK_LINES, threads = 0, format = None))]
+    fn new(level: u8, block_lines: u32, threads: usize, format: Option<&str>) -> PyResult<Self> {
+        let opts = compress_options(level, block_lines, threads, format)?;
+        let (tx, rx) = sync_channel(QUEUED_CHUNKS);
+        let output = SharedOutput::default();
+        let sink = output.clone();
+        let thread = std::thread::Builder::new()
+            .name("chesszip-compress".into())
+            .spawn(move || {
+                let reader = ChunkReader { rx, buf: Vec::new(), pos: 0, first: true };
+                chesszip::compress(reader, sink, &opts, &|_| {})
+            })
+            .map_err(PyErr::from)?;
+        Ok(Compressor { tx: Mutex::new(Some(tx)), thread: Mutex::new(Some(thread)), output })
+    }
+
+    /// Queues `data`; returns the archive bytes ready so far (often none).
+    fn compress<'py>(&self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+        let Some(tx) = lock(&self.tx).clone() else {
+            return Err(PyValueError::new_err("compressor already flushed"));
+        };
+        if !data.is_empty() {
+            let chunk = data.to_vec();
+            if py.detach(|| tx.send(chunk)).is_err() {
+                // The thread stopped early: its error says why.
+                self.join(py)?;
+                return Err(ChesszipError::new_err("the compressing thread stopped"));
+            }
+        }
+        Ok(self.take_output(py))
+    }
+
+    /// Ends the input; returns the rest of the archive.
+    fn flush<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        if lock(&self.tx).is_none() && lock(&self.thread).is_none() {
+            return Err(PyValueError::new_err("compressor already flushed"));
+        }
+        self.join(py)?;
+        Ok(self.take_output(py))
+    }
+}
+
+/// The native part of the `chesszip` package.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("ChesszipError", py.get_type::<ChesszipError>())?;
+    m.add("CorruptArchiveError", py.get_type::<CorruptArchiveError>())?;
+    m.add("UnsupportedArchiveError", py.get_type::<UnsupportedArchiveError>())?;
+    m.add("MIN_LEVEL", MIN_LEVEL)?;
+    m.add("MAX_LEVEL", MAX_LEVEL)?;
+    m.add("DEFAULT_LEVEL", DEFAULT_LEVEL)?;
+    m.add("DEFAULT_BLOCK_LINES", chesszip::archive::DEFAULT_BLOCK_LINES)?;
+    m.add_function(wrap_pyfunction!(compress, m)?)?;
+    m.add_function(wrap_pyfunction!(decompress, m)?)?;
+    m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_class::<BlockReader>()?;
+    m.add_class::<GameReader>()?;
+    m.add_class::<Compressor>()?;
+    Ok(())
+}

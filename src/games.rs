@@ -1,0 +1,495 @@
+//! An archive's text one block or one game at a time: in order, with bounded memory and the
+//! blocks decoded ahead in parallel ([`Blocks`], [`Games`]), or game `n` on its own through the
+//! block index ([`Games::seek`]). This is what language bindings iterate over.
+//!
+//! A *game* is one line in a movetext archive (with its line end; a line that is not a game
+//! counts too), and one PGN game in a PGN archive: its tags, movetext and the blank lines after
+//! it, cut where [`crate::pgn::lexer::GameSplitter`] says a game starts (text before the first
+//! game belongs to it). Concatenating all games in order gives back the archive's text byte for
+//! byte, wherever the compressor cut it into blocks.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{Read, Seek};
+use std::sync::mpsc;
+
+use crate::Error;
+use crate::archive::{expand_one, model_for};
+use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
+use crate::pgn::lexer::GameSplitter;
+
+/// Blocks decoded ahead per worker thread when reading in order: enough to keep every thread
+/// busy while the caller consumes one block, few enough to bound memory (this many blocks of
+/// text per thread).
+const AHEAD_PER_THREAD: usize = 4;
+
+/// A block being decoded on the pool, or a failure to read it.
+enum Slot {
+    Pending(mpsc::Receiver<Result<Vec<u8>, Error>>),
+    Failed(Error),
+}
+
+/// An archive's blocks expanded in order. Up to a few blocks per thread are decoded ahead on a
+/// pool of worker threads, without waiting for each other; the caller gets them one at a time,
+/// each checked against its checksums.
+pub struct Blocks<R: Read + Seek> {
+    reader: IndexedReader<R>,
+    pool: rayon::ThreadPool,
+    /// Blocks handed to the pool or failed, in order, starting with block `position`.
+    slots: VecDeque<Slot>,
+    /// The block [`Blocks::next_text`] returns next.
+    position: usize,
+    /// How many blocks to keep in `slots` now: the pool's size after opening or a seek, then
+    /// doubling with each block taken up to `max_ahead`, so that reading one block after a
+    /// seek decodes few others.
+    ahead: usize,
+    max_ahead: usize,
+}
+
+impl<R: Read + Seek> Blocks<R> {
+    /// Opens an archive for reading with `threads` worker threads (0: one per core).
+    ///
+    /// # Errors
+    /// As [`IndexedReader::open`]; [`Error::Unsupported`] if this build lacks the archive's
+    /// model; [`Error::Io`] if the threads cannot be started.
+    pub fn open(input: R, threads: usize) -> Result<Self, Error> {
+        let reader = IndexedReader::open(input)?;
+        model_for(reader.header())?;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
+        let threads = pool.current_num_threads();
+        Ok(Blocks { reader, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
+    }
+
+    /// The archive's file header.
+    pub fn header(&self) -> &FileHeader {
+        self.reader.header()
+    }
+
+    /// The archive's block index.
+    pub fn entries(&self) -> &[IndexEntry] {
+        self.reader.entries()
+    }
+
+    /// The number of the block [`Blocks::next_text`] returns next (the number of blocks at
+    /// the end).
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// Makes block `k` the next one returned (past the end: none is). Blocks already decoded
+    /// from `k` on are kept.
+    pub fn seek(&mut self, k: usize) {
+        if k >= self.position && k < self.position + self.slots.len() {
+            self.slots.drain(..k - self.position);
+        } else {
+            self.slots.clear();
+            self.ahead = self.pool.current_num_threads();
+        }
+        self.position = k;
+    }
+
+    /// Hands blocks to the pool until `ahead` are in flight or the archive ends; stops after
+    /// a block that cannot be read.
+    fn refill(&mut self) {
+        let model = model_for(self.reader.header()).expect("checked when opened");
+        let format = self.reader.header().format;
+        let count = self.reader.entries().len();
+        while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
+            let k = self.position + self.slots.len();
+            if k >= count {
+                break;
+            }
+            let slot = match self.reader.read_block(k) {
+                Ok((h, block)) => {
+                    let (tx, rx) = mpsc::sync_channel(1);
+                    self.pool.spawn(move || {
+                        let _ = tx.send(expand_one(format, model, k as u64, &h, &block));
+                    });
+                    Slot::Pending(rx)
+                }
+                Err(e) => Slot::Failed(e),
+            };
+            self.slots.push_back(slot);
+        }
+    }
+
+    /// The text of the next block, `None` after the last one.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] naming the block if it is damaged, [`Error::Io`] from reading. The
+    /// blocks after it are not returned (a [`Blocks::seek`] may try them).
+    pub fn next_text(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        self.refill();
+        let Some(slot) = self.slots.pop_front() else {
+            return Ok(None);
+        };
+        let result = match slot {
+            Slot::Pending(rx) => rx.recv().unwrap_or_else(|_| Err(Error::Io(std::io::Error::other("a decoding thread stopped")))),
+            Slot::Failed(e) => Err(e),
+        };
+        match result {
+            Ok(text) => {
+                self.position += 1;
+                self.ahead = (self.ahead * 2).min(self.max_ahead);
+                Ok(Some(text))
+            }
+            Err(e) => {
+                self.slots.clear();
+                self.position = self.reader.entries().len();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl<R: Read + Seek> Iterator for Blocks<R> {
+    type Item = Result<Vec<u8>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_text().transpose()
+    }
+}
+
+/// An archive's games (see the [module](self) for what a game is) in order, and game `n`
+/// through the index: [`Games::seek`] starts decoding at the block holding game `n` when it
+/// knows that block. For movetext the index says where every line starts; for PGN, where
+/// games are not counted in the index, it knows the blocks that the games read so far started
+/// (so game `n` of a PGN archive first costs decoding the blocks before it, once).
+pub struct Games<R: Read + Seek> {
+    blocks: Blocks<R>,
+    format: InputFormat,
+    splitter: GameSplitter,
+    /// The first line completed from now on starts a game, whatever the splitter says.
+    fresh: bool,
+    /// The open line: text after the last line feed fed.
+    line: Vec<u8>,
+    /// The PGN game being collected: its complete lines.
+    game: Vec<u8>,
+    /// Games started so far, counted from game 0 (the one being collected included).
+    started: u64,
+    /// Games cut and not yet returned; the first is game `next`.
+    ready: VecDeque<Vec<u8>>,
+    next: u64,
+    /// Game number and block of a block that began with no line open: if the next line
+    /// completed starts a game, that game starts at the block's first byte.
+    pending: Option<(u64, usize)>,
+    /// Game number -> block whose first byte starts that game, for every such block known.
+    checkpoints: BTreeMap<u64, usize>,
+    /// Every block has been fed and the last game cut.
+    done: bool,
+    /// A block failed to decode: the games after it are only reached through a checkpoint.
+    broken: bool,
+    /// Games in the archive, when the index tells (movetext).
+    total: Option<u64>,
+}
+
+impl<R: Read + Seek> Games<R> {
+    /// Opens an archive for reading its games with `threads` worker threads (0: one per core).
+    ///
+    /// # Errors
+    /// As [`Blocks::open`].
+    pub fn open(input: R, threads: usize) -> Result<Self, Error> {
+        let blocks = Blocks::open(input, threads)?;
+        let format = blocks.header().format;
+        let mut checkpoints = BTreeMap::new();
+        let mut total = None;
+        if format == InputFormat::Movetext {
+            // A line starts at a block's first byte unless the block before ends inside a line.
+            let mut line = 0;
+            let mut open = false;
+            for (k, e) in blocks.entries().iter().enumerate() {
+                if !open {
+                    checkpoints.insert(line, k);
+                }
+                line += e.line_feeds();
+                open = e.partial_line;
+            }
+            total = Some(line + open as u64);
+        }
+        let mut games = Games {
+            blocks,
+            format,
+            splitter: GameSplitter::new(),
+            fresh: true,
+            line: Vec::new(),
+            game: Vec::new(),
+            started: 0,
+            ready: VecDeque::new(),
+            next: 0,
+            pending: None,
+            checkpoints,
+            done: false,
+            broken: false,
+            total,
+        };
+        games.restart(0, 0);
+        Ok(games)
+    }
+
+    /// The archive's format.
+    pub fn format(&self) -> InputFormat {
+        self.format
+    }
+
+    /// The blocks read from.
+    pub fn blocks(&self) -> &Blocks<R> {
+        &self.blocks
+    }
+
+    /// The number of games in the archive when known without decoding it (movetext: its
+    /// lines), or `None`.
+    pub fn len_hint(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// The number of the game [`Games::next_game`] returns next (0-based).
+    pub fn position(&self) -> u64 {
+        self.next
+    }
+
+    /// Whether [`Games::next_game`] returns without decoding a block: a game is cut and
+    /// waiting, or the archive has ended.
+    pub fn next_is_ready(&self) -> bool {
+        !self.ready.is_empty() || self.done
+    }
+
+    /// Starts cutting afresh at block `k`, whose first byte starts game `number`.
+    fn restart(&mut self, number: u64, k: usize) {
+        self.blocks.seek(k);
+        self.splitter = GameSplitter::new();
+        self.fresh = true;
+        self.line.clear();
+        self.game.clear();
+        self.started = number;
+        self.ready.clear();
+        self.next = number;
+        self.pending = None;
+        self.done = false;
+        self.broken = false;
+        self.checkpoints.insert(number, k);
+    }
+
+    /// Takes one complete line (with its line feed, or the input's last piece without one).
+    fn complete(&mut self, line: &[u8]) {
+        let start = match self.format {
+            InputFormat::Movetext => true,
+            InputFormat::Pgn => {
+                let content = line.strip_suffix(b"\n").unwrap_or(line);
+                // The splitter sees every line, so that it knows the line before the next one.
+                self.splitter.starts_game(content) | std::mem::take(&mut self.fresh)
+            }
+        };
+        if let Some((number, k)) = self.pending.take()
+            && start
+        {
+            self.checkpoints.insert(number, k);
+        }
+        if start {
+            self.started += 1;
+            if !self.game.is_empty() {
+                self.ready.push_back(std::mem::take(&mut self.game));
+            }
+        }
+        match self.format {
+            InputFormat::Movetext => self.ready.push_back(line.to_vec()),
+            InputFormat::Pgn => self.game.extend_from_slice(line),
+        }
+    }
+
+    /// Cuts the text of block `k` into lines.
+    fn feed(&mut self, k: usize, text: &[u8]) {
+        if self.line.is_empty() {
+            self.pending = Some((self.started, k));
+        }
+        let mut at = 0;
+        while at < text.len() {
+            let Some(i) = memchr::memchr(b'\n', &text[at..]) else {
+                self.line.extend_from_slice(&text[at..]);
+                break;
+            };
+            let end = at + i + 1;
+            if self.line.is_empty() {
+                self.complete(&text[at..end]);
+            } else {
+                let mut line = std::mem::take(&mut self.line);
+                line.extend_from_slice(&text[at..end]);
+                self.complete(&line);
+                line.clear();
+                self.line = line;
+            }
+            at = end;
+        }
+    }
+
+    /// Cuts the last game after the last block.
+    fn finish(&mut self) {
+        if !self.line.is_empty() {
+            let line = std::mem::take(&mut self.line);
+            self.complete(&line);
+        }
+        if !self.game.is_empty() {
+            self.ready.push_back(std::mem::take(&mut self.game));
+        }
+        self.done = true;
+    }
+
+    /// The next game's text, `None` after the last one.
+    ///
+    /// # Errors
+    /// As [`Blocks::next_text`]; after an error no more games are returned until a
+    /// [`Games::seek`].
+    pub fn next_game(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        while self.ready.is_empty() && !self.done {
+            let k = self.blocks.position();
+            match self.blocks.next_text() {
+                Ok(Some(text)) => self.feed(k, &text),
+                Ok(None) => self.finish(),
+                Err(e) => {
+                    self.ready.clear();
+                    self.done = true;
+                    self.broken = true;
+                    return Err(e);
+                }
+            }
+        }
+        let game = self.ready.pop_front();
+        if game.is_some() {
+            self.next += 1;
+        }
+        Ok(game)
+    }
+
+    /// Makes game `n` (0-based) the next one [`Games::next_game`] returns (none if the archive
+    /// has fewer games). Goes on from the current position when `n` is ahead and no known
+    /// block start lies between (and no block failed); otherwise restarts at the last block
+    /// known to start a game at or before `n`, and reads forward from there.
+    ///
+    /// # Errors
+    /// As [`Games::next_game`], for the games read on the way.
+    pub fn seek(&mut self, n: u64) -> Result<(), Error> {
+        if let Some(total) = self.total
+            && n >= total
+        {
+            self.ready.clear();
+            self.blocks.seek(self.blocks.entries().len());
+            self.next = total;
+            self.done = true;
+            return Ok(());
+        }
+        let (number, k) = self.checkpoints.range(..=n).next_back().map(|(&g, &k)| (g, k)).expect("game 0 starts at block 0");
+        let here = self.next;
+        if self.broken || n < here || (number > here && k >= self.blocks.position()) {
+            self.restart(number, k);
+        }
+        while self.next < n {
+            if self.next_game()?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read + Seek> Iterator for Games<R> {
+    type Item = Result<Vec<u8>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_game().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use super::*;
+    use crate::{CompressOptions, compress_bytes};
+
+    const MOVETEXT: &str = "e4 e5 Nf3 Nc6 Bb5 a6 1-0\nd4 d5 c4 e6 0-1\nnot a game\nNf3 Nf6 1/2-1/2\ne4 c5 Nf3 d6 d4 1-0\nc4 1-0";
+
+    const PGN: &str = "\n[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n[Event \"b\"]\n\n1. d4 d5 0-1\n\n\
+        1. c4 *\n\n[Event \"c\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6\n2. g3 1/2-1/2\n";
+
+    fn archive(text: &str, block_lines: u32, block_bytes: usize) -> Vec<u8> {
+        compress_bytes(text.as_bytes(), &CompressOptions { level: 1, block_lines, block_bytes, threads: 2, ..CompressOptions::default() })
+    }
+
+    fn all(a: &[u8]) -> Vec<String> {
+        Games::open(Cursor::new(a), 2).unwrap().map(|g| String::from_utf8(g.unwrap()).unwrap()).collect()
+    }
+
+    #[test]
+    fn blocks_give_back_the_text() {
+        for (lines, bytes) in [(1, 1 << 20), (2, 1 << 20), (1000, 7)] {
+            let a = archive(MOVETEXT, lines, bytes);
+            let text: Vec<u8> = Blocks::open(Cursor::new(&a), 2).unwrap().flat_map(Result::unwrap).collect();
+            assert_eq!(text, MOVETEXT.as_bytes());
+        }
+    }
+
+    #[test]
+    fn movetext_games_are_lines_wherever_blocks_are_cut() {
+        let lines: Vec<String> = MOVETEXT.split_inclusive('\n').map(String::from).collect();
+        for (block_lines, bytes) in [(1, 1 << 20), (2, 1 << 20), (1000, 1 << 20), (1000, 5), (3, 11)] {
+            let a = archive(MOVETEXT, block_lines, bytes);
+            assert_eq!(all(&a), lines, "{block_lines} lines, {bytes} bytes per block");
+            let mut games = Games::open(Cursor::new(&a), 1).unwrap();
+            assert_eq!(games.len_hint(), Some(6));
+            for n in [4, 0, 5, 2, 3, 1, 1] {
+                games.seek(n).unwrap();
+                assert_eq!(games.next_game().unwrap().unwrap(), lines[n as usize].as_bytes(), "game {n}");
+            }
+            games.seek(6).unwrap();
+            assert_eq!(games.next_game().unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn pgn_games_and_random_access() {
+        let expected = [
+            "\n[Event \"a\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n",
+            "[Event \"b\"]\n\n1. d4 d5 0-1\n\n",
+            "1. c4 *\n\n",
+            "[Event \"c\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6\n2. g3 1/2-1/2\n",
+        ];
+        for (block_games, bytes) in [(1, 1 << 20), (2, 1 << 20), (1000, 1 << 20), (1, 9)] {
+            let a = archive(PGN, block_games, bytes);
+            assert_eq!(Blocks::open(Cursor::new(&a), 1).unwrap().header().format, InputFormat::Pgn);
+            assert_eq!(all(&a), expected, "{block_games} games, {bytes} bytes per block");
+            let mut games = Games::open(Cursor::new(&a), 2).unwrap();
+            for n in [3, 1, 0, 2, 3, 4, 0] {
+                games.seek(n).unwrap();
+                assert_eq!(games.next_game().unwrap().as_deref(), expected.get(n as usize).map(|g| g.as_bytes()), "game {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn empty_archive_has_no_games() {
+        let a = archive("", 1, 1 << 20);
+        assert!(all(&a).is_empty());
+        let mut games = Games::open(Cursor::new(&a), 1).unwrap();
+        games.seek(3).unwrap();
+        assert_eq!(games.next_game().unwrap(), None);
+    }
+
+    #[test]
+    fn damage_names_the_block_after_the_good_ones() {
+        let mut a = archive(MOVETEXT, 2, 1 << 20);
+        let third = Blocks::open(Cursor::new(&a), 1).unwrap().entries()[2].offset as usize;
+        // The last byte of block 1 (of 3).
+        a[third - 1] ^= 0x40;
+        let mut games = Games::open(Cursor::new(&a), 2).unwrap();
+        for _ in 0..2 {
+            games.next_game().unwrap().unwrap();
+        }
+        let e = games.next_game().unwrap_err().to_string();
+        assert!(e.starts_with("corrupt archive: block 1"), "{e}");
+        assert_eq!(games.next_game().unwrap(), None);
+        // The blocks after the damage are still reached through the index.
+        games.seek(4).unwrap();
+        assert_eq!(games.next_game().unwrap().unwrap(), b"e4 c5 Nf3 d6 d4 1-0\n");
+        games.seek(3).unwrap_err();
+        games.seek(0).unwrap();
+        assert_eq!(games.next_game().unwrap().unwrap(), b"e4 e5 Nf3 Nc6 Bb5 a6 1-0\n");
+    }
+}
