@@ -18,6 +18,11 @@ make() { # make LEVEL INPUT ARCHIVE
 make 1 movetext.txt movetext.l1.chz
 make 2 movetext.txt movetext.l2.chz
 make 1 lichess.pgn lichess.pgn.l1.chz
+# Levels 3-9 of version 1, made by commit 1690106's binary after the fact (today's binary
+# compresses with version 2, so it can only keep these).
+for level in 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.chz"
+done
 # Version 2 (move networks at levels 2-9).
 make 2 movetext.txt movetext.l2.v2.chz
 make 2 lichess.pgn lichess.pgn.l2.v2.chz

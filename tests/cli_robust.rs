@@ -41,8 +41,7 @@ fn no_temporary_file_survives_a_signal() {
         let target = dir.path().join("out.chz");
         // Compressing standard input that never ends: the temporary file exists, the run is
         // stuck reading, and the signal comes in the middle of it.
-        let mut child =
-            chesszip().args(["compress", "-1", "-o"]).arg(&target).stdin(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = chesszip().args(["compress", "-1", "-o"]).arg(&target).stdin(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(&first_games(50)).unwrap();
         stdin.flush().unwrap();
@@ -155,7 +154,11 @@ fn a_conversion_never_changes_a_game() {
     let out = chesszip().args(["expand", "--format", "movetext", "-c"]).arg(dir.path().join("games.pgn.chz")).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "f3 e5 g4 Qh4 0-1\n");
-    assert!(String::from_utf8_lossy(&out.stderr).contains("1 games or lines could not be written"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("1 games or lines could not be written"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut back = Vec::new();
     fs::File::open(dir.path().join("games.pgn.chz")).unwrap().read_to_end(&mut back).unwrap();
     assert_eq!(chesszip::expand_bytes(&back, &common::expand_opts()).unwrap(), pgn, "the archive itself keeps the game");

@@ -9,11 +9,18 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 12] = [
+const GOLDEN: [(&str, &str, u8); 19] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
     ("lichess.pgn", "lichess.pgn.l1.chz", 1),
+    ("movetext.txt", "movetext.l3.chz", 3),
+    ("movetext.txt", "movetext.l4.chz", 4),
+    ("movetext.txt", "movetext.l5.chz", 5),
+    ("movetext.txt", "movetext.l6.chz", 6),
+    ("movetext.txt", "movetext.l7.chz", 7),
+    ("movetext.txt", "movetext.l8.chz", 8),
+    ("movetext.txt", "movetext.l9.chz", 9),
     // Version 2: the move networks at levels 2-9.
     ("movetext.txt", "movetext.l2.v2.chz", 2),
     ("lichess.pgn", "lichess.pgn.l2.v2.chz", 2),

@@ -147,10 +147,7 @@ fn forge_index(archive: &[u8], n: usize, edit: impl Fn(&mut IndexEntry)) -> Vec<
 fn archives() -> Vec<(&'static str, Vec<u8>)> {
     let golden = |name: &str| std::fs::read(format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let movetext = compress_bytes(&common::first_games(12), &CompressOptions { block_lines: 4, ..common::fast() });
-    let pgn = compress_bytes(
-        &golden("lichess.pgn"),
-        &CompressOptions { block_lines: 2, format: Some(InputFormat::Pgn), ..common::fast() },
-    );
+    let pgn = compress_bytes(&golden("lichess.pgn"), &CompressOptions { block_lines: 2, format: Some(InputFormat::Pgn), ..common::fast() });
     vec![("movetext", movetext), ("pgn", pgn)]
 }
 

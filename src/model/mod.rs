@@ -321,7 +321,8 @@ mod tests {
 
     #[test]
     fn search_qdepth_round_trips_and_is_omitted_when_unlimited() {
-        let base = Model::builtin(4);
+        // Without its network: the text is what this test is about.
+        let base = &Model { network: None, ..Model::builtin(4).clone() };
         let text = base.to_text();
         assert!(!text.contains("search.qdepth"));
         let explicit = text.replace("search.margin", "search.qdepth 0\nsearch.margin");

@@ -26,8 +26,8 @@ use super::side::Side;
 use super::tags::{GameInfo, TagModel};
 use crate::Error;
 use crate::codec::block::{BlockStats, EncodedBlock};
-use crate::codec::game::{GameCoder, MoveText};
 use crate::codec::budget::{BudgetedDecoder, inflate_side};
+use crate::codec::game::{GameCoder, MoveText};
 use crate::codec::{Encoder, SymbolCoder};
 use crate::model::{GameState, Model};
 

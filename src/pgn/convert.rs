@@ -370,7 +370,11 @@ mod tests {
         assert_eq!((s.games, s.skipped), (2, 2));
         // Castling with zeros, glyphs on moves, comments, `%` lines and NAGs are read.
         let mut out = Vec::new();
-        let s = to_movetext(InputFormat::Pgn, b"1. e4 e5 2. Nf3!? Nc6 3. Bc4 Bc5 4. 0-0 {x (y}\n%skip 5. Qh5\n $3 ; z\n Nf6 1/2-1/2\n", &mut out);
+        let s = to_movetext(
+            InputFormat::Pgn,
+            b"1. e4 e5 2. Nf3!? Nc6 3. Bc4 Bc5 4. 0-0 {x (y}\n%skip 5. Qh5\n $3 ; z\n Nf6 1/2-1/2\n",
+            &mut out,
+        );
         assert_eq!((String::from_utf8(out).unwrap().as_str(), s.skipped), ("e4 e5 Nf3 Nc6 Bc4 Bc5 O-O Nf6 1/2-1/2\n", 0));
         let mut out = Vec::new();
         to_movetext(InputFormat::Movetext, b"e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7# 1-0\nxx\n", &mut out);
