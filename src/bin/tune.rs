@@ -9,9 +9,9 @@
 //! cargo run --release --bin tune -- trace --level 2 FILE --out-dir DIR
 //! cargo run --release --bin tune -- book-bin
 //! ```
-//! `fit` reads `models/levelN.txt` for the level's settings (search depth, ...) and as the
-//! starting point, fits on `--train`, evaluates on `--heldout`, and rewrites
-//! `models/levelN.txt` (or `--out`). It refuses the benchmark file. With `--book-out FILE` it
+//! `fit` reads `models/levelN.txt` (or `--from`) for the level's settings (search depth, ...)
+//! and as the starting point, fits on `--train`, evaluates on `--heldout`, and writes a new
+//! file `--out` (never an existing one: released models do not change). It refuses the benchmark file. With `--book-out FILE` it
 //! also writes the prior book's text to FILE and its binary form next to it (`.bin`).
 //! `book-bin` regenerates the embedded binary book (`models/book.bin`) from `models/book.txt`
 //! after an edit of the text; rebuild afterwards.
@@ -168,7 +168,8 @@ struct Args {
     /// Parameter file to start from (default models/levelN.txt).
     #[arg(long)]
     from: Option<PathBuf>,
-    /// Where to write the fitted parameters (default: the --from file).
+    /// Where to write the fitted parameters: a new file (a released model is never changed;
+    /// add the new file to `RELEASES` in src/model/mod.rs to release it).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Move-feature groups to leave out (ablations), e.g. `--drop check,recapture`.
@@ -334,6 +335,11 @@ fn fit(args: Args) -> anyhow::Result<()> {
     if args.book_out.as_ref().is_some_and(|b| b.extension().is_some_and(|e| e == "bin")) {
         bail!("--book-out is the book's text; its binary form goes next to it with the extension .bin");
     }
+    for path in args.out.iter().chain(&args.book_out) {
+        if path.exists() {
+            bail!("{} exists: a released model or book is never changed, write a new file", path.display());
+        }
+    }
     let from = args.from.clone().unwrap_or_else(|| PathBuf::from(format!("models/level{}.txt", args.data.level)));
     let text = std::fs::read_to_string(&from).with_context(|| format!("reading {}", from.display()))?;
     let base = Model::parse_lenient(&from.display().to_string(), &text)?;
@@ -357,7 +363,7 @@ fn fit(args: Args) -> anyhow::Result<()> {
         total
     );
     if !args.dry_run {
-        let out = args.out.unwrap_or(from);
+        let out = args.out.context("--out is required: a fit writes a new model file (or use --dry-run)")?;
         let header = format!(
             "# chesszip model parameters, level {}.\n# Fitted by `tune` on {} ({} games); heldout {}: {:.4} bits/ply (moves {:.4}, book -{:.4}, end {:.4}).\n# Logits in 1/256 nat; PST rows are ranks 1..8 from the mover's side, files a..h.\n",
             args.data.level,
