@@ -1,6 +1,6 @@
 """Python against the command line on the benchmark: same bytes, and how long each takes.
 
-    python python/bench.py [--cli target/release/chesszip] [--runs 5] [--threads 0] [--level 2]
+    python scripts/python-bench.py [--cli target/release/chesszip] [--runs 5] [--threads 0] [--level 2]
 
 Measures, on ``data/Chess_Games.txt``:
 
