@@ -1,6 +1,6 @@
 """Python against the command line on the benchmark: same bytes, and how long each takes.
 
-    python python/bench.py [--cli target/release/chesszip] [--runs 5] [--threads 0] [--level 2]
+    python scripts/python-bench.py [--cli target/release/chesszip] [--runs 5] [--threads 0] [--level 2]
 
 Measures, on ``data/Chess_Games.txt``:
 
@@ -13,13 +13,16 @@ Measures, on ``data/Chess_Games.txt``:
 
 Each pair runs alternately (CLI, then Python) ``--runs`` times, with the same thread count, and
 the medians are compared: the machine's load changes from minute to minute, and alternating
-exposes both sides to it alike. Build the command line with ``cargo build --release`` and the
+exposes both sides to it alike. CPU seconds (user + system, all threads; for the command line
+those of the child process) are reported too: on a loaded machine they vary less than wall
+times. Build the command line with ``cargo build --release`` and the
 package with ``pip install ./python`` (both use the release profile with fat LTO).
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,10 +36,16 @@ import chesszip
 REPO = Path(__file__).resolve().parents[1]
 
 
-def timed(f: Callable[[], object]) -> float:
-    started = time.perf_counter()
+def cpu(who: int) -> float:
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(f: Callable[[], object], who: int) -> Tuple[float, float]:
+    """Wall and CPU seconds of ``f()``; CPU of this process's threads or of its children."""
+    c, started = cpu(who), time.perf_counter()
     f()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, cpu(who) - c
 
 
 def main(argv: List[str]) -> int:
@@ -78,15 +87,17 @@ def main(argv: List[str]) -> int:
             "decompress vs expand": (cli_run("expand", "-c", str(archive)), lambda: chesszip.decompress(archive.read_bytes(), threads=t)),
             "chesszip.open().read vs expand": (cli_run("expand", "-c", str(archive)), read_file),
         }
-        print(f"{'':34} {'CLI s':>8} {'Python s':>9} {'Python/CLI':>10}   (median of {args.runs}, threads={t or 'one per core'})")
+        print(f"{'':34} {'CLI s':>7} {'Py s':>7} {'Py/CLI':>7} {'CLI cpu':>8} {'Py cpu':>7} {'Py/CLI':>7}"
+              f"   (median of {args.runs}, threads={t or 'one per core'})")
         for name, (c, py) in pairs.items():
-            c_times, py_times = [], []
+            c_runs, py_runs = [], []
             for _ in range(args.runs):
-                c_times.append(timed(c))
-                py_times.append(timed(py))
-            c_med, py_med = statistics.median(c_times), statistics.median(py_times)
-            print(f"{name:34} {c_med:8.3f} {py_med:9.3f} {py_med / c_med:10.3f}   "
-                  f"CLI {' '.join(f'{x:.3f}' for x in c_times)} | Python {' '.join(f'{x:.3f}' for x in py_times)}")
+                c_runs.append(timed(c, resource.RUSAGE_CHILDREN))
+                py_runs.append(timed(py, resource.RUSAGE_SELF))
+            cw, cc = (statistics.median(x) for x in zip(*c_runs))
+            pw, pc = (statistics.median(x) for x in zip(*py_runs))
+            print(f"{name:34} {cw:7.3f} {pw:7.3f} {pw / cw:7.3f} {cc:8.3f} {pc:7.3f} {pc / cc:7.3f}   "
+                  f"wall: CLI {' '.join(f'{w:.2f}' for w, _ in c_runs)} | Python {' '.join(f'{w:.2f}' for w, _ in py_runs)}")
     return 0 if identical else 1
 
 
