@@ -461,7 +461,10 @@ struct Collect<'a>(&'a mut HandFeatures);
 impl Sink for Collect<'_> {
     #[inline(always)]
     fn put(&mut self, index: usize, value: i32) {
-        self.0.push((index as u16, value as i16));
+        // MAX_HAND is the most a move can have; were it ever exceeded, the encoder and the
+        // decoder would drop the same feature, so coding stays exact (and nothing panics).
+        debug_assert!(!self.0.is_full(), "more than MAX_HAND hand features");
+        let _ = self.0.try_push((index as u16, value as i16));
     }
 }
 
