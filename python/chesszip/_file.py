@@ -25,6 +25,7 @@ class _BlockRaw(io.RawIOBase):
         self._offset = 0  # text bytes returned so far
 
     def readable(self) -> bool:
+        """True."""
         return True
 
     def _next_block(self) -> bool:
@@ -38,6 +39,7 @@ class _BlockRaw(io.RawIOBase):
         return True
 
     def readinto(self, b: Any) -> int:
+        """Copy text of the current block (decoding the next when it is used up) into ``b``."""
         if not self._next_block():
             return 0
         with memoryview(b) as view, view.cast("B") as out:
@@ -48,6 +50,7 @@ class _BlockRaw(io.RawIOBase):
         return n
 
     def readall(self) -> bytes:
+        """The rest of the text."""
         parts = []
         while self._next_block():
             parts.append(self._block[self._pos :].tobytes())
@@ -56,9 +59,11 @@ class _BlockRaw(io.RawIOBase):
         return b"".join(parts)
 
     def tell(self) -> int:
+        """Bytes of text returned so far."""
         return self._offset
 
     def close(self) -> None:
+        """Drop the reader and the current block."""
         self._reader = None
         self._block = memoryview(b"")
         super().close()
@@ -72,7 +77,8 @@ class ChesszipFile(io.BufferedIOBase):
     the text of the blocks before it. Writing (``"wb"`` or ``"xb"``) compresses what is written,
     on a thread of its own, into exactly the archive the command line would make of it; the
     archive is complete when the file is closed. Archives are not seekable, and an archive
-    holds one input, so there is no appending.
+    holds one input, so there is no appending. A file that is not an archive, or whose index
+    is damaged, raises :class:`CorruptArchiveError` when opened for reading.
 
     :param filename: a path, or a binary file object to read the archive from (to its end) or
         to write it to (it is not closed).
@@ -127,14 +133,17 @@ class ChesszipFile(io.BufferedIOBase):
     # --- state ---
 
     def readable(self) -> bool:
+        """Whether the file was opened for reading."""
         self._check_open()
         return self.mode == "rb"
 
     def writable(self) -> bool:
+        """Whether the file was opened for writing."""
         self._check_open()
         return self.mode == "wb"
 
     def seekable(self) -> bool:
+        """False: archives are read and written in order (use :class:`Archive` for game ``n``)."""
         self._check_open()
         return False
 
@@ -175,10 +184,12 @@ class ChesszipFile(io.BufferedIOBase):
         return self._check_read().peek(size)
 
     def __iter__(self) -> "ChesszipFile":
+        """Iterate over the lines of the text (the games of a movetext archive)."""
         self._check_read()
         return self
 
     def __next__(self) -> bytes:
+        """The next line of the text."""
         line = self.readline()
         if not line:
             raise StopIteration

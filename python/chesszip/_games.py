@@ -85,6 +85,7 @@ class Archive:
         return iter(reader) if decode is None else map(decode, reader)
 
     def __iter__(self) -> Iterator[str]:
+        """All games in order, as text (see :meth:`games`)."""
         return self.games()
 
     def chess_games(self) -> "Iterator[chess.pgn.Game]":
@@ -117,6 +118,7 @@ class Archive:
         return data if binary else data.decode(self.encoding, self.errors)
 
     def __getitem__(self, n: int) -> str:
+        """Game ``n`` as text (see :meth:`game`)."""
         if not isinstance(n, int):
             raise TypeError("archive indices must be integers")
         return self.game(n)
@@ -147,9 +149,11 @@ class Archive:
         self._reader = None
 
     def __enter__(self) -> "Archive":
+        """The archive itself; :meth:`close` at the end of the ``with`` block."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Close the archive."""
         self.close()
 
 
