@@ -471,6 +471,8 @@ impl Sink for Collect<'_> {
 /// The board tower's outputs for one position, and the scratch space of the move tower.
 pub struct NetworkState {
     acc: Accumulator,
+    /// First layer before the clipped ReLU (scratch).
+    sums: Vec<i32>,
     /// First layer after the clipped ReLU, `0..=512`.
     a: Vec<i16>,
     /// Second layer, `0..=512`.
@@ -493,6 +495,7 @@ impl NetworkState {
     pub fn with_simd(net: &Network, avx2: bool) -> Self {
         NetworkState {
             acc: Accumulator::new(net),
+            sums: vec![0; net.h1],
             a: vec![0; net.h1],
             c: vec![0; net.h2],
             pc: vec![0; net.d],
@@ -501,7 +504,7 @@ impl NetworkState {
         }
     }
 
-    /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logit`]).
+    /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logits`]).
     pub fn prepare(&mut self, net: &Network, st: &GameState) {
         self.acc.update(net, st.pos.board());
         #[cfg(target_arch = "x86_64")]
@@ -522,8 +525,7 @@ impl NetworkState {
     #[inline(always)]
     fn board_tower(&mut self, net: &Network, st: &GameState) {
         let h1 = net.h1;
-        let mut acc = [0i32; MAX_H1];
-        let acc = &mut acc[..h1];
+        let acc = &mut self.sums[..h1];
         acc.copy_from_slice(self.acc.sums(st.pos.turn()));
         add_i32(acc, &net.b1);
         state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
