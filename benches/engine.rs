@@ -29,7 +29,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use chesszip::engine::{SearchConfig, Searcher, Threats, reference, see, static_eval};
+use chesszip::chess::{Threats, see, static_eval};
+use chesszip::engine::{SearchConfig, Searcher, reference};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::{Chess, Move, Position, san::San};
 

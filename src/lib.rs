@@ -17,6 +17,7 @@
 //! [`games`] reads its games one at a time, in order or by number.
 
 pub mod archive;
+pub mod chess;
 pub mod codec;
 pub mod container;
 pub mod engine;

@@ -5,9 +5,10 @@ use super::budget::{BudgetedDecoder, inflate_side};
 use super::game::{GameCoder, MoveText};
 use super::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
 use crate::Error;
+use crate::chess::GameResult;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
-use crate::text::{Game, GameResult, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
+use crate::text::{Game, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
 
 /// zstd level for the raw-line side stream.
 const RAW_ZSTD_LEVEL: i32 = 19;

@@ -5,12 +5,13 @@ use shakmaty::{Chess, Move, Position, Role};
 
 use super::{AdaptiveModel, Information, SymbolCoder};
 use crate::Error;
+use crate::chess::GameResult;
+use crate::chess::movegen::{Packed, legal_moves_sorted_into};
 use crate::model::features::{class_result, result_class};
-use crate::model::movegen::{Packed, legal_moves_sorted_into};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
+use crate::text::PlyMoves;
 use crate::text::spelling::{self, Convention, Spelling};
-use crate::text::{GameResult, PlyMoves};
 
 /// The moves of a game and how each is written.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,8 @@
 
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Role, Square, attacks};
 
-use super::pst::{PIECE_VALUE, PST};
+use crate::chess::pst::{PIECE_VALUE, PST};
+use crate::chess::rays::{BISHOP_RAYS, KING_ATTACKS, KNIGHT_ATTACKS, ROOK_RAYS};
 
 pub(crate) const PAWN: usize = 0;
 pub(crate) const KNIGHT: usize = 1;
@@ -87,7 +88,7 @@ impl Mv {
     }
 }
 
-/// A move with its [`super::move_value`] (centipawns), as stored in the search's move stack.
+/// A move with its [`crate::chess::move_value`] (centipawns), as stored in the search's move stack.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Scored {
     pub value: i32,
@@ -248,7 +249,7 @@ impl Board {
         self.attacked(self.king_sq(mover), mover ^ 1, self.occupied())
     }
 
-    /// [`super::move_value`] of `m` for the side to move.
+    /// [`crate::chess::move_value`] of `m` for the side to move.
     #[inline]
     pub fn value(&self, m: Mv) -> i32 {
         let us = self.us();
@@ -275,7 +276,7 @@ impl Board {
         }
     }
 
-    /// [`super::see()`] of `m` (a pseudo-legal move of the side to move): the same swap-list
+    /// [`crate::chess::see()`] of `m` (a pseudo-legal move of the side to move): the same swap-list
     /// computation, on this board's bitboards, with the same choices (least valuable attacker
     /// by role, lowest square first; x-rays; the king rule; promotions; at most 33 captures).
     pub fn see(&self, m: Mv) -> i32 {
@@ -697,63 +698,6 @@ impl Board {
         }
         false
     }
-}
-
-/// Empty-board attack tables.
-const fn slide(sq: usize, deltas: &[(i32, i32)], repeat: bool) -> u64 {
-    let mut out = 0u64;
-    let (f0, r0) = ((sq % 8) as i32, (sq / 8) as i32);
-    let mut i = 0;
-    while i < deltas.len() {
-        let (df, dr) = deltas[i];
-        let (mut f, mut r) = (f0 + df, r0 + dr);
-        while f >= 0 && f < 8 && r >= 0 && r < 8 {
-            out |= 1u64 << (r * 8 + f);
-            if !repeat {
-                break;
-            }
-            f += df;
-            r += dr;
-        }
-        i += 1;
-    }
-    out
-}
-
-const fn table(deltas: &[(i32, i32)], repeat: bool) -> [u64; 64] {
-    let mut out = [0u64; 64];
-    let mut sq = 0;
-    while sq < 64 {
-        out[sq] = slide(sq, deltas, repeat);
-        sq += 1;
-    }
-    out
-}
-
-static KNIGHT_ATTACKS: [u64; 64] = table(&[(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)], false);
-static KING_ATTACKS: [u64; 64] = table(&[(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)], false);
-/// The squares a bishop on each square attacks on an empty board (1 KiB together with
-/// [`ROOK_RAYS`], always in cache, unlike the magic tables): a cheap test of whether a
-/// slider can attack a square at all before looking its attacks up.
-pub(crate) static BISHOP_RAYS: [u64; 64] = table(&[(1, 1), (-1, 1), (-1, -1), (1, -1)], true);
-/// [`BISHOP_RAYS`] for a rook.
-pub(crate) static ROOK_RAYS: [u64; 64] = table(&[(1, 0), (0, 1), (-1, 0), (0, -1)], true);
-
-/// The pieces of `diagonal` that attack `sq` like a bishop and those of `orthogonal` that
-/// attack it like a rook, with occupancy `occupied`: `bishop_attacks(sq, occupied) & diagonal
-/// | rook_attacks(sq, occupied) & orthogonal`, reading the magic tables (large, often a cache
-/// miss) only when one of the pieces stands on an empty-board ray of `sq` ([`BISHOP_RAYS`],
-/// [`ROOK_RAYS`]). Also what a bishop, rook or queen on `sq` attacks among those pieces.
-#[inline]
-pub(crate) fn slider_attacks(sq: Square, occupied: Bitboard, diagonal: Bitboard, orthogonal: Bitboard) -> Bitboard {
-    let mut found = Bitboard::EMPTY;
-    if (Bitboard(BISHOP_RAYS[sq as usize]) & diagonal).any() {
-        found |= attacks::bishop_attacks(sq, occupied) & diagonal;
-    }
-    if (Bitboard(ROOK_RAYS[sq as usize]) & orthogonal).any() {
-        found |= attacks::rook_attacks(sq, occupied) & orthogonal;
-    }
-    found
 }
 
 /// Attack set of a non-pawn `role` on square `from` with occupancy `occ`.

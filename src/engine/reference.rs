@@ -9,7 +9,8 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use super::{MATE, SearchConfig, move_value, see};
+use super::{MATE, SearchConfig};
+use crate::chess::{move_value, see};
 
 /// The reference searcher.
 #[derive(Default)]

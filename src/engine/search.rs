@@ -16,7 +16,7 @@
 //!   promotions. For `k >= 2` (and `k = ∞`), `Q_k(p)` is the maximum of `0` (stand pat) and,
 //!   over `x` in `X(p)`, of `v(x) - Q_{k-1}(p after x)`. At the limit, `k = 1`, the last
 //!   capture ply is not searched but estimated statically:
-//!   `Q_1(p) = max(0, max over x in X(p) of see(p, x))`, with [`super::see()`] (static exchange
+//!   `Q_1(p) = max(0, max over x in X(p) of see(p, x))`, with [`crate::chess::see()`] (static exchange
 //!   evaluation, SEE, of the exchange on `x`'s destination square, in centipawns of Sunfish's
 //!   material values without piece-square terms; pins and checks ignored). No mate
 //!   detection. Without quiescence `V(p, 0) = 0`.
@@ -45,7 +45,7 @@
 //! at the root with `depth == 0` a move with `v(m) <= best - margin` ends at the floor unsearched.
 //! At the `qdepth` limit the node's moves are visited by decreasing upper bound of their SEE
 //! (captured material plus promotion gain), and the exchange, computed on the search board
-//! with the same algorithm as [`super::see()`], is only evaluated (and the move only checked for
+//! with the same algorithm as [`crate::chess::see()`], is only evaluated (and the move only checked for
 //! legality) while that bound exceeds both `alpha` and the best exchange found.
 //!
 //! Every node's result is on the correct side of its window (`<= alpha`, `>= beta`, or exact in
@@ -58,8 +58,9 @@
 
 use shakmaty::{Chess, Move};
 
+use super::MATE;
 use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
-use super::{MATE, move_value};
+use crate::chess::move_value;
 
 /// What the search does per root move; chosen by the compression level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +76,7 @@ pub struct SearchConfig {
     pub margin: i32,
     /// Maximum number of capture plies in quiescence (0 = unlimited). The first `qdepth - 1`
     /// are searched; the last is estimated statically, by the best static exchange evaluation
-    /// ([`super::see()`]) of the node's captures (or 0, the stand pat, if none gains). See the
+    /// ([`crate::chess::see()`]) of the node's captures (or 0, the stand pat, if none gains). See the
     /// [module documentation](self). Ignored without quiescence.
     pub qdepth: u8,
 }

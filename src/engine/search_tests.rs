@@ -4,7 +4,8 @@
 use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, san::San, uci::UciMove};
 
 use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
-use super::{MATE, SearchConfig, Searcher, move_value, reference, see};
+use super::{MATE, SearchConfig, Searcher, reference};
+use crate::chess::{move_value, see};
 
 /// Replays the games of `data/Chess_Games.txt` and returns the position before every `step`-th
 /// ply (starting at ply `offset`) that has legal moves, at most `max` of them.

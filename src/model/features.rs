@@ -10,12 +10,13 @@
 
 use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
 
+use crate::chess::GameResult;
 use crate::model::GameState;
-use crate::text::GameResult;
 
-use super::check::{CheckInfo, role_index};
-use super::movegen::Packed;
-use crate::engine::{Threats, see, see_unopposed, slider_attacks, unopposed};
+use crate::chess::check::{CheckInfo, role_index};
+use crate::chess::movegen::Packed;
+use crate::chess::rays::slider_attacks;
+use crate::chess::{Threats, see, see_unopposed, unopposed};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -610,8 +611,8 @@ impl EndContext {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::move_value;
-    use crate::model::movegen::legal_moves_sorted_into;
+    use crate::chess::move_value;
+    use crate::chess::movegen::legal_moves_sorted_into;
     use crate::model::{MAX_LEVEL, MIN_LEVEL, Model};
 
     #[test]

@@ -2,21 +2,12 @@
 
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, zobrist::Zobrist64};
 
-use crate::engine::{move_value, static_eval};
-
-/// Canonical sort key of a move: origin, destination (the rook square for castling, as
-/// shakmaty stores it), promotion role. Independent of shakmaty's generation order.
-#[inline]
-pub fn move_key(m: &Move) -> u16 {
-    let from = m.from().map_or(0, |s| s as u16);
-    let promo = m.promotion().map_or(0, |r| r as u16);
-    from << 9 | (m.to() as u16) << 3 | promo
-}
+use crate::chess::{move_value, static_eval};
 
 /// The legal moves of `pos` sorted by [`move_key`], into `out`.
 pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
     out.clear();
-    let _ = super::movegen::legal_moves_sorted_into(pos, out);
+    let _ = crate::chess::legal_moves_sorted_into(pos, out);
 }
 
 /// Plays legal move `m` in `pos`, whose hash is `hash` ([`GameState::hash`]); returns the hash

@@ -5,10 +5,8 @@
 //! [`Predictor`] applies it to the games of one block, with per-block state (the online book).
 
 pub mod book;
-pub mod check;
 pub mod features;
 pub mod game;
-pub mod movegen;
 pub mod network;
 pub mod params;
 pub mod predictor;

@@ -50,10 +50,10 @@ use shakmaty::{Bitboard, Color, EnPassantMode, Position, Role};
 
 use super::GameState;
 use super::features::{MoveContext, ONE, Sink, move_layout};
-use super::movegen::Packed;
 use super::params::fnv1a64;
 use super::softmax::LOGIT_ONE;
 use crate::Error;
+use crate::chess::movegen::Packed;
 
 /// Inputs of the board tower: 768 piece-square (own pieces pawn..king, then the opponent's,
 /// 64 squares each), 4 castling rights (own king side, own queen side, opponent's king side,

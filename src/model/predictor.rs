@@ -5,13 +5,15 @@ use shakmaty::{Chess, Move, Position};
 use super::Model;
 use super::book::{Book, BookMoves, PRIOR};
 use super::features::{Dot, EndContext, MoveContext, MoveWeights, RESULT_CLASSES};
-use super::game::{GameState, move_key};
-use super::movegen::{Packed, legal_moves_sorted_into};
+use super::game::GameState;
 use super::network::NetworkState;
 use super::softmax::{softmax_into, softmax_with_max};
+use crate::chess::move_key;
+use crate::chess::move_value;
+use crate::chess::movegen::{Packed, legal_moves_sorted_into};
+use crate::chess::pst::PST;
 use crate::codec::{Cdf, CdfBuf, TOTAL};
-use crate::engine::pst::PST;
-use crate::engine::{MATE, Searcher, move_value};
+use crate::engine::{MATE, Searcher};
 
 /// Uniform floor of the end and result distributions, in 1/65536.
 const OUTCOME_FLOOR: u64 = 16;

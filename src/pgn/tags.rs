@@ -21,8 +21,8 @@ use super::game::Tag;
 use super::metered::{Metered, Stream};
 use super::models::{Bit, NumberModel, SignedModel, StringModel};
 use crate::Error;
+use crate::chess::GameResult;
 use crate::codec::SymbolCoder;
-use crate::text::GameResult;
 
 /// Most values remembered per move-to-front list.
 const HISTORY: usize = 4096;

@@ -7,5 +7,5 @@ pub mod movetext;
 pub mod spelling;
 
 pub use lines::{Line, Terminator, split_lines};
-pub use movetext::{Game, GameResult, PlyMoves, parse_game, parse_game_into, render_game};
+pub use movetext::{Game, PlyMoves, parse_game, parse_game_into, render_game};
 pub use spelling::Spelling;

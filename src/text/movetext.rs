@@ -3,41 +3,9 @@
 use shakmaty::{Chess, Move, Position};
 
 use super::spelling::{Spelling, parse_token_fast, parse_token_with};
-use crate::model::game::move_key;
-use crate::model::movegen::{Packed, legal_moves_sorted_into};
-
-/// The result token that ends a game line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum GameResult {
-    /// `1-0`.
-    WhiteWins = 0,
-    /// `0-1`.
-    BlackWins = 1,
-    /// `1/2-1/2`.
-    Draw = 2,
-    /// `*`: unknown or ongoing.
-    Unknown = 3,
-}
-
-impl GameResult {
-    /// All results, indexed by their symbol value.
-    pub const ALL: [GameResult; 4] = [GameResult::WhiteWins, GameResult::BlackWins, GameResult::Draw, GameResult::Unknown];
-
-    /// The token as written in movetext and PGN.
-    pub fn token(self) -> &'static [u8] {
-        match self {
-            GameResult::WhiteWins => b"1-0",
-            GameResult::BlackWins => b"0-1",
-            GameResult::Draw => b"1/2-1/2",
-            GameResult::Unknown => b"*",
-        }
-    }
-
-    /// Parses a result token; `None` for anything else.
-    pub fn from_token(token: &[u8]) -> Option<GameResult> {
-        GameResult::ALL.into_iter().find(|r| r.token() == token)
-    }
-}
+use crate::chess::GameResult;
+use crate::chess::move_key;
+use crate::chess::movegen::{Packed, legal_moves_sorted_into};
 
 /// A game from the standard initial position, with everything needed to write it back.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use shakmaty::{
     san::{San, SanPlus, Suffix},
 };
 
-use crate::model::movegen::Packed;
+use crate::chess::movegen::Packed;
 
 /// The disambiguation and suffix of one written move: a symbol in `0..Spelling::COUNT`.
 ///
@@ -317,7 +317,7 @@ mod tests {
 
     #[test]
     fn fast_parse_agrees_with_parse_token() {
-        use crate::model::movegen::legal_moves_sorted_into;
+        use crate::chess::movegen::legal_moves_sorted_into;
         let text = include_str!("../../data/Chess_Games.txt");
         let mut moves = Vec::new();
         let mut buf = Vec::new();
@@ -357,7 +357,7 @@ mod tests {
             let mut pos = Chess::default();
             for m in &game.moves {
                 legal.clear();
-                crate::model::movegen::legal_moves_sorted_into(&pos, &mut legal);
+                crate::chess::movegen::legal_moves_sorted_into(&pos, &mut legal);
                 for p in &legal {
                     let c = p.to_move();
                     if let Move::Normal { role, from, to, .. } = c

@@ -3,7 +3,7 @@
 use shakmaty::{Bitboard, Chess, Move, Position, Role, Square, attacks};
 
 use super::movegen::Packed;
-use crate::engine::{BISHOP_RAYS, ROOK_RAYS};
+use super::rays::{BISHOP_RAYS, ROOK_RAYS};
 
 /// Precomputed data to answer "does this move give check?" for every move of a position.
 #[derive(Clone, Copy, Debug)]
@@ -100,7 +100,7 @@ pub fn role_index(role: Role) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::parse_game;
+    use crate::chess::testing::parse_game;
 
     #[test]
     fn gives_check_agrees_with_playing_the_move() {

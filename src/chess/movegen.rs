@@ -1,4 +1,4 @@
-//! Legal move generation straight into the canonical order ([`super::game::move_key`]).
+//! Legal move generation straight into the canonical order ([`move_key`]).
 //!
 //! The model needs the legal moves of every position sorted by origin, destination (the rook
 //! square for castling) and promotion role. Generating them with shakmaty's `legal_moves` and
@@ -9,8 +9,17 @@
 //! trees of tricky positions. Moves come out [`Packed`]: what the model's per-move loops read,
 //! without shakmaty's [`Move`] enum ([`Packed::to_move`] converts).
 
-use crate::engine::{BISHOP_RAYS, ROOK_RAYS, slider_attacks};
+use super::rays::{BISHOP_RAYS, ROOK_RAYS, slider_attacks};
 use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, Move, MoveList, Position, Role, Square, attacks};
+
+/// Canonical sort key of a move: origin, destination (the rook square for castling, as
+/// shakmaty stores it), promotion role. Independent of shakmaty's generation order.
+#[inline]
+pub fn move_key(m: &Move) -> u16 {
+    let from = m.from().map_or(0, |s| s as u16);
+    let promo = m.promotion().map_or(0, |r| r as u16);
+    from << 9 | (m.to() as u16) << 3 | promo
+}
 
 /// A legal move in 32 bits: what the model's per-move loops read, decoded by shifts instead of
 /// matching on [`Move`]. Bits 0-5 origin, 6-11 destination (the king's destination for
@@ -71,7 +80,7 @@ impl Packed {
         }
     }
 
-    /// [`super::game::move_key`] of the move.
+    /// [`move_key`] of the move.
     #[inline]
     pub const fn key(self) -> u16 {
         let to = if self.kind() == Packed::CASTLE { self.0 >> 23 & 63 } else { self.0 >> 6 & 63 };
@@ -158,7 +167,7 @@ fn attackers(board: &Board, sq: Square, attacker: Color, occupied: Bitboard) -> 
 const PROMOTIONS: [Role; 4] = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
 
 /// Appends the legal moves of `pos` to `out` in canonical order (ascending
-/// [`super::game::move_key`]). Returns the pieces giving check.
+/// [`move_key`]). Returns the pieces giving check.
 pub fn legal_moves_sorted_into<S: MoveSink>(pos: &Chess, out: &mut S) -> Bitboard {
     let board = pos.board();
     let us = pos.turn();
@@ -365,7 +374,6 @@ fn ep_is_safe(pos: &Chess, king: Square, from: Square, to: Square) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::game::move_key;
     use shakmaty::{CastlingMode, fen::Fen};
 
     fn reference(pos: &Chess) -> Vec<Move> {
@@ -410,7 +418,7 @@ mod tests {
         let text = include_str!("../../data/Chess_Games.txt");
         let mut positions = 0;
         for line in text.lines().take(2000) {
-            let Some(game) = crate::text::parse_game(line.as_bytes()) else { continue };
+            let Some(game) = crate::chess::testing::parse_game(line.as_bytes()) else { continue };
             let mut pos = Chess::default();
             for m in &game.moves {
                 check(&pos);
@@ -426,7 +434,7 @@ mod tests {
     fn attackers_agree_with_shakmaty() {
         let mut checked = 0;
         for line in include_str!("../../data/Chess_Games.txt").lines().take(200) {
-            let game = crate::text::parse_game(line.as_bytes()).expect("benchmark lines parse");
+            let game = crate::chess::testing::parse_game(line.as_bytes()).expect("benchmark lines parse");
             let mut pos = Chess::default();
             for m in &game.moves {
                 let board = pos.board();

@@ -3,7 +3,7 @@
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square, attacks};
 
 use super::pst::PIECE_VALUE;
-use super::slider_attacks;
+use super::rays::slider_attacks;
 
 #[inline]
 fn piece_value(role: Role) -> i32 {
@@ -161,10 +161,10 @@ mod tests {
     fn unopposed_moves_score_their_first_gain_on_benchmark_positions() {
         let (mut moves, mut shortcuts) = (0, 0);
         for line in include_str!("../../data/Chess_Games.txt").lines().take(300) {
-            let game = crate::text::parse_game(line.as_bytes()).expect("benchmark lines parse");
+            let game = crate::chess::testing::parse_game(line.as_bytes()).expect("benchmark lines parse");
             let mut pos = Chess::default();
             for m in &game.moves {
-                let their_attacks = super::super::Threats::new(&pos).their_attacks;
+                let their_attacks = crate::chess::Threats::new(&pos).their_attacks;
                 for cand in pos.legal_moves() {
                     moves += 1;
                     if let Move::Normal { role, from, capture, to, promotion } = cand
