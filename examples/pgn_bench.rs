@@ -60,7 +60,7 @@ fn main() {
         }
         // The same games in the movetext format.
         let mut mt = Vec::new();
-        pgn::to_movetext(InputFormat::Pgn, &data, &mut mt);
+        chesszip::convert::to_movetext(InputFormat::Pgn, &data, &mut mt);
         let mt_opts = CompressOptions {
             level,
             block_lines: games,

@@ -5,10 +5,13 @@ use std::io::{BufRead, Read, Write};
 
 use rayon::prelude::*;
 
-use crate::codec::block::{BlockStats, EncodedBlock, decode_block, encode_block};
 use crate::container::format::index_len;
 use crate::container::{BlockHeader, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
+use crate::container::{BlockStats, EncodedBlock};
+use crate::format::BlockFormat;
 use crate::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, Model};
+use crate::movetext::Movetext;
+use crate::pgn::Pgn;
 use crate::{Error, pgn};
 
 /// Default number of lines (games) per block: large enough for the online book to learn,
@@ -43,54 +46,13 @@ impl Default for CompressOptions {
     }
 }
 
-// --- Format dispatch (PGN: src/pgn) ---
-
-/// Reads blocks of input in the way of its format.
-enum BlockSource {
-    Movetext,
-    Pgn(pgn::BlockReader),
-}
-
-impl BlockSource {
-    fn new(format: InputFormat) -> Self {
-        match format {
-            InputFormat::Movetext => BlockSource::Movetext,
-            InputFormat::Pgn => BlockSource::Pgn(pgn::BlockReader::new()),
-        }
-    }
-
-    fn read<R: BufRead>(&mut self, input: &mut R, units: u32, max_bytes: usize, out: &mut Vec<u8>) -> Result<(), Error> {
-        match self {
-            BlockSource::Movetext => read_block(input, units, max_bytes, out),
-            BlockSource::Pgn(reader) => reader.read_block(input, units, max_bytes, out),
-        }
-    }
-}
-
-/// Compresses one block of `format`.
-fn encode_any(format: InputFormat, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+/// The block format of `format`: picked once per archive.
+pub fn block_format(format: InputFormat) -> &'static dyn BlockFormat {
     match format {
-        InputFormat::Movetext => encode_block(model, text),
-        InputFormat::Pgn => pgn::encode_block(model, text),
+        InputFormat::Movetext => &Movetext,
+        InputFormat::Pgn => &Pgn,
     }
 }
-
-/// Expands one block of `format`; returns the counts of what it decoded.
-fn decode_any(
-    format: InputFormat,
-    model: &Model,
-    block: &EncodedBlock,
-    lines: u64,
-    max_len: usize,
-    out: &mut Vec<u8>,
-) -> Result<BlockStats, Error> {
-    match format {
-        InputFormat::Movetext => decode_block(model, block, lines, max_len, out),
-        InputFormat::Pgn => pgn::decode_block(model, block, max_len, out),
-    }
-}
-
-// --- End of format dispatch ---
 
 /// Settings of [`expand`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -126,39 +88,6 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))
 }
 
-/// Reads the next block of input: up to `lines` whole lines and at most `max_bytes` bytes (a
-/// longer line is cut; the cut is invisible after expansion). Empty at end of input.
-fn read_block<R: BufRead>(input: &mut R, lines: u32, max_bytes: usize, out: &mut Vec<u8>) -> Result<(), Error> {
-    out.clear();
-    let mut count = 0;
-    while count < lines && out.len() < max_bytes {
-        let buf = match input.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e.into()),
-        };
-        if buf.is_empty() {
-            break;
-        }
-        let room = max_bytes - out.len();
-        let window = &buf[..buf.len().min(room)];
-        let mut used = 0;
-        for i in memchr::memchr_iter(b'\n', window) {
-            used = i + 1;
-            count += 1;
-            if count == lines {
-                break;
-            }
-        }
-        if count < lines {
-            used = window.len();
-        }
-        out.extend_from_slice(&window[..used]);
-        input.consume(used);
-    }
-    Ok(())
-}
-
 /// Compresses `input` to `output` as an archive.
 ///
 /// # Errors
@@ -177,7 +106,8 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         Some(f) => f,
         None => pgn::detect(input.fill_buf()?),
     };
-    let mut source = BlockSource::new(format);
+    let coder = block_format(format);
+    let mut splitter = coder.splitter();
     let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level) };
     let mut writer = Writer::new(output, &header)?;
     let pool = pool(opts.threads)?;
@@ -187,7 +117,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         let mut texts = Vec::with_capacity(batch);
         for _ in 0..batch {
             let mut text = Vec::new();
-            source.read(&mut input, opts.block_lines, block_bytes, &mut text)?;
+            splitter.read(&mut input, opts.block_lines, block_bytes, &mut text)?;
             if text.is_empty() {
                 break;
             }
@@ -199,7 +129,7 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
         // One task per block (`with_max_len(1)`): rayon would otherwise hand a thread runs of
         // two or three blocks, and a thread that finishes early could only wait for them.
         let coded: Vec<(EncodedBlock, BlockStats)> =
-            pool.install(|| texts.par_iter().with_max_len(1).map(|t| encode_any(format, model, t)).collect());
+            pool.install(|| texts.par_iter().with_max_len(1).map(|t| coder.encode(model, t)).collect());
         for (text, (block, stats)) in texts.iter().zip(coded) {
             let header = BlockHeader {
                 lines: stats.lines as u32,
@@ -248,7 +178,7 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
 /// [`Error::LimitExceeded`] naming the block if decoding would exceed its work budget.
 pub(crate) fn expand_one(format: InputFormat, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
     let mut text = Vec::new();
-    let found = decode_any(format, model, block, h.lines as u64, h.text_len as usize, &mut text).map_err(|e| match e {
+    let found = block_format(format).decode(model, block, h.lines as u64, h.text_len as usize, &mut text).map_err(|e| match e {
         Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
         Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
         other => other,

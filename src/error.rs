@@ -14,7 +14,7 @@ pub enum Error {
     /// Decoding a block would take more work or memory than the block's real size allows: its
     /// symbols would carry more information than its range-coded stream can hold, or make more
     /// text than its header records. The archive is damaged or crafted; decoding stopped before
-    /// the work or the memory could grow (see [`crate::codec::budget`]).
+    /// the work or the memory could grow (see [`crate::entropy::budget`]).
     #[error("corrupt archive: {0} (decoding stopped by the work budget of the block's size)")]
     LimitExceeded(String),
     /// The archive is valid but this build cannot expand it (newer format version, or a model

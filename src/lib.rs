@@ -18,13 +18,16 @@
 
 pub mod archive;
 pub mod chess;
-pub mod codec;
 pub mod container;
+pub mod convert;
 pub mod engine;
+pub mod entropy;
 pub mod error;
+pub mod format;
 pub mod games;
 pub mod inspect;
 pub mod model;
+pub mod movetext;
 pub mod pgn;
 pub mod text;
 pub mod tune;

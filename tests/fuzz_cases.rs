@@ -5,8 +5,9 @@
 use std::io::Cursor;
 use std::path::Path;
 
-use chesszip::codec::block::{EncodedBlock, decode_block};
+use chesszip::container::EncodedBlock;
 use chesszip::model::Model;
+use chesszip::movetext::block::decode_block;
 use chesszip::{CompressOptions, ExpandOptions};
 
 /// The contents of the case files of `target`, with their names. `fuzz/seeds/TARGET` must

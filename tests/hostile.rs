@@ -8,9 +8,9 @@ mod common;
 use std::io::Cursor;
 use std::time::{Duration, Instant};
 
-use chesszip::codec::block::EncodedBlock;
-use chesszip::codec::{Cdf, CdfBuf, Encoder, TOTAL};
+use chesszip::container::EncodedBlock;
 use chesszip::container::{BlockHeader, FileHeader, InputFormat, MAX_BLOCK_TEXT, Writer};
+use chesszip::entropy::{Cdf, CdfBuf, Encoder, TOTAL};
 use chesszip::model::Model;
 use chesszip::{Error, ExpandOptions, expand_bytes, extract_lines};
 
@@ -72,7 +72,7 @@ fn every_reader_fails_fast(archive: &[u8], limit: Duration) {
     let opts = ExpandOptions { threads: 1 };
     fails_fast("expand", limit, || expand_bytes(archive, &opts).map(drop));
     fails_fast("extract", limit, || extract_lines(Cursor::new(archive), 1..=1, std::io::sink(), 1).map(drop));
-    fails_fast("convert", limit, || chesszip::pgn::convert(archive, std::io::sink(), &opts, &|_| {}).map(drop));
+    fails_fast("convert", limit, || chesszip::convert::convert(archive, std::io::sink(), &opts, &|_| {}).map(drop));
 }
 
 #[test]
@@ -281,7 +281,7 @@ fn check_crafted(archive: &[u8]) -> Duration {
     let _ = extract_lines(Cursor::new(archive), 1..=2, std::io::sink(), 1);
     slowest = slowest.max(started.elapsed());
     let started = Instant::now();
-    let _ = chesszip::pgn::convert(archive, std::io::sink(), &opts, &|_| {});
+    let _ = chesszip::convert::convert(archive, std::io::sink(), &opts, &|_| {});
     slowest.max(started.elapsed())
 }
 

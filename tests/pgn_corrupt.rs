@@ -48,7 +48,7 @@ fn random_streams_do_not_panic() {
             x ^= x << 17;
             range.push(x as u8);
         }
-        let block = chesszip::codec::block::EncodedBlock { range, raw: Vec::new() };
+        let block = chesszip::container::EncodedBlock { range, raw: Vec::new() };
         let mut out = Vec::new();
         let _ = chesszip::pgn::decode_block(model, &block, 4096, &mut out);
         assert!(out.len() <= 4096);

@@ -87,13 +87,13 @@ fn movetext_conversion_of_an_archive() {
     let pgn = b"[Event \"x\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n[Event \"y\"]\n\n1. d4 { hm } d5 (1... Nf6) 2. c4 *\n";
     let archive = compress_bytes(pgn, &CompressOptions { level: 1, ..CompressOptions::default() });
     let mut out = Vec::new();
-    let s = chesszip::pgn::convert(&archive[..], &mut out, &ExpandOptions::default(), &|_| {}).unwrap();
+    let s = chesszip::convert::convert(&archive[..], &mut out, &ExpandOptions::default(), &|_| {}).unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7 1-0\nd4 d5 c4 *\n");
     assert_eq!(s.games, 2);
     // A movetext archive converts to itself.
     let mt = b"e4 e5 Nf3 1-0\nd4 d5 0-1\n";
     let archive = compress_bytes(mt, &CompressOptions { level: 1, ..CompressOptions::default() });
     let mut out = Vec::new();
-    chesszip::pgn::convert(&archive[..], &mut out, &ExpandOptions::default(), &|_| {}).unwrap();
+    chesszip::convert::convert(&archive[..], &mut out, &ExpandOptions::default(), &|_| {}).unwrap();
     assert_eq!(out, mt);
 }

@@ -1,15 +1,15 @@
 //! Archives with valid checksums around fuzzed range-coder streams: the input chooses the
 //! format, the header's claims and the stream (raw bytes, or fresh binary decisions followed
 //! by the bottom of the range, which reaches deep into a game). Every reader must stop on its
-//! own, quickly (the work budget of `chesszip::codec::budget`), never panic; an expansion that
-//! succeeds must give the recorded length. `tests/hostile.rs` runs the same construction from
+//! own, quickly (the work budget of `chesszip::entropy::budget`), never panic; an expansion that
+//! succeeds must give the recorded length. `tests/it/hostile.rs` runs the same construction from
 //! a seeded generator.
 #![no_main]
 
 use std::io::Cursor;
 
-use chesszip::codec::block::EncodedBlock;
-use chesszip::codec::{Cdf, CdfBuf, Encoder, TOTAL};
+use chesszip::container::EncodedBlock;
+use chesszip::entropy::{Cdf, CdfBuf, Encoder, TOTAL};
 use chesszip::container::{BlockHeader, FileHeader, InputFormat, MAX_BLOCK_TEXT, Writer};
 use chesszip::model::Model;
 use libfuzzer_sys::fuzz_target;
@@ -47,5 +47,5 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(text.len(), text_len as usize);
     }
     let _ = chesszip::extract_lines(Cursor::new(&archive), 1..=2, std::io::sink(), 1);
-    let _ = chesszip::pgn::convert(&archive[..], std::io::sink(), &opts, &|_| {});
+    let _ = chesszip::convert::convert(&archive[..], std::io::sink(), &opts, &|_| {});
 });

@@ -3,7 +3,8 @@
 //! never panic or run away.
 #![no_main]
 
-use chesszip::codec::block::{EncodedBlock, decode_block};
+use chesszip::container::EncodedBlock;
+use chesszip::movetext::block::decode_block;
 use chesszip::model::Model;
 use libfuzzer_sys::fuzz_target;
 

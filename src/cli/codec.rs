@@ -191,7 +191,7 @@ fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, 
         Mode::Compress(opts) => chesszip::compress(input, output, &opts, &tick)?,
         Mode::Expand | Mode::Test => chesszip::expand(input, output, &ExpandOptions { threads: args.threads }, &tick)?,
         Mode::ExpandMovetext => {
-            let c = chesszip::pgn::convert(input, output, &ExpandOptions { threads: args.threads }, &tick)?;
+            let c = chesszip::convert::convert(input, output, &ExpandOptions { threads: args.threads }, &tick)?;
             let mut summary = Summary { text_bytes: c.bytes, archive_bytes: c.archive_bytes, ..Summary::default() };
             summary.stats.games = c.games;
             let warning = (c.skipped > 0).then(|| {

@@ -9,8 +9,7 @@ pub const MAGIC: [u8; 8] = *b"\x89CHZ\r\n\x1a\n";
 /// Format version written by this build.
 pub const VERSION: u8 = 1;
 
-/// Largest expanded text of one block, in bytes (blocks are cut before this).
-pub const MAX_BLOCK_TEXT: usize = 16 << 20;
+pub use crate::entropy::budget::MAX_BLOCK_TEXT;
 
 /// Largest compressed stream of one block, in bytes: raw data can expand a little under zstd,
 /// and the range coder's output is bounded by the symbols of `MAX_BLOCK_TEXT` bytes.

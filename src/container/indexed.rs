@@ -6,7 +6,7 @@ use std::io::{Read, Seek, SeekFrom};
 use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_count, index_len, parse_index};
 use super::reader::{check_streams, read_exact_or, read_vec};
 use crate::Error;
-use crate::codec::block::EncodedBlock;
+use crate::container::EncodedBlock;
 
 /// An archive opened for random access. Opening reads and checks the header, footer and
 /// index; [`IndexedReader::read_block`] then reads and checks one block.

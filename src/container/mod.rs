@@ -23,11 +23,13 @@
 //! other without gaps, from the end of the file header to the index. Every length read from a
 //! file is checked against a fixed limit or the file's size before anything is allocated.
 
+pub mod block;
 pub mod format;
 pub mod indexed;
 pub mod reader;
 pub mod writer;
 
+pub use block::{BlockStats, EncodedBlock};
 pub use format::{BlockHeader, FileHeader, Footer, IndexEntry, InputFormat, MAX_BLOCK_TEXT};
 pub use indexed::IndexedReader;
 pub use reader::Reader;

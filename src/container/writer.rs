@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_to_bytes};
 use crate::Error;
-use crate::codec::block::EncodedBlock;
+use crate::container::EncodedBlock;
 
 /// Streams an archive to `W`: the header at creation, blocks as they come, the index and
 /// footer at [`Writer::finish`].

@@ -738,18 +738,4 @@ mod tests {
         let err = Network::parse("net", &net.to_bytes()).unwrap_err().to_string();
         assert!(err.contains("second layer"), "{err}");
     }
-
-    #[test]
-    fn a_model_with_a_network_codes_and_decodes_a_block() {
-        let net = Arc::new(Network::random(32, 16, 32, 11));
-        let model = Model::builtin(2).clone().with_network(net);
-        assert_ne!(model.id(), Model::builtin(2).id());
-        let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();
-        let (encoded, ..) = crate::codec::block::encode_block_traced(&model, text.as_bytes(), false);
-        let mut decoded = Vec::new();
-        crate::codec::block::decode_block(&model, &encoded, 30, text.len(), &mut decoded).expect("decodes");
-        assert_eq!(decoded, text.as_bytes());
-    }
-
-    use std::sync::Arc;
 }

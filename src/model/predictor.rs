@@ -12,8 +12,8 @@ use crate::chess::move_key;
 use crate::chess::move_value;
 use crate::chess::movegen::{Packed, legal_moves_sorted_into};
 use crate::chess::pst::PST;
-use crate::codec::{Cdf, CdfBuf, TOTAL};
 use crate::engine::{MATE, Searcher};
+use crate::entropy::{Cdf, CdfBuf, TOTAL};
 
 /// Uniform floor of the end and result distributions, in 1/65536.
 const OUTCOME_FLOOR: u64 = 16;

@@ -5,7 +5,7 @@
 //! whose last bit may differ between platforms), then mixed with a uniform floor so that every
 //! legal move keeps a non-zero probability, then quantised by [`CdfBuf::set_weights`].
 
-use crate::codec::CdfBuf;
+use crate::entropy::CdfBuf;
 
 /// One nat in logit units.
 pub const LOGIT_ONE: i32 = 256;
@@ -122,7 +122,7 @@ mod tests {
             *w = (*w >> 16) * (PROB_ONE - floor) + uniform;
         }
         let total_weight: u128 = weights.iter().map(|&w| w as u128).sum();
-        let spare = crate::codec::TOTAL as u64 - n;
+        let spare = crate::entropy::TOTAL as u64 - n;
         let shift = (128 - total_weight.leading_zeros()).saturating_sub(39);
         let total = (total_weight >> shift) as u64;
         let (mut argmax, mut best, mut given) = (0, 0, 0);
@@ -179,7 +179,7 @@ mod tests {
         let expected = ((1.0 - f) * e / (1.0 + e) + f / 3.0) / ((1.0 - f) / (1.0 + e) + f / 3.0);
         let ratio = cdf.frequency(1) as f64 / cdf.frequency(0) as f64;
         assert!((ratio - expected).abs() < 1e-3, "{ratio} vs {expected}");
-        let p2 = cdf.frequency(2) as f64 / crate::codec::TOTAL as f64;
+        let p2 = cdf.frequency(2) as f64 / crate::entropy::TOTAL as f64;
         assert!((p2 - 0.01 / 3.0).abs() < 1e-4, "{p2}");
     }
 }

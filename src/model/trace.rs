@@ -2,7 +2,7 @@
 //! bits per ply by ply number, and calibration (predicted probability of candidate moves
 //! against how often such moves were played).
 
-use crate::codec::{Cdf, TOTAL};
+use crate::entropy::{Cdf, TOTAL};
 
 /// Number of ply-number buckets (one per ply up to this, the rest in the last).
 pub const PLY_BUCKETS: usize = 200;

@@ -5,7 +5,7 @@
 use super::metered::Metered;
 use super::models::{Bit, BitTree, SignedModel};
 use crate::Error;
-use crate::codec::SymbolCoder;
+use crate::entropy::SymbolCoder;
 
 /// A clock value and how it is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,11 +25,11 @@ use super::models::{Bit, NumberModel};
 use super::side::Side;
 use super::tags::{GameInfo, TagModel};
 use crate::Error;
-use crate::codec::block::{BlockStats, EncodedBlock};
-use crate::codec::budget::{BudgetedDecoder, inflate_side};
-use crate::codec::game::{GameCoder, MoveText};
-use crate::codec::{Encoder, SymbolCoder};
+use crate::container::{BlockStats, EncodedBlock};
+use crate::entropy::budget::{BudgetedDecoder, inflate_side};
+use crate::entropy::{Encoder, SymbolCoder};
 use crate::model::{GameState, Model};
+use crate::movetext::game_coder::{GameCoder, MoveText};
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -317,7 +317,7 @@ pub fn count_lines(text: &[u8]) -> u64 {
 
 /// Expands a PGN block, appending its text to `out`. `max_len` bounds the text length (from
 /// the block header) so that damaged data cannot make the decoder allocate without limit; the
-/// work is bounded by the stream's size (see [`crate::codec::budget`]).
+/// work is bounded by the stream's size (see [`crate::entropy::budget`]).
 ///
 /// # Errors
 /// [`Error::Corrupt`] when the streams are inconsistent (the caller's checksum catches the

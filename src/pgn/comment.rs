@@ -11,7 +11,7 @@ use super::metered::{Metered, Stream};
 use super::models::{Bit, BitTree, NumberModel, SignedModel, StringModel};
 use super::side::Side;
 use crate::Error;
-use crate::codec::SymbolCoder;
+use crate::entropy::SymbolCoder;
 
 /// Placeholder of a `[%clk ...]` with a parsed [`Clock`].
 const CLK: u8 = 1;

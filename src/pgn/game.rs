@@ -11,7 +11,7 @@ use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
 use super::lexer::{GLYPHS, TokenKind, lex, tag_parts};
 use crate::Error;
 use crate::chess::GameResult;
-use crate::codec::game::MoveText;
+use crate::movetext::game_coder::MoveText;
 use crate::text::spelling::parse_token;
 
 /// A tag pair: name and value as written between the quotes (escapes kept).

@@ -19,7 +19,7 @@ use super::metered::Metered;
 use super::models::{Bit, BitTree, NumberModel, SignedModel, StringModel};
 use crate::Error;
 use crate::chess::GameResult;
-use crate::codec::SymbolCoder;
+use crate::entropy::SymbolCoder;
 
 /// Gap classes: `""`, `" "`, one line break, two line breaks, anything else.
 const GAP_CLASSES: usize = 5;

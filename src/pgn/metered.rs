@@ -2,7 +2,7 @@
 //! encoder codes to one of the PGN streams, for statistics; decoding passes straight through.
 
 use crate::Error;
-use crate::codec::{Cdf, SymbolCoder};
+use crate::entropy::{Cdf, SymbolCoder};
 
 /// The kinds of information in a PGN block, for the size breakdown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

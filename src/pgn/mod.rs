@@ -19,7 +19,7 @@
 //! Everything except the side stream is one range-coded stream of symbols under adaptive
 //! integer models; each symbol is attributed to one of these streams ([`Stream`]) for the size
 //! breakdown:
-//! - **moves**: the main line and each variation with the engine-guided [`crate::codec::game::GameCoder`]
+//! - **moves**: the main line and each variation with the engine-guided [`crate::movetext::game_coder::GameCoder`]
 //!   exactly as in the movetext format (per-ply end flags, SAN spellings with check marks and
 //!   disambiguation predicted from the position), from the position the tags set up (standard,
 //!   `FEN`, Chess960), and the result.
@@ -45,14 +45,13 @@
 //! The side stream ([`side`]) holds raw games and free text, compressed with zstd.
 //!
 //! # Other entry points
-//! [`blocks`] reads input as blocks of whole games and detects PGN by content; [`convert()`]
-//! writes the games of any archive in the movetext format ([`to_movetext`] for text).
+//! [`blocks`] reads input as blocks of whole games and detects PGN by content; [`crate::convert`]
+//! (above the pipeline) writes the games of any archive in the movetext format.
 
 pub mod blocks;
 pub mod clock;
 pub mod codec;
 pub mod comment;
-pub mod convert;
 pub mod game;
 pub mod layout;
 pub mod lexer;
@@ -64,5 +63,39 @@ pub mod text;
 
 pub use blocks::{BlockReader, detect};
 pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed};
-pub use convert::{ConvertSummary, convert, to_movetext};
 pub use metered::Stream;
+
+use std::io::BufRead;
+
+use crate::Error;
+use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::format::{BlockFormat, BlockSplitter};
+use crate::model::Model;
+
+/// The PGN format as a [`BlockFormat`]: blocks of whole games ([`BlockReader`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pgn;
+
+impl BlockFormat for Pgn {
+    fn input_format(&self) -> InputFormat {
+        InputFormat::Pgn
+    }
+
+    fn splitter(&self) -> Box<dyn BlockSplitter> {
+        Box::new(BlockReader::new())
+    }
+
+    fn encode(&self, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+        encode_block(model, text)
+    }
+
+    fn decode(&self, model: &Model, block: &EncodedBlock, _lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
+        decode_block(model, block, max_len, out)
+    }
+}
+
+impl BlockSplitter for BlockReader {
+    fn read(&mut self, mut input: &mut dyn BufRead, units: u32, max_bytes: usize, out: &mut Vec<u8>) -> Result<(), Error> {
+        self.read_block(&mut input, units, max_bytes, out)
+    }
+}

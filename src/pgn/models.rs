@@ -5,12 +5,12 @@
 //!
 //! Every probability is an integer updated by integer arithmetic, so encoder and decoder stay
 //! identical. Coding one binary decision costs a table of three `u32`s on the stack, which
-//! keeps the per-symbol cost far below [`crate::codec::AdaptiveModel`]'s for the many
+//! keeps the per-symbol cost far below [`crate::entropy::AdaptiveModel`]'s for the many
 //! near-certain decisions of a PGN file (a space after a move, a move number where expected).
 
 use super::text::TextModel;
 use crate::Error;
-use crate::codec::{Cdf, SymbolCoder, TOTAL};
+use crate::entropy::{Cdf, SymbolCoder, TOTAL};
 
 /// Probability scale of [`Bit`]: probabilities are multiples of 2^-16.
 const ONE: i32 = 1 << 16;
@@ -260,7 +260,7 @@ impl StringModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{Decoder, Encoder};
+    use crate::entropy::{Decoder, Encoder};
 
     #[test]
     fn models_round_trip() {

@@ -4,7 +4,7 @@
 
 use super::models::NumberModel;
 use crate::Error;
-use crate::codec::SymbolCoder;
+use crate::entropy::SymbolCoder;
 
 /// The side stream being written (encoder) or read (decoder).
 #[derive(Debug, Default)]

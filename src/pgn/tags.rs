@@ -22,7 +22,7 @@ use super::metered::{Metered, Stream};
 use super::models::{Bit, NumberModel, SignedModel, StringModel};
 use crate::Error;
 use crate::chess::GameResult;
-use crate::codec::SymbolCoder;
+use crate::entropy::SymbolCoder;
 
 /// Most values remembered per move-to-front list.
 const HISTORY: usize = 4096;

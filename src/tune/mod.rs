@@ -277,7 +277,7 @@ pub fn trace(model: &Model, text: &[u8], block_lines: usize) -> Trace {
         rest = &rest[cut..];
     }
     let traces: Vec<Trace> =
-        blocks.par_iter().map(|b| crate::codec::block::encode_block_traced(model, b, true).2.expect("tracing was requested")).collect();
+        blocks.par_iter().map(|b| crate::movetext::block::encode_block_traced(model, b, true).2.expect("tracing was requested")).collect();
     let mut all = Trace::default();
     for t in &traces {
         all.merge(t);

@@ -1,11 +1,12 @@
 //! Coding one block of input lines: the walk over lines, games and plies, written once for
 //! both directions (see [`SymbolCoder`]).
 
-use super::budget::{BudgetedDecoder, inflate_side};
-use super::game::{GameCoder, MoveText};
-use super::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
+use super::game_coder::{GameCoder, MoveText};
 use crate::Error;
 use crate::chess::GameResult;
+use crate::container::{BlockStats, EncodedBlock};
+use crate::entropy::budget::{BudgetedDecoder, inflate_side};
+use crate::entropy::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
 use crate::text::{Game, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
@@ -31,43 +32,6 @@ impl SymbolCoder for Measured {
     fn decoding(&self) -> bool {
         false
     }
-}
-
-/// Statistics of an encoded block.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct BlockStats {
-    /// Lines in the block.
-    pub lines: u64,
-    /// Lines coded as games.
-    pub games: u64,
-    /// Plies of those games.
-    pub plies: u64,
-    /// Lines stored raw.
-    pub raw_lines: u64,
-    /// Model cost of the moves, in bits (only when measured).
-    pub move_bits: f64,
-    /// Model cost of everything else in the range-coded stream, in bits (only when measured).
-    pub other_bits: f64,
-}
-
-impl std::ops::AddAssign for BlockStats {
-    fn add_assign(&mut self, o: BlockStats) {
-        self.lines += o.lines;
-        self.games += o.games;
-        self.plies += o.plies;
-        self.raw_lines += o.raw_lines;
-        self.move_bits += o.move_bits;
-        self.other_bits += o.other_bits;
-    }
-}
-
-/// A compressed block: the range-coded stream and the compressed raw-line side stream.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct EncodedBlock {
-    /// Range coder output (a multiple of 4 bytes).
-    pub range: Vec<u8>,
-    /// zstd frame of the raw lines joined by `\n` (empty when there are none).
-    pub raw: Vec<u8>,
 }
 
 /// Adaptive models and the predictor shared by the lines of a block.
@@ -164,7 +128,7 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
 /// Expands a block of `lines` lines, appending the text to `out`. `max_len` bounds the text
 /// length (from the trusted-after-checking block header) so that damaged data cannot make the
 /// decoder allocate without limit; the work is bounded by the stream's size (see
-/// [`super::budget`]). Returns the counts of what was decoded (lines, games, plies, raw lines;
+/// [`crate::entropy::budget`]). Returns the counts of what was decoded (lines, games, plies, raw lines;
 /// no bits), for the caller to check against the block header.
 ///
 /// # Errors
@@ -209,4 +173,22 @@ pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: us
         return Err(Error::Corrupt("raw-line stream has too many lines".into()));
     }
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model with a (random) move network codes and decodes a block of the benchmark.
+    #[test]
+    fn a_model_with_a_network_codes_and_decodes_a_block() {
+        let net = std::sync::Arc::new(crate::model::network::Network::random(32, 16, 32, 11));
+        let model = crate::model::Model::builtin(2).clone().with_network(net);
+        assert_ne!(model.id(), crate::model::Model::builtin(2).id());
+        let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();
+        let (encoded, ..) = encode_block_traced(&model, text.as_bytes(), false);
+        let mut decoded = Vec::new();
+        decode_block(&model, &encoded, 30, text.len(), &mut decoded).expect("decodes");
+        assert_eq!(decoded, text.as_bytes());
+    }
 }

@@ -2,14 +2,12 @@
 //!
 //! Every symbol the format stores (a move, a game-end flag, a result, a spelling) is coded with
 //! a [`Cdf`]: cumulative integer frequencies that sum to [`TOTAL`] = 2^[`PRECISION`]. The
-//! tables come from the [`crate::model`] on both sides, so the encoder and decoder agree
+//! tables come from the model (above this module) on both sides, so the encoder and decoder agree
 //! exactly as long as the model is deterministic.
 
 pub mod adaptive;
-pub mod block;
 pub mod budget;
 pub mod cdf;
-pub mod game;
 pub mod info;
 pub mod range;
 

@@ -32,7 +32,10 @@ use std::io::Read as _;
 
 use super::{Cdf, Decoder, Information, SymbolCoder};
 use crate::Error;
-use crate::container::MAX_BLOCK_TEXT;
+
+/// Largest expanded text of one block, in bytes (blocks are cut before this; the container
+/// re-exports it as the format's limit).
+pub const MAX_BLOCK_TEXT: usize = 16 << 20;
 
 /// Largest zstd window a side stream may ask for, as a power of two: a side stream never holds
 /// more than [`MAX_BLOCK_TEXT`] bytes, so a frame asking for more is damaged (and must not make
@@ -183,7 +186,7 @@ pub fn inflate_side(raw: &[u8], max_len: usize, what: &str) -> Result<Vec<u8>, E
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{CdfBuf, Encoder};
+    use crate::entropy::{CdfBuf, Encoder};
 
     /// Symbols of the encoder's own stream never exceed the information budget of its size,
     /// even when nearly certain (the cheapest symbols the coder allows).

@@ -21,10 +21,10 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Position};
 
-use super::lexer::{GameSplitter, split_games};
 use crate::Error;
 use crate::archive::{ExpandOptions, Progress, expand};
 use crate::container::{FileHeader, InputFormat};
+use crate::pgn::lexer::{GameSplitter, split_games};
 use crate::text::{parse_game, split_lines};
 
 /// What a conversion did.

@@ -97,7 +97,7 @@ impl SymbolCoder for Decoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::CdfBuf;
+    use crate::entropy::CdfBuf;
 
     #[test]
     fn symbols_round_trip() {

@@ -66,7 +66,7 @@ impl Information {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::CdfBuf;
+    use crate::entropy::CdfBuf;
 
     #[test]
     fn matches_the_sum_of_logarithms() {

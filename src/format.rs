@@ -1,0 +1,39 @@
+//! The one interface of a block format (movetext, PGN): how input is cut into blocks, and how
+//! a block's text is coded and decoded with the model. The pipeline ([`crate::archive`]) picks
+//! the format once per archive, from its header's [`InputFormat`], and calls it for every
+//! block; each format implements it in its own module.
+
+use std::io::BufRead;
+
+use crate::Error;
+use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::model::Model;
+
+/// A block format.
+pub trait BlockFormat: Sync {
+    /// Which format this is, as the archive header records it.
+    fn input_format(&self) -> InputFormat;
+
+    /// A cutter of input into blocks, at the start of input.
+    fn splitter(&self) -> Box<dyn BlockSplitter>;
+
+    /// Codes one block's text (as cut by [`BlockFormat::splitter`]) with `model`.
+    fn encode(&self, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats);
+
+    /// Decodes `block`, whose header records `lines` lines and `max_len` bytes of text, with
+    /// `model` into `out`; returns the counts of what was decoded.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] or [`Error::LimitExceeded`] on a block no encoder made.
+    fn decode(&self, model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error>;
+}
+
+/// Cuts input into blocks: reads the next block into `out` (empty at the end of input).
+pub trait BlockSplitter {
+    /// Reads at most `units` units (lines, or games for PGN) and about `max_bytes` bytes
+    /// (1..=[`crate::container::MAX_BLOCK_TEXT`]) from `input` into `out`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when reading fails.
+    fn read(&mut self, input: &mut dyn BufRead, units: u32, max_bytes: usize, out: &mut Vec<u8>) -> Result<(), Error>;
+}
