@@ -8,11 +8,12 @@ use rayon::prelude::*;
 use crate::container::format::index_len;
 use crate::container::{BlockHeader, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
 use crate::container::{BlockStats, EncodedBlock};
+use crate::error::Error;
 use crate::format::BlockFormat;
 use crate::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, Model};
 use crate::movetext::Movetext;
+use crate::pgn;
 use crate::pgn::Pgn;
-use crate::{Error, pgn};
 
 /// Default number of lines (games) per block: large enough for the online book to learn,
 /// small enough for parallelism and random access.

@@ -21,9 +21,9 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Position};
 
-use crate::Error;
 use crate::archive::{ExpandOptions, Progress, expand};
 use crate::container::{FileHeader, InputFormat};
+use crate::error::Error;
 use crate::pgn::lexer::{GameSplitter, split_games};
 use crate::text::{parse_game, split_lines};
 

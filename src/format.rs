@@ -5,8 +5,8 @@
 
 use std::io::BufRead;
 
-use crate::Error;
 use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::error::Error;
 use crate::model::Model;
 
 /// A block format.

@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Seek};
 use std::sync::mpsc;
 
-use crate::Error;
 use crate::archive::{expand_one, model_for};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
+use crate::error::Error;
 use crate::pgn::lexer::GameSplitter;
 
 /// Blocks decoded ahead per worker thread when reading in order: enough to keep every thread
@@ -402,7 +402,7 @@ mod tests {
     use std::io::Cursor;
 
     use super::*;
-    use crate::{CompressOptions, compress_bytes};
+    use crate::archive::{CompressOptions, compress_bytes};
 
     const MOVETEXT: &str = "e4 e5 Nf3 Nc6 Bb5 a6 1-0\nd4 d5 c4 e6 0-1\nnot a game\nNf3 Nf6 1/2-1/2\ne4 c5 Nf3 d6 d4 1-0\nc4 1-0";
 

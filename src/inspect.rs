@@ -19,9 +19,9 @@ use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::Error;
 use crate::archive::{expand_one, model_for};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
+use crate::error::Error;
 use crate::model::Model;
 use crate::pgn::lexer::split_games;
 
@@ -65,7 +65,7 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
 
 /// Reads an archive's statistics from its header and index, checking every block header
 /// against its index entry but without decoding any block (so the blocks' contents, and the
-/// counts that only decoding can confirm, are not checked: use [`crate::expand`] with a sink
+/// counts that only decoding can confirm, are not checked: use [`crate::archive::expand`] with a sink
 /// for that).
 ///
 /// # Errors
@@ -94,7 +94,7 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
 /// end of the input are not written: the number of lines written is returned.
 ///
 /// # Errors
-/// [`Error::Corrupt`] or [`Error::Unsupported`] as for [`crate::expand`], for the archive's
+/// [`Error::Corrupt`] or [`Error::Unsupported`] as for [`crate::archive::expand`], for the archive's
 /// header and index and for the blocks decoded; [`Error::Io`] from reading or writing.
 pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, mut output: W, threads: usize) -> Result<u64, Error> {
     let mut reader = IndexedReader::open(input)?;

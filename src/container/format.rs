@@ -1,6 +1,6 @@
 //! Byte layouts of the archive's structures and their validation.
 
-use crate::Error;
+use crate::error::Error;
 
 /// First bytes of every archive. The high byte and the CR LF / Ctrl-Z / LF sequence detect
 /// transfers that mangle binary files (the same trick as PNG's signature).

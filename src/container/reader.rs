@@ -3,8 +3,8 @@
 use std::io::{self, Read};
 
 use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_count, index_len, parse_index};
-use crate::Error;
 use crate::container::EncodedBlock;
+use crate::error::Error;
 
 /// Reads exactly `buf.len()` bytes, turning a premature end into a clear corruption error.
 pub(crate) fn read_exact_or<R: Read>(r: &mut R, buf: &mut [u8], what: &str) -> Result<(), Error> {

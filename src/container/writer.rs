@@ -3,8 +3,8 @@
 use std::io::Write;
 
 use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_to_bytes};
-use crate::Error;
 use crate::container::EncodedBlock;
+use crate::error::Error;
 
 /// Streams an archive to `W`: the header at creation, blocks as they come, the index and
 /// footer at [`Writer::finish`].

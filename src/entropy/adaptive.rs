@@ -1,7 +1,7 @@
 //! Adaptive frequency model for small alphabets (line kinds, terminators, spellings).
 
 use super::{Cdf, CdfBuf, SymbolCoder};
-use crate::Error;
+use crate::error::Error;
 
 /// Counts of each symbol seen so far in a block, plus a prior; codes symbols under the current
 /// counts and then counts them. Identical on both sides because both see the same symbols.

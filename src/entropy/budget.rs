@@ -31,7 +31,7 @@
 use std::io::Read as _;
 
 use super::{Cdf, Decoder, Information, SymbolCoder};
-use crate::Error;
+use crate::error::Error;
 
 /// Largest expanded text of one block, in bytes (blocks are cut before this; the container
 /// re-exports it as the format's limit).

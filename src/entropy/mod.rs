@@ -30,8 +30,8 @@ pub trait SymbolCoder {
     /// Encodes `*symbol` (encoder) or decodes into `*symbol` (decoder) under `cdf`.
     ///
     /// # Errors
-    /// The decoder fails with [`crate::Error::Corrupt`] on data no encoder produced.
-    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), crate::Error>;
+    /// The decoder fails with [`crate::error::Error::Corrupt`] on data no encoder produced.
+    fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), crate::error::Error>;
 
     /// Whether this coder decodes (its symbols are outputs).
     fn decoding(&self) -> bool;
@@ -41,8 +41,8 @@ pub trait SymbolCoder {
     /// block's text. Encoders and decoders without a budget accept everything.
     ///
     /// # Errors
-    /// [`crate::Error::LimitExceeded`] when the block's text length is exhausted.
-    fn spend(&mut self, bytes: usize) -> Result<(), crate::Error> {
+    /// [`crate::error::Error::LimitExceeded`] when the block's text length is exhausted.
+    fn spend(&mut self, bytes: usize) -> Result<(), crate::error::Error> {
         let _ = bytes;
         Ok(())
     }

@@ -7,7 +7,7 @@ use constriction::stream::{
 };
 
 use super::{Cdf, SymbolCoder};
-use crate::Error;
+use crate::error::Error;
 
 /// Range encoder collecting a block's symbols.
 #[derive(Default)]

@@ -20,9 +20,9 @@ use std::sync::LazyLock;
 use shakmaty::{Chess, Move, Position, san::San};
 
 use super::game::{GameState, play_hashed};
-use crate::Error;
 use crate::chess::move_key;
 use crate::chess::movegen::{Packed, legal_moves_sorted_into};
+use crate::error::Error;
 use crate::text::spelling::parse_token_fast;
 
 /// Largest slot table kept for reuse (16 MiB): an unusually large block's book is freed rather

@@ -106,7 +106,7 @@ pub const LAST_LOSS_EDGES: [i32; 5] = [1, 50, 150, 300, 600];
 /// Buckets of the ply number for end and result features.
 pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
 
-crate::feature_layout! {
+crate::model::params::feature_layout! {
     /// Weights of the move model.
     pub mod move_layout {
         LOSS: super::PHASES * super::SKILLS * 8 => "loss",
@@ -141,7 +141,7 @@ crate::feature_layout! {
     }
 }
 
-crate::feature_layout! {
+crate::model::params::feature_layout! {
     /// Weights of the game-end model (logit of "the game ends before this ply").
     pub mod end_layout {
         BIAS: 1 => "bias",
@@ -159,7 +159,7 @@ crate::feature_layout! {
 /// Result classes from the side to move's point of view.
 pub const RESULT_CLASSES: usize = 4;
 
-crate::feature_layout! {
+crate::model::params::feature_layout! {
     /// Weights of the result model: for each context feature, 4 weights (side to move wins,
     /// loses, draw, unknown).
     pub mod result_layout {

@@ -19,8 +19,8 @@ use std::sync::{Arc, OnceLock};
 pub use game::GameState;
 pub use predictor::Predictor;
 
-use crate::Error;
 use crate::engine::SearchConfig;
+use crate::error::Error;
 use features::{end_layout, move_layout, result_layout};
 use network::Network;
 use params::{ParamFile, fnv1a64, write_weights};

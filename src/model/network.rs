@@ -52,8 +52,8 @@ use super::GameState;
 use super::features::{MoveContext, ONE, Sink, move_layout};
 use super::params::fnv1a64;
 use super::softmax::LOGIT_ONE;
-use crate::Error;
 use crate::chess::movegen::Packed;
+use crate::error::Error;
 
 /// Inputs of the board tower: 768 piece-square (own pieces pawn..king, then the opponent's,
 /// 64 squares each), 4 castling rights (own king side, own queen side, opponent's king side,

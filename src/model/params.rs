@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::Error;
+use crate::error::Error;
 
 /// One named weight group of a layout.
 #[derive(Clone, Copy, Debug)]
@@ -23,14 +23,13 @@ pub struct Group {
 }
 
 /// Declares a feature layout: a module of `usize` offset constants, `LEN` and `GROUPS`.
-#[macro_export]
 macro_rules! feature_layout {
     ($(#[$meta:meta])* $vis:vis mod $module:ident { $($(#[$gmeta:meta])* $const_name:ident : $len:expr => $name:literal,)* }) => {
         $(#[$meta])*
         #[allow(missing_docs)]
         $vis mod $module {
             use $crate::model::params::Group;
-            $crate::feature_layout!(@offsets 0usize; $($const_name : $len,)*);
+            $crate::model::params::feature_layout!(@offsets 0usize; $($const_name : $len,)*);
             /// The groups in file order.
             pub const GROUPS: &[Group] = &[$(Group { name: $name, offset: $const_name, len: $len },)*];
             /// Total number of weights.
@@ -39,10 +38,11 @@ macro_rules! feature_layout {
     };
     (@offsets $at:expr; $const_name:ident : $len:expr, $($rest:tt)*) => {
         pub const $const_name: usize = $at;
-        $crate::feature_layout!(@offsets $at + $len; $($rest)*);
+        $crate::model::params::feature_layout!(@offsets $at + $len; $($rest)*);
     };
     (@offsets $at:expr;) => {};
 }
+pub(crate) use feature_layout;
 
 /// Parsed contents of a parameter file: settings and weight groups by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -176,7 +176,7 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 mod tests {
     use super::*;
 
-    crate::feature_layout! {
+    crate::model::params::feature_layout! {
         mod demo {
             A: 2 => "a",
             B: 64 => "b",

@@ -2,11 +2,11 @@
 //! both directions (see [`SymbolCoder`]).
 
 use super::game_coder::{GameCoder, MoveText};
-use crate::Error;
 use crate::chess::GameResult;
 use crate::container::{BlockStats, EncodedBlock};
 use crate::entropy::budget::{BudgetedDecoder, inflate_side};
 use crate::entropy::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
+use crate::error::Error;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
 use crate::text::{Game, PlyMoves, Terminator, parse_game_into, render_game, split_lines};

@@ -3,10 +3,10 @@
 
 use shakmaty::{Chess, Move, Position, Role};
 
-use crate::Error;
 use crate::chess::GameResult;
 use crate::chess::movegen::{Packed, legal_moves_sorted_into};
 use crate::entropy::{AdaptiveModel, Information, SymbolCoder};
+use crate::error::Error;
 use crate::model::features::{class_result, result_class};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};

@@ -9,8 +9,8 @@ use std::io::BufRead;
 
 pub use game_coder::{GameCoder, MoveText};
 
-use crate::Error;
 use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::error::Error;
 use crate::format::{BlockFormat, BlockSplitter};
 use crate::model::Model;
 

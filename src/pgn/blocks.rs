@@ -3,8 +3,8 @@
 use std::io::{BufRead, Read as _};
 
 use super::lexer::{GameSplitter, is_tag_line};
-use crate::Error;
 use crate::container::{InputFormat, MAX_BLOCK_TEXT};
+use crate::error::Error;
 use crate::text::{parse_game, split_lines};
 
 /// Reads PGN input block by block, cutting before the line that starts a game once a block

@@ -4,8 +4,8 @@
 
 use super::metered::Metered;
 use super::models::{Bit, BitTree, SignedModel};
-use crate::Error;
 use crate::entropy::SymbolCoder;
+use crate::error::Error;
 
 /// A clock value and how it is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

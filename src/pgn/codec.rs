@@ -24,10 +24,10 @@ use super::metered::{Metered, Stream};
 use super::models::{Bit, NumberModel};
 use super::side::Side;
 use super::tags::{GameInfo, TagModel};
-use crate::Error;
 use crate::container::{BlockStats, EncodedBlock};
 use crate::entropy::budget::{BudgetedDecoder, inflate_side};
 use crate::entropy::{Encoder, SymbolCoder};
+use crate::error::Error;
 use crate::model::{GameState, Model};
 use crate::movetext::game_coder::{GameCoder, MoveText};
 

@@ -10,8 +10,8 @@ use super::clock::{Clock, ClockModel};
 use super::metered::{Metered, Stream};
 use super::models::{Bit, BitTree, NumberModel, SignedModel, StringModel};
 use super::side::Side;
-use crate::Error;
 use crate::entropy::SymbolCoder;
+use crate::error::Error;
 
 /// Placeholder of a `[%clk ...]` with a parsed [`Clock`].
 const CLK: u8 = 1;

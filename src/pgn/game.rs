@@ -9,8 +9,8 @@
 use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
 
 use super::lexer::{GLYPHS, TokenKind, lex, tag_parts};
-use crate::Error;
 use crate::chess::GameResult;
+use crate::error::Error;
 use crate::movetext::game_coder::MoveText;
 use crate::text::spelling::parse_token;
 

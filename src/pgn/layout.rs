@@ -17,9 +17,9 @@
 use super::game::{ITEM_KINDS, Item};
 use super::metered::Metered;
 use super::models::{Bit, BitTree, NumberModel, SignedModel, StringModel};
-use crate::Error;
 use crate::chess::GameResult;
 use crate::entropy::SymbolCoder;
+use crate::error::Error;
 
 /// Gap classes: `""`, `" "`, one line break, two line breaks, anything else.
 const GAP_CLASSES: usize = 5;

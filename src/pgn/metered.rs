@@ -1,8 +1,8 @@
 //! A [`SymbolCoder`] wrapper that attributes the information content of every symbol the
 //! encoder codes to one of the PGN streams, for statistics; decoding passes straight through.
 
-use crate::Error;
 use crate::entropy::{Cdf, SymbolCoder};
+use crate::error::Error;
 
 /// The kinds of information in a PGN block, for the size breakdown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

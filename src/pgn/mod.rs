@@ -67,8 +67,8 @@ pub use metered::Stream;
 
 use std::io::BufRead;
 
-use crate::Error;
 use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::error::Error;
 use crate::format::{BlockFormat, BlockSplitter};
 use crate::model::Model;
 

@@ -9,8 +9,8 @@
 //! near-certain decisions of a PGN file (a space after a move, a move number where expected).
 
 use super::text::TextModel;
-use crate::Error;
 use crate::entropy::{Cdf, SymbolCoder, TOTAL};
+use crate::error::Error;
 
 /// Probability scale of [`Bit`]: probabilities are multiples of 2^-16.
 const ONE: i32 = 1 << 16;

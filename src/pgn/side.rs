@@ -3,8 +3,8 @@
 //! whole. The range-coded stream carries each piece's length.
 
 use super::models::NumberModel;
-use crate::Error;
 use crate::entropy::SymbolCoder;
+use crate::error::Error;
 
 /// The side stream being written (encoder) or read (decoder).
 #[derive(Debug, Default)]

@@ -20,9 +20,9 @@ use std::collections::HashMap;
 use super::game::Tag;
 use super::metered::{Metered, Stream};
 use super::models::{Bit, NumberModel, SignedModel, StringModel};
-use crate::Error;
 use crate::chess::GameResult;
 use crate::entropy::SymbolCoder;
+use crate::error::Error;
 
 /// Most values remembered per move-to-front list.
 const HISTORY: usize = 4096;

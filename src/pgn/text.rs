@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::Error;
 use crate::entropy::{Cdf, SymbolCoder};
+use crate::error::Error;
 
 /// Number of context models mixed.
 const INPUTS: usize = 5;
