@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Makes the golden archives of tests/golden/ (checked by tests/golden.rs) that do not exist yet.
+# Makes the golden archives of tests/golden/ (checked by tests/it/golden.rs) that do not exist yet.
 # Archives are forever: an existing golden file is never rewritten. When a level gets a new
 # model release (models/vN/...), add its archive names below (`<input>.l<level>.vN.chz`),
-# run this script and add the new names to tests/golden.rs; the old files stay and must keep
+# run this script and add the new names to tests/it/golden.rs; the old files stay and must keep
 # expanding. Usage: scripts/golden.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,7 @@
 //! Property tests: any bytes round trip, and so do random edits of real game lines (which
 //! mostly stay games, or turn into near-games that must be kept raw exactly).
 
-mod common;
+use crate::common;
 
 use chesszip::CompressOptions;
 use common::{GAMES, fast, round_trip_with};

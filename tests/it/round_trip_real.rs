@@ -1,6 +1,6 @@
 //! Round trips of real games from the benchmark file.
 
-mod common;
+use crate::common;
 
 use chesszip::CompressOptions;
 use chesszip::model::{MAX_LEVEL, MIN_LEVEL};

@@ -1,7 +1,7 @@
 //! The `chesszip` binary: names, standard streams, existing files, damaged input, exit
 //! statuses (0 success, 1 error, 2 warning), info and extract.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

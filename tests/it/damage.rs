@@ -1,7 +1,7 @@
 //! Damaged and foreign archives: every change is reported as an error naming what is wrong,
 //! never a panic, a hang or wrong output.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 

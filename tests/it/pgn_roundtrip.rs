@@ -2,7 +2,7 @@
 //! project's shared data (`../shared/data/pgn` beside the repository, see
 //! [`common::shared_data`]; the test fails when it is missing). Level 1 (the fast model).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! `info` and `extract_lines`: statistics from the index, and any range of lines equal to the
 //! same lines of the input, across block boundaries and lines cut across blocks.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 

@@ -4,7 +4,7 @@
 //! before games were counted (the golden archive) give their games, and blocks the index
 //! counts are not decoded.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 

@@ -6,7 +6,7 @@ use chesszip::container::InputFormat;
 use chesszip::text::{Spelling, parse_game, render_game};
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
-const MARKED: &[u8] = include_bytes!("data/lichess_san_with_checks.txt");
+const MARKED: &[u8] = include_bytes!("../data/lichess_san_with_checks.txt");
 
 /// The same games with canonical spellings: no check marks, least disambiguation.
 fn canonical(text: &[u8]) -> Vec<u8> {

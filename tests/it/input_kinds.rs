@@ -1,7 +1,7 @@
 //! Every kind of input comes back byte for byte: one test per kind of oddity. Lines that are
 //! games in the benchmark format are coded with the model; everything else is kept raw.
 
-mod common;
+use crate::common;
 
 use chesszip::CompressOptions;
 use chesszip::container::InputFormat;

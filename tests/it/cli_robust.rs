@@ -1,9 +1,8 @@
 //! The `chesszip` binary under adverse conditions: killed mid-write (no temporary file may
 //! survive SIGINT, SIGTERM or SIGHUP), archives read from a FIFO, forged indexes, and
 //! conversions that would have to change a game.
-#![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::{Read, Write};

@@ -3,7 +3,7 @@
 //! command must stop quickly with the typed [`Error::LimitExceeded`], within the work budget
 //! that the archive's real size allows, whatever its headers claim.
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 use std::time::{Duration, Instant};
@@ -302,7 +302,7 @@ fn crafted_archives_never_run_away() {
     eprintln!("300 crafted archives, slowest reader {slowest:?}");
 }
 
-/// The long run of the randomised crafting (`cargo test --release --test hostile --
+/// The long run of the randomised crafting (`cargo test --release --test it hostile:: --
 /// --ignored`): any case slower than 2 s is saved under `target/crafted-slow/` for a look.
 #[test]
 #[ignore]

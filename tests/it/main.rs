@@ -1,0 +1,20 @@
+//! The integration tests: one test binary (linked once), a module per concern, sharing the
+//! helpers of [`common`]. Run one module with `cargo test --test it MODULE::`.
+
+mod cli;
+#[cfg(unix)]
+mod cli_robust;
+mod common;
+mod damage;
+mod extract_games;
+mod fuzz_cases;
+mod golden;
+mod hostile;
+mod input_kinds;
+mod layers;
+mod notation;
+mod pgn_corrupt;
+mod pgn_roundtrip;
+mod properties;
+mod random_access;
+mod round_trip_real;
