@@ -89,7 +89,20 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))
 }
 
-/// Compresses `input` to `output` as an archive.
+/// Compresses `input` to `output` as an archive; `progress` gets the input bytes read so far.
+///
+/// ```
+/// use chesszip::{CompressOptions, ExpandOptions, compress, expand};
+///
+/// let pgn = b"[Event \"?\"]\n\n1. e4 e5 2. Nf3 { a comment } Nc6 1-0\n";
+/// let mut archive = Vec::new();
+/// let summary = compress(&pgn[..], &mut archive, &CompressOptions { level: 1, ..CompressOptions::default() }, &|_| {})?;
+/// assert_eq!((summary.text_bytes, summary.stats.plies), (pgn.len() as u64, 4));
+/// let mut back = Vec::new();
+/// expand(&archive[..], &mut back, &ExpandOptions::default(), &|_| {})?;
+/// assert_eq!(back, pgn);
+/// # Ok::<(), chesszip::Error>(())
+/// ```
 ///
 /// # Errors
 /// [`Error::Io`] from reading or writing. Every input is accepted.

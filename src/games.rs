@@ -154,6 +154,18 @@ impl<R: Read + Seek> Iterator for Blocks<R> {
 /// knows that block. For movetext the index says where every line starts; for PGN, where
 /// games are not counted in the index, it knows the blocks that the games read so far started
 /// (so game `n` of a PGN archive first costs decoding the blocks before it, once).
+///
+/// ```
+/// use std::io::Cursor;
+/// use chesszip::{CompressOptions, Games, compress_bytes};
+///
+/// let text = b"e4 e5 1-0\nd4 d5 0-1\nc4 *\n";
+/// let archive = compress_bytes(text, &CompressOptions { level: 1, block_lines: 1, ..CompressOptions::default() });
+/// let mut games = Games::open(Cursor::new(archive), 1)?;
+/// games.seek(2)?;
+/// assert_eq!(games.next_game()?, Some(b"c4 *\n".to_vec()));
+/// # Ok::<(), chesszip::Error>(())
+/// ```
 pub struct Games<R: Read + Seek> {
     blocks: Blocks<R>,
     format: InputFormat,

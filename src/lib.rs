@@ -1,20 +1,38 @@
 //! chesszip: lossless compression of chess games with an engine-guided move model.
 //!
-//! Data flow (one module per stage):
+//! Each ply the model gives every legal move a probability and a range coder codes the move
+//! played; the decoder runs the same model. Data flow of `compress` (`expand` runs the same
+//! chain backwards and calls the very same model):
 //!
 //! ```text
 //! input bytes
-//!   -> text       lines -> games (SAN moves + spelling + result) or raw lines
+//!   -> format     movetext or PGN: cut into blocks; lines or games -> moves, spellings, results
 //!   -> model      per ply: position -> legal moves -> engine scores + features -> frequencies
-//!   -> codec      constriction range coder over one block's symbols
+//!   -> entropy    constriction's range coder over one block's symbols
 //!   -> container  header, blocks with checksums, index
 //! output bytes
 //! ```
 //!
-//! `expand` runs the same chain backwards and calls the very same model. [`archive`] ties the
-//! stages together (blocks in parallel with rayon) and is the API the command line uses;
-//! [`inspect`] reads an archive's statistics, and chosen games or lines, through its index;
-//! [`games`] reads its games one at a time, in order or by number.
+//! The modules are layers, bottom to top (README, "Layers"; `tests/it/layers.rs` checks that
+//! no module imports one above it): [`error`]; [`chess`] and [`entropy`]; [`text`];
+//! [`engine`]; [`model`]; [`container`]; [`format`](mod@format); [`movetext`]; [`pgn`]; [`archive`] (the
+//! pipeline, blocks in parallel with rayon); [`games`]; [`convert`] and [`inspect`]; [`tune`].
+//!
+//! The public API is re-exported here: [`compress`] / [`expand`] (streams),
+//! [`compress_bytes`] / [`expand_bytes`] (memory), [`info`], [`extract_lines`],
+//! [`extract_games`], [`count_games`] and [`Games`] (random access through the index), with
+//! [`Error`] for everything that can fail.
+//!
+//! ```
+//! use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
+//!
+//! let games = b"e4 e5 Nf3 Nc6 Bb5 a6 1-0\nd4 d5 c4 1/2-1/2\nnot a game\n";
+//! let archive = compress_bytes(games, &CompressOptions { level: 1, ..CompressOptions::default() });
+//! assert_eq!(expand_bytes(&archive, &ExpandOptions::default())?, games);
+//! # Ok::<(), chesszip::Error>(())
+//! ```
+
+#![deny(missing_docs)]
 
 pub mod archive;
 pub mod chess;
@@ -33,6 +51,8 @@ pub mod text;
 pub mod tune;
 
 pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
+pub use container::InputFormat;
 pub use error::{Error, Result};
 pub use games::{Blocks, Games};
 pub use inspect::{ArchiveInfo, count_games, extract_games, extract_lines, info};
+pub use model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};

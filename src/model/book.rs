@@ -88,7 +88,7 @@ impl Book {
     }
 
     /// Gives the book's tables to the next [`Book::reused`] on this thread; tables over
-    /// [`MAX_SPARE_SLOTS`] slots (and any book while the thread is shutting down) are freed.
+    /// `MAX_SPARE_SLOTS` (2^20) slots (and any book while the thread is shutting down) are freed.
     pub fn recycle(self) {
         if self.slots.len() <= MAX_SPARE_SLOTS {
             let _ = SPARE.try_with(|spare| spare.set(Some(self)));

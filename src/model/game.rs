@@ -4,7 +4,7 @@ use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, zobrist::Zobrist6
 
 use crate::chess::{move_value, static_eval};
 
-/// The legal moves of `pos` sorted by [`move_key`], into `out`.
+/// The legal moves of `pos` sorted by [`crate::chess::move_key`], into `out`.
 pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
     out.clear();
     let _ = crate::chess::legal_moves_sorted_into(pos, out);

@@ -312,7 +312,7 @@ mod tests {
         }
         // Compressing uses the newest release of each level.
         for level in MIN_LEVEL..=MAX_LEVEL {
-            let newest = RELEASES.iter().filter(|r| r.level == level).last().expect("a release");
+            let newest = RELEASES.iter().rfind(|r| r.level == level).expect("a release");
             assert_eq!(Model::builtin(level).id(), newest.parse().unwrap().id());
         }
     }

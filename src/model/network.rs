@@ -232,7 +232,7 @@ impl Network {
         if inputs != BOARD_INPUTS || squares != SQUARE_INPUTS || hand != move_layout::LEN {
             return Err(bad(name, "input dimensions do not match this build's features"));
         }
-        let ok = |x: usize, max: usize| x > 0 && x <= max && x % 16 == 0;
+        let ok = |x: usize, max: usize| x > 0 && x <= max && x.is_multiple_of(16);
         if !ok(h1, MAX_H1) || !ok(h2, MAX_H2) || ![32, 64, 128].contains(&d) {
             return Err(bad(name, "layer sizes must be positive multiples of 16 within the limits, the move tower's 32, 64 or 128"));
         }

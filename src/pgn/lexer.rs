@@ -1,6 +1,6 @@
 //! Byte-exact tokens of PGN text, and where games start.
 //!
-//! Why not pgn-reader here: it is the right tool to *read* games (and [`mod@super::convert`] uses
+//! Why not pgn-reader here: it is the right tool to *read* games (and [`mod@crate::convert`] uses
 //! it), but it drops whitespace, line breaks, move numbers and the exact spelling of tags, so
 //! it cannot rebuild a file byte for byte. This lexer keeps every byte: a game is a sequence
 //! of tokens with the whitespace between them ("gaps"), and concatenating gaps and tokens

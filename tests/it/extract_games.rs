@@ -130,7 +130,7 @@ fn blocks_cut_inside_tag_lines() {
     // A block that starts inside a tag line sees the line's end as a line of its own, and
     // takes the next tag line for the start of a game: the block after it starts inside a
     // game although it follows a short block.
-    let text = twenty_byte_lines(&"CCCCCC");
+    let text = twenty_byte_lines("CCCCCC");
     let opts = CompressOptions { block_lines: 1, block_bytes: 50, ..fast() };
     let archive = round_trip_with(&text, &opts);
     let entries = IndexedReader::open(Cursor::new(&archive)).unwrap().entries().to_vec();

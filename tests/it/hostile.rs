@@ -151,12 +151,15 @@ fn archives() -> Vec<(&'static str, Vec<u8>)> {
     vec![("movetext", movetext), ("pgn", pgn)]
 }
 
+/// A named change to one field of a header or index entry.
+type Edit<T> = (&'static str, Box<dyn Fn(&mut T)>);
+
 #[test]
 fn a_forged_index_count_is_an_error_for_every_reader() {
     for (name, archive) in archives() {
         let info = chesszip::info(Cursor::new(&archive)).unwrap();
         assert!(info.blocks >= 3, "{name}: {} blocks", info.blocks);
-        let edits: [(&str, Box<dyn Fn(&mut IndexEntry)>); 5] = [
+        let edits: [Edit<IndexEntry>; 5] = [
             ("lines", Box::new(|e| e.lines += 1)),
             ("games", Box::new(|e| e.games -= 1)),
             ("plies", Box::new(|e| e.plies += 1)),
@@ -179,7 +182,7 @@ fn a_forged_index_count_is_an_error_for_every_reader() {
 #[test]
 fn forged_header_counts_are_caught_by_decoding() {
     for (name, archive) in archives() {
-        let edits: [(&str, Box<dyn Fn(&mut BlockHeader)>); 5] = [
+        let edits: [Edit<BlockHeader>; 5] = [
             ("lines", Box::new(|h| h.lines += 1)),
             ("games", Box::new(|h| h.games -= 1)),
             ("plies", Box::new(|h| h.plies -= 1)),
