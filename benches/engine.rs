@@ -30,7 +30,11 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use chesszip::chess::{Threats, see, static_eval};
-use chesszip::engine::{SearchConfig, Searcher, reference};
+use chesszip::engine::{SearchConfig, Searcher};
+
+/// The reference searcher, the test oracle of the fast one.
+#[path = "../tests/it/reference.rs"]
+mod reference;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::{Chess, Move, Position, san::San};
 

@@ -14,8 +14,6 @@
 //! All arithmetic is integer.
 
 mod board;
-#[doc(hidden)]
-pub mod reference;
 pub mod search;
 #[cfg(test)]
 mod search_tests;

@@ -54,7 +54,8 @@
 //! `max(true score, best - margin)`. Hence the scores do not depend on move order, killers,
 //! buffer contents or earlier calls: they are a pure function of `(pos, moves, cfg)`, computed
 //! with integer arithmetic only. The tests check them against a straightforward
-//! reference implementation (the original shakmaty-based searcher) position by position.
+//! reference implementation (the original shakmaty-based searcher, `tests/it/reference.rs`)
+//! position by position.
 
 use shakmaty::{Chess, Move};
 

@@ -17,4 +17,6 @@ mod pgn_corrupt;
 mod pgn_roundtrip;
 mod properties;
 mod random_access;
+mod reference;
 mod round_trip_real;
+mod search;

@@ -1,5 +1,5 @@
-//! Reference implementation of [`super::Searcher::score_moves`], for the tests and the
-//! benchmarks; not part of the API.
+//! Reference implementation of `chesszip::engine::Searcher::score_moves`: the test oracle of
+//! the fast searcher (tests/it/search.rs), also compiled into benches/engine.rs.
 //!
 //! This is the original straightforward searcher (shakmaty positions cloned per node, legal
 //! move generation, `Vec` per node, moves sorted by value). The fast searcher must return
@@ -9,14 +9,14 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use super::{MATE, SearchConfig};
-use crate::chess::{move_value, see};
+use chesszip::chess::{move_value, see};
+use chesszip::engine::{MATE, SearchConfig};
 
 /// The reference searcher.
 #[derive(Default)]
 pub struct Searcher {
     /// Nodes visited since construction (every position reached by making a move counts
-    /// once, as in [`super::Searcher`]), for benchmarks.
+    /// once, as in `chesszip::engine::Searcher`), for benchmarks.
     pub nodes: u64,
 }
 
