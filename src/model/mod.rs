@@ -161,20 +161,17 @@ impl Model {
     /// If `level` is out of range (a bug in the caller) or an embedded file does not parse
     /// (caught by the tests).
     pub fn builtin(level: u8) -> &'static Model {
-        assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
-        let newest = RELEASES.iter().rposition(|r| r.level == level).expect("every level has a release");
-        Model::release(newest)
+        Model::release(newest_release(level))
     }
 
     /// [`Model::id`] of [`Model::builtin`]`(level)`, computed once.
     pub fn builtin_id(level: u8) -> u64 {
-        assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
-        release_id(RELEASES.iter().rposition(|r| r.level == level).expect("every level has a release"))
+        release_id(newest_release(level))
     }
 
     /// The model of [`RELEASES`]`[index]`, parsed when first used.
     fn release(index: usize) -> &'static Model {
-        PARSED[index].get_or_init(|| RELEASES[index].parse().unwrap_or_else(|e| panic!("embedded model {}: {e}", RELEASES[index].name)))
+        &parsed(index).0
     }
 
     /// The embedded model with id `id`, of any release, if any.
@@ -273,15 +270,32 @@ pub const RELEASES: &[Release] = &[
     release!(9, "v2/level9", NET_V2_SEARCH),
 ];
 
-/// The releases, each parsed when first used (a run needs one or two).
-static PARSED: [OnceLock<Model>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
+/// The releases, each parsed when first used (a run needs one or two), with its [`Model::id`]:
+/// computing it serialises the whole model (milliseconds), too slow to repeat for every archive
+/// opened.
+static PARSED: [OnceLock<(Model, u64)>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
 
-/// [`Model::id`] of each release, computed once when first needed: it serialises a whole model
-/// (milliseconds), too slow to repeat for every archive opened.
-static IDS: [OnceLock<u64>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
+/// [`RELEASES`]`[index]` parsed, and its id.
+fn parsed(index: usize) -> &'static (Model, u64) {
+    PARSED[index].get_or_init(|| {
+        let model = RELEASES[index].parse().unwrap_or_else(|e| panic!("embedded model {}: {e}", RELEASES[index].name));
+        let id = model.id();
+        (model, id)
+    })
+}
 
 fn release_id(index: usize) -> u64 {
-    *IDS[index].get_or_init(|| Model::release(index).id())
+    parsed(index).1
+}
+
+/// Index in [`RELEASES`] of the newest release of `level`: the one place a level is
+/// range-checked inside the library.
+///
+/// # Panics
+/// If `level` is outside [`MIN_LEVEL`]`..=`[`MAX_LEVEL`] (a bug in the caller).
+fn newest_release(level: u8) -> usize {
+    assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
+    RELEASES.iter().rposition(|r| r.level == level).expect("every level has a release")
 }
 
 #[cfg(test)]
