@@ -21,9 +21,32 @@ pub const DEFAULT_BLOCK_LINES: u32 = 1000;
 
 /// Blocks read (or decoded) per round, per worker thread: each round ends at a barrier, where a
 /// worker that finished its share waits for the others, so fewer, larger rounds keep the
-/// threads busier (the benchmark's 10 blocks fit in one round with two threads). Memory:
-/// `threads * BLOCKS_PER_THREAD` blocks of text at a time.
+/// threads busier (the benchmark's 10 blocks fit in one round with two threads).
 const BLOCKS_PER_THREAD: usize = 8;
+
+/// Most bytes of text in flight per round, whatever the thread count: a round also ends once
+/// its blocks hold this much text (it always takes at least one block). With the temporaries
+/// of coding a block (about as large as its text), this sets the memory ceiling of [`compress`]
+/// and [`expand`], independent of the number of threads (README, "Robustness"). Real games come
+/// in blocks of a few hundred KB, so a round holds a hundred of them or more; only inputs of
+/// very long lines (blocks near [`MAX_BLOCK_TEXT`]) are coded two blocks at a time.
+pub const ROUND_TEXT_BYTES: usize = 2 * MAX_BLOCK_TEXT;
+
+/// How many of the blocks whose text lengths `text_lens` lists make one round: at most
+/// `max_blocks`, and no more once they hold [`ROUND_TEXT_BYTES`] of text; at least one (if
+/// any).
+pub(crate) fn round_len(text_lens: impl IntoIterator<Item = u32>, max_blocks: usize) -> usize {
+    let mut bytes = 0usize;
+    let mut n = 0;
+    for len in text_lens.into_iter().take(max_blocks.max(1)) {
+        if n > 0 && bytes >= ROUND_TEXT_BYTES {
+            break;
+        }
+        bytes += len as usize;
+        n += 1;
+    }
+    n
+}
 
 /// Settings of [`compress`].
 #[derive(Clone, Copy, Debug)]
@@ -128,12 +151,14 @@ pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOp
     let mut summary = Summary::default();
     loop {
         let mut texts = Vec::with_capacity(batch);
-        for _ in 0..batch {
+        let mut round_bytes = 0;
+        while texts.len() < batch && round_bytes < ROUND_TEXT_BYTES {
             let mut text = Vec::new();
             splitter.read(&mut input, opts.block_lines, block_bytes, &mut text)?;
             if text.is_empty() {
                 break;
             }
+            round_bytes += text.len();
             texts.push(text);
         }
         if texts.is_empty() {
@@ -242,9 +267,13 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
     loop {
         let first = reader.blocks_read();
         let mut blocks = Vec::with_capacity(batch);
-        while blocks.len() < batch {
+        let mut round_bytes = 0;
+        while blocks.len() < batch && round_bytes < ROUND_TEXT_BYTES {
             match reader.next_block()? {
-                Some(b) => blocks.push(b),
+                Some(b) => {
+                    round_bytes += b.0.text_len as usize;
+                    blocks.push(b)
+                }
                 None => break,
             }
         }
@@ -287,4 +316,24 @@ pub fn expand_bytes(archive: &[u8], opts: &ExpandOptions) -> Result<Vec<u8>, Err
     let mut out = Vec::new();
     expand(archive, &mut out, opts, &|_| {})?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_end_at_their_block_count_or_text_budget() {
+        // Small blocks: the block count rules.
+        assert_eq!(round_len([1000; 50], 16), 16);
+        assert_eq!(round_len([1000; 5], 16), 5);
+        // Full blocks: two per round whatever the thread count.
+        let full = MAX_BLOCK_TEXT as u32;
+        assert_eq!(round_len([full; 40], 8), 2);
+        assert_eq!(round_len([full; 40], 128), 2);
+        // Always one block, even one larger than the budget.
+        assert_eq!(round_len([u32::MAX; 3], 128), 1);
+        assert_eq!(round_len([full; 3], 0), 1);
+        assert_eq!(round_len([], 8), 0);
+    }
 }

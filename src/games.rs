@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{Read, Seek};
 use std::sync::mpsc;
 
-use crate::archive::{expand_one, model_for};
+use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::pgn::lexer::GameSplitter;
@@ -93,11 +93,15 @@ impl<R: Read + Seek> Blocks<R> {
         let model = model_for(self.reader.header()).expect("checked when opened");
         let format = self.reader.header().format;
         let count = self.reader.entries().len();
+        // Text in flight, bounded like a round of `expand` whatever the thread count.
+        let entries = self.reader.entries();
+        let mut bytes: usize = (self.position..self.position + self.slots.len()).map(|k| entries[k].text_len as usize).sum();
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
-            if k >= count {
+            if k >= count || (!self.slots.is_empty() && bytes >= ROUND_TEXT_BYTES) {
                 break;
             }
+            bytes += self.reader.entries()[k].text_len as usize;
             let slot = match self.reader.read_block(k) {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);

@@ -19,7 +19,7 @@ use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::archive::{expand_one, model_for};
+use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, round_len};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::model::Model;
@@ -116,7 +116,10 @@ pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
     let batch = pool.current_num_threads() * 2;
     let mut written = 0;
-    for chunk in wanted.chunks(batch) {
+    let mut rest = &wanted[..];
+    while !rest.is_empty() {
+        let (chunk, after) = rest.split_at(round_len(rest.iter().map(|&k| entries[k].text_len), batch));
+        rest = after;
         let mut blocks = Vec::with_capacity(chunk.len());
         for &k in chunk {
             blocks.push(reader.read_block(k)?);
@@ -248,17 +251,19 @@ fn walk_games<R: Read + Seek, W: Write>(
         // The runs to decode now: those the index does not count, and those that may hold a
         // wanted game; with bounds on the games before each run.
         let mut chosen = Vec::new();
-        let (mut blocks, mut least, mut most) = (0, before, before);
+        let (mut blocks, mut bytes, mut least, mut most) = (0, 0, before, before);
         for (s, run) in runs.iter().enumerate().skip(r) {
             if least >= last {
                 break;
             }
             if run.games.is_none() || most + run.most >= first {
-                if !chosen.is_empty() && blocks + run.blocks.len() > batch {
+                let text: usize = run.blocks.clone().map(|k| entries[k].text_len as usize).sum();
+                if !chosen.is_empty() && (blocks + run.blocks.len() > batch || bytes + text > ROUND_TEXT_BYTES) {
                     break;
                 }
                 chosen.push(s);
                 blocks += run.blocks.len();
+                bytes += text;
             }
             least += run.games.unwrap_or(1);
             most += run.most;

@@ -10,6 +10,7 @@ mod inspect;
 mod labeled;
 mod level;
 mod lines;
+mod memory;
 mod progress;
 mod status;
 mod target;
@@ -27,6 +28,7 @@ use status::{Status, describe, error};
 
 /// Parses the command line, runs it and returns the exit code.
 pub fn main() -> ExitCode {
+    memory::bound_heap_growth();
     cleanup::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
