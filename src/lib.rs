@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! input bytes
+//!   -> compressed gzip, bzip2, xz or zstd input decoded on the fly (the archive holds the text)
 //!   -> text       lines -> games (SAN moves + spelling + result) or raw lines
 //!   -> model      per ply: position -> legal moves -> engine scores + features -> frequencies
 //!   -> codec      constriction range coder over one block's symbols
@@ -18,6 +19,7 @@
 
 pub mod archive;
 pub mod codec;
+pub mod compressed;
 pub mod container;
 pub mod engine;
 pub mod error;
