@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! input bytes
+//!   -> compressed gzip, bzip2, xz or zstd input decoded on the fly (the archive holds the text)
 //!   -> format     movetext or PGN: cut into blocks; lines or games -> moves, spellings, results
 //!   -> model      per ply: position -> legal moves -> engine scores + features -> frequencies
 //!   -> entropy    constriction's range coder over one block's symbols
@@ -14,7 +15,7 @@
 //! ```
 //!
 //! The modules are layers, bottom to top (README, "Layers"; `tests/it/layers.rs` checks that
-//! no module imports one above it): [`error`]; [`chess`] and [`entropy`]; [`text`];
+//! no module imports one above it): [`error`]; [`chess`], [`entropy`] and [`compressed`]; [`text`];
 //! [`engine`]; [`model`]; [`container`]; [`format`](mod@format); [`movetext`]; [`pgn`]; [`archive`] (the
 //! pipeline, blocks in parallel with rayon); [`games`]; [`convert`] and [`inspect`]; [`tune`].
 //!
@@ -36,6 +37,7 @@
 
 pub mod archive;
 pub mod chess;
+pub mod compressed;
 pub mod container;
 pub mod convert;
 pub mod engine;

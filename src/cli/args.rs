@@ -16,6 +16,11 @@ use super::lines::LineSpec;
 /// Without a command, chesszip behaves like gzip: it compresses the FILEs, or expands them with
 /// -d, or tests them with -t. Inputs are never deleted (-k is the default and only behaviour).
 ///
+/// Compressed input (gzip, bzip2, xz or zstd, recognised by its content, also on standard
+/// input) is decompressed on the fly: the archive holds the text inside, not the compressed
+/// bytes, and is named for it, so `chesszip games.pgn.zst` writes games.pgn.chz, which expands
+/// to games.pgn.
+///
 /// Exit status: 0 success, 1 error, 2 warning (e.g. a file skipped for its name).
 #[derive(Debug, Parser)]
 #[command(name = "chesszip", version, args_conflicts_with_subcommands = true, max_term_width = 100)]
@@ -33,6 +38,14 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Compress FILEs (or standard input) to FILE.chz.
+    ///
+    /// Compressed input (gzip, bzip2, xz or zstd, recognised by its content, also on standard
+    /// input) is decompressed on the fly with bounded memory: the archive holds the text
+    /// inside, not the compressed bytes, and is named for it as gzip -d, xz -d or zstd -d name
+    /// their output, with .chz added: games.pgn.zst (or .gz, .bz2, .xz) gives games.pgn.chz,
+    /// which expands to games.pgn. Every member of a multi-member gzip file and every frame of
+    /// a concatenated zstd file is decoded; damaged or truncated input is an error, and no
+    /// archive is left behind.
     #[command(visible_alias = "c")]
     Compress(CompressArgs),
     /// Expand FILE.chz archives (or standard input) back to FILE.

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 
+use chesszip::compressed::Compression;
 use chesszip::{CompressOptions, ExpandOptions, Summary};
 
 use super::args::CommonArgs;
@@ -83,8 +84,9 @@ impl std::fmt::Display for Skip {
 
 impl std::error::Error for Skip {}
 
-/// Decides where `source` goes.
-fn sink_for(args: &CommonArgs, mode: Mode, source: &Source) -> Result<Sink> {
+/// Decides where `source` goes; `compression` is that of an input to compress, whose archive
+/// is named for the text inside ([`archive_name`]).
+fn sink_for(args: &CommonArgs, mode: Mode, source: &Source, compression: Option<Compression>) -> Result<Sink> {
     if matches!(mode, Mode::Test) {
         return Ok(Sink::Discard);
     }
@@ -101,7 +103,7 @@ fn sink_for(args: &CommonArgs, mode: Mode, source: &Source) -> Result<Sink> {
         Mode::Compress(_) if has_archive_suffix(path) && !args.force => {
             Err(Skip(format!("{}: already has the .chz suffix -- unchanged (use -f to compress it anyway)", path.display())).into())
         }
-        Mode::Compress(_) => Ok(Sink::File(archive_name(path))),
+        Mode::Compress(_) => Ok(Sink::File(archive_name(path, compression))),
         _ => match if matches!(mode, Mode::ExpandMovetext) { movetext_name(path) } else { text_name(path) } {
             Some(p) => Ok(Sink::File(p)),
             None => Err(Skip(format!("{}: unknown suffix (not .chz) -- ignored; use -o or -c to name the output", path.display())).into()),
@@ -127,7 +129,17 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
             (Box::new(BufReader::with_capacity(1 << 16, file)), Some(meta.len()), Some(meta.permissions()))
         }
     };
-    let mut sink = sink_for(args, mode, source)?;
+    let input = Labeled::new(input, format!("reading {}", source.name()));
+    // Compressed text (x.pgn.zst) is decoded on the fly, so that the archive holds the text
+    // inside, named for it.
+    let (compression, input, len): (_, Box<dyn BufRead>, _) = match mode {
+        Mode::Compress(_) => match chesszip::compressed::open(input)? {
+            (Some(c), decoded) => (Some(c), decoded, None),
+            (None, same) => (None, same, len),
+        },
+        _ => (None, Box::new(input), len),
+    };
+    let mut sink = sink_for(args, mode, source, compression)?;
     if let Sink::File(target) = &sink {
         let input_path = match source {
             Source::File(p) => Some(p.as_path()),
@@ -140,7 +152,18 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
     if matches!(mode, Mode::Compress(_)) && sink == Sink::Stdout && io::stdout().is_terminal() && !args.force {
         bail!("refusing to write an archive to a terminal (use -f to force, or -o to name a file)");
     }
-    let input = Labeled::new(input, format!("reading {}", source.name()));
+    if let Some(c) = compression
+        && !args.quiet
+    {
+        let names = match &sink {
+            Sink::File(p) | Sink::Device(p) => match text_name(p) {
+                Some(text) => format!("; {} expands to {}", p.display(), text.display()),
+                None => String::new(),
+            },
+            _ => String::new(),
+        };
+        eprintln!("chesszip: {}: {c}-compressed input: the archive holds the text inside, not the {c} data{names}", source.name());
+    }
     let total = match (mode, source) {
         (Mode::Compress(_), _) => len,
         // Only a regular file can be read twice (a FIFO's data would be split between readers).

@@ -6,6 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use chesszip::compressed::Compression;
 use tempfile::NamedTempFile;
 
 use super::cleanup;
@@ -67,9 +68,16 @@ impl Sink {
     }
 }
 
-/// `FILE.chz` for `FILE`.
-pub fn archive_name(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_os_string();
+/// `FILE.chz` for `FILE`. For a `compression`-compressed input, the archive holds the text
+/// inside, and is named for it as that format's own tool names the decompressed file
+/// ([`Compression::decompressed_name`]) with `.chz` added: `x.pgn.zst` gives `x.pgn.chz`, which
+/// expands to `x.pgn`; a name without the format's suffix just gains `.chz`.
+pub fn archive_name(path: &Path, compression: Option<Compression>) -> PathBuf {
+    let decompressed = compression.zip(path.file_name().and_then(|n| n.to_str())).and_then(|(c, n)| c.decompressed_name(n));
+    let mut name = match decompressed {
+        Some(n) => path.with_file_name(n).into_os_string(),
+        None => path.as_os_str().to_os_string(),
+    };
     name.push(SUFFIX);
     PathBuf::from(name)
 }
@@ -246,5 +254,20 @@ mod tests {
         assert_eq!(name(".pgn.chz").as_deref(), Some(".pgn.txt"));
         assert_eq!(name("x.pgn"), None);
         assert_eq!(name(".chz"), None);
+    }
+
+    #[test]
+    fn archives_of_compressed_input_are_named_for_the_text_inside() {
+        let name = |p: &str, c| archive_name(Path::new(p), c).display().to_string();
+        assert_eq!(name("dir/x.pgn.zst", Some(Compression::Zstd)), "dir/x.pgn.chz");
+        assert_eq!(name("x.pgn.gz", Some(Compression::Gzip)), "x.pgn.chz");
+        assert_eq!(name("x.pgn.bz2", Some(Compression::Bzip2)), "x.pgn.chz");
+        assert_eq!(name("x.pgn.XZ", Some(Compression::Xz)), "x.pgn.chz");
+        // A name that does not say what the content is keeps its whole name.
+        assert_eq!(name("x.pgn.gz", Some(Compression::Zstd)), "x.pgn.gz.chz");
+        assert_eq!(name("x.pgn", Some(Compression::Zstd)), "x.pgn.chz");
+        assert_eq!(name(".zst", Some(Compression::Zstd)), ".zst.chz");
+        assert_eq!(name("x.pgn.zst", None), "x.pgn.zst.chz");
+        assert_eq!(text_name(Path::new(&name("x.pgn.zst", Some(Compression::Zstd)))), Some("x.pgn".into()));
     }
 }

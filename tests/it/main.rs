@@ -5,6 +5,7 @@ mod cli;
 #[cfg(unix)]
 mod cli_robust;
 mod common;
+mod compressed_input;
 mod damage;
 mod extract_games;
 mod fuzz_cases;

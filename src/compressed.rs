@@ -1,0 +1,266 @@
+//! Compressed input: text that arrives as gzip, bzip2, xz or zstd (`games.pgn.gz`, the lichess
+//! database's `.pgn.zst`) is recognised by its magic bytes, whatever its name, and decoded on
+//! the fly, so that the archive holds the text inside rather than the compressed bytes.
+//!
+//! [`open`] peeks at the first bytes of an input and returns a reader of its decoded text: a
+//! stream with bounded memory (a decoder's window and a few buffers of 64 KiB, whatever the
+//! input's size), which the block pipeline ([`crate::archive::compress`]) reads like any other
+//! input. Every member of a multi-member gzip or bzip2 file and every frame or stream of a
+//! concatenated zstd or xz file is decoded. A damaged or truncated input is an
+//! [`io::ErrorKind::InvalidData`] or [`io::ErrorKind::UnexpectedEof`] error naming the format,
+//! never text cut short in silence. The decoders are the well-kept crates `flate2` (pure Rust),
+//! `bzip2` (pure Rust), `liblzma` and `zstd`.
+
+use std::fmt;
+use std::io::{self, BufRead, BufReader, Read};
+
+/// The compressed formats recognised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// gzip (RFC 1952), e.g. `.pgn.gz`.
+    Gzip,
+    /// bzip2, e.g. `.pgn.bz2`.
+    Bzip2,
+    /// xz (LZMA2), e.g. `.pgn.xz`.
+    Xz,
+    /// zstd (RFC 8878), e.g. the lichess database's `.pgn.zst`.
+    Zstd,
+}
+
+/// Bytes [`Compression::detect`] looks at.
+pub const MAGIC_LEN: usize = 10;
+
+/// Largest zstd window accepted, as a power of two: 2 GiB, the most `zstd --long=31` writes.
+/// The decoder holds one window; most files (`zstd -19 --long` included) use 128 MiB or less.
+const ZSTD_WINDOW_LOG_MAX: u32 = 31;
+
+/// Buffer of the decoded text, in bytes.
+const BUFFER: usize = 1 << 16;
+
+impl Compression {
+    /// All formats, in the order of their names.
+    pub const ALL: [Compression; 4] = [Compression::Bzip2, Compression::Gzip, Compression::Xz, Compression::Zstd];
+
+    /// The format whose magic bytes `head` (the first up to [`MAGIC_LEN`] bytes of an input)
+    /// starts with, or `None` for anything else. The signatures are long enough that no text
+    /// matches them: gzip `1f 8b 08` (deflate), bzip2 `BZh1`..`BZh9` followed by the 48-bit
+    /// block or end-of-stream magic, xz `fd 37 7a 58 5a 00`, zstd `28 b5 2f fd` or a skippable
+    /// frame (`50`..`5f 2a 4d 18`).
+    pub fn detect(head: &[u8]) -> Option<Compression> {
+        const BZIP2_BLOCK: [u8; 6] = [0x31, 0x41, 0x59, 0x26, 0x53, 0x59];
+        const BZIP2_END: [u8; 6] = [0x17, 0x72, 0x45, 0x38, 0x50, 0x90];
+        match head {
+            [0x1f, 0x8b, 0x08, ..] => Some(Compression::Gzip),
+            [b'B', b'Z', b'h', b'1'..=b'9', rest @ ..] if rest.len() >= 6 && (rest[..6] == BZIP2_BLOCK || rest[..6] == BZIP2_END) => {
+                Some(Compression::Bzip2)
+            }
+            [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Some(Compression::Xz),
+            [0x28, 0xb5, 0x2f, 0xfd, ..] => Some(Compression::Zstd),
+            [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => Some(Compression::Zstd),
+            _ => None,
+        }
+    }
+
+    /// The format's usual name: `gzip`, `bzip2`, `xz`, `zstd`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::Gzip => "gzip",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+            Compression::Zstd => "zstd",
+        }
+    }
+
+    /// The file-name suffixes of the format and what each stands for, as its own tool
+    /// (`gzip -d`, `bzip2 -d`, `xz -d`, `zstd -d`) renames them on decompression: `.gz` for
+    /// nothing, `.tgz` for `.tar`. Lowercase; compare without regard to case.
+    pub fn suffixes(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Compression::Gzip => &[(".gz", ""), (".tgz", ".tar")],
+            Compression::Bzip2 => &[(".bz2", ""), (".bz", ""), (".tbz2", ".tar"), (".tbz", ".tar")],
+            Compression::Xz => &[(".xz", ""), (".txz", ".tar")],
+            Compression::Zstd => &[(".zst", ""), (".tzst", ".tar")],
+        }
+    }
+
+    /// The name `name` has once decompressed: a suffix of this format ([`Self::suffixes`],
+    /// in any case) replaced by what it stands for, so `games.pgn.zst` gives `games.pgn` and
+    /// `GAMES.PGN.GZ` gives `GAMES.PGN`. `None` if `name` has no such suffix, or nothing before it.
+    pub fn decompressed_name(self, name: &str) -> Option<String> {
+        let lower = name.to_ascii_lowercase();
+        self.suffixes().iter().find_map(|(suffix, replacement)| {
+            let stem = lower.strip_suffix(suffix)?;
+            (!stem.is_empty()).then(|| format!("{}{replacement}", &name[..stem.len()]))
+        })
+    }
+
+    /// A reader of the text `input` decodes to, streaming with bounded memory. Decodes every
+    /// member, frame or stream of a concatenated input; see the module documentation for
+    /// errors.
+    ///
+    /// # Errors
+    /// From setting up the zstd decoder (out of memory).
+    pub fn decoder<'a, R: BufRead + 'a>(self, input: R) -> io::Result<Box<dyn BufRead + 'a>> {
+        let input = Marked(input);
+        let decoded: Box<dyn Read + 'a> = match self {
+            Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(input)),
+            Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
+            Compression::Xz => {
+                let stream =
+                    liblzma::stream::Stream::new_stream_decoder(u64::MAX, liblzma::stream::CONCATENATED).map_err(io::Error::other)?;
+                Box::new(liblzma::bufread::XzDecoder::new_stream(input, stream))
+            }
+            Compression::Zstd => {
+                let mut decoder = zstd::stream::read::Decoder::with_buffer(input)?;
+                decoder.window_log_max(ZSTD_WINDOW_LOG_MAX)?;
+                Box::new(decoder)
+            }
+        };
+        Ok(Box::new(BufReader::with_capacity(BUFFER, Named { inner: decoded, format: self })))
+    }
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Detects the compression of `input` from its first bytes and returns it with a reader of
+/// the text: the decoded text for compressed input, else the input's bytes unchanged (those
+/// read to detect included).
+///
+/// # Errors
+/// From reading the first bytes of `input`, or from [`Compression::decoder`].
+pub fn open<'a, R: BufRead + 'a>(mut input: R) -> io::Result<(Option<Compression>, Box<dyn BufRead + 'a>)> {
+    // Read the magic bytes whole even if they arrive in pieces (a pipe), then put them back.
+    let mut head = Vec::with_capacity(MAGIC_LEN);
+    (&mut input).take(MAGIC_LEN as u64).read_to_end(&mut head)?;
+    let whole = io::Cursor::new(head).chain(input);
+    let compression = Compression::detect(whole.get_ref().0.get_ref());
+    let reader = match compression {
+        Some(c) => c.decoder(whole)?,
+        None => Box::new(whole),
+    };
+    Ok((compression, reader))
+}
+
+/// A decoder whose errors name its format ("damaged or truncated zstd input: ..."), except
+/// those of the input it reads, which pass unchanged.
+struct Named<R> {
+    inner: R,
+    format: Compression,
+}
+
+impl<R: Read> Read for Named<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if e.get_ref().is_some_and(|inner| inner.is::<SourceError>()) {
+                let source = e.into_inner().expect("checked").downcast::<SourceError>().expect("checked");
+                return source.0;
+            }
+            let kind = if e.kind() == io::ErrorKind::UnexpectedEof { e.kind() } else { io::ErrorKind::InvalidData };
+            io::Error::new(kind, format!("damaged or truncated {} input: {e}", self.format))
+        })
+    }
+}
+
+/// An error of the input under a decoder, marked so that [`Named`] can tell it from the
+/// decoder's own.
+#[derive(Debug)]
+struct SourceError(io::Error);
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for SourceError {}
+
+/// The input under a decoder, marking its errors as [`SourceError`]s.
+struct Marked<R>(R);
+
+impl<R> Marked<R> {
+    fn mark(e: io::Error) -> io::Error {
+        if e.kind() == io::ErrorKind::Interrupted {
+            return e;
+        }
+        io::Error::new(e.kind(), SourceError(e))
+    }
+}
+
+impl<R: Read> Read for Marked<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf).map_err(Self::mark)
+    }
+}
+
+impl<R: BufRead> BufRead for Marked<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.0.fill_buf().map_err(Self::mark)
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.0.consume(amount);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_not_compressed() {
+        for text in [&b"[Event \"Rated\"]\n"[..], b"e4 e5 Nf3 1-0\n", b"BZh9 is text", b"BZh91AY&S", b"", b"\x1f\x8b"] {
+            assert_eq!(Compression::detect(text), None, "{:?}", String::from_utf8_lossy(text));
+        }
+    }
+
+    #[test]
+    fn names_drop_the_suffix_of_their_format_only() {
+        assert_eq!(Compression::Zstd.decompressed_name("x.pgn.zst").as_deref(), Some("x.pgn"));
+        assert_eq!(Compression::Gzip.decompressed_name("X.PGN.GZ").as_deref(), Some("X.PGN"));
+        assert_eq!(Compression::Gzip.decompressed_name("games.tgz").as_deref(), Some("games.tar"));
+        assert_eq!(Compression::Bzip2.decompressed_name("a.pgn.bz2").as_deref(), Some("a.pgn"));
+        assert_eq!(Compression::Xz.decompressed_name("a.pgn.xz").as_deref(), Some("a.pgn"));
+        assert_eq!(Compression::Xz.decompressed_name("a.pgn.gz"), None);
+        assert_eq!(Compression::Zstd.decompressed_name(".zst"), None);
+        assert_eq!(Compression::Zstd.decompressed_name("a.pgn"), None);
+    }
+
+    /// Reads `input` through [`open`] in pieces of at most 3 bytes (as from a slow pipe).
+    fn open_in_pieces(input: &[u8]) -> (Option<Compression>, Vec<u8>) {
+        struct Pieces<'a>(&'a [u8]);
+        impl Read for Pieces<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = buf.len().min(3).min(self.0.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let (c, mut reader) = open(BufReader::with_capacity(3, Pieces(input))).expect("opens");
+        let mut out = Vec::new();
+        reader.read_to_end(&mut out).expect("decodes");
+        (c, out)
+    }
+
+    #[test]
+    fn magic_arriving_in_pieces_is_detected_and_plain_text_passes_unchanged() {
+        let text = b"1. e4 e5 2. Nf3 Nc6 1-0\n".repeat(20);
+        let zst = zstd::encode_all(&text[..], 3).expect("zstd");
+        assert_eq!(open_in_pieces(&zst), (Some(Compression::Zstd), text.clone()));
+        assert_eq!(open_in_pieces(&text), (None, text.clone()));
+        assert_eq!(open_in_pieces(b"e4"), (None, b"e4".to_vec()));
+    }
+
+    #[test]
+    fn truncated_zstd_is_an_error_naming_the_format() {
+        let text = b"1. e4 e5 2. Nf3 Nc6 1-0\n".repeat(200);
+        let zst = zstd::encode_all(&text[..], 3).expect("zstd");
+        let (_, mut reader) = open(&zst[..zst.len() - 5]).expect("opens");
+        let err = reader.read_to_end(&mut Vec::new()).expect_err("truncated input fails");
+        assert!(err.to_string().contains("zstd"), "{err}");
+    }
+}

@@ -1,0 +1,171 @@
+//! Compressed downloads (`.pgn.zst`, `.gz`, `.bz2`, `.xz`): the archive holds the PGN inside,
+//! is named for it, and expands to it byte for byte; concatenated streams are decoded whole;
+//! damaged or truncated input fails and leaves no archive behind. The inputs are real lichess
+//! files of the shared data, compressed here with the same crates the decoders come from.
+
+use crate::common;
+
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use assert_cmd::Command;
+use chesszip::compressed::Compression;
+
+fn chesszip() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_chesszip"));
+    cmd.env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Files of `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+fn lichess(name: &str) -> Vec<u8> {
+    fs::read(common::shared_data(&format!("pgn/lichess/{name}"))).expect("lichess PGN readable")
+}
+
+/// `data` compressed in `format` as its command-line tool does by default (zstd with its
+/// checksum, as `zstd` writes it).
+fn encode(format: Compression, data: &[u8]) -> Vec<u8> {
+    match format {
+        Compression::Gzip => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        Compression::Bzip2 => {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(9));
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        Compression::Xz => {
+            let mut e = liblzma::write::XzEncoder::new(Vec::new(), 6);
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+        Compression::Zstd => {
+            let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+            e.include_checksum(true).unwrap();
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        }
+    }
+}
+
+fn suffix(format: Compression) -> &'static str {
+    format.suffixes()[0].0
+}
+
+/// `data` as `zstd -19 --long` compresses it (level 19, long-distance matching, 128 MiB window).
+fn zstd_19_long(data: &[u8]) -> Vec<u8> {
+    let mut e = zstd::stream::Encoder::new(Vec::new(), 19).unwrap();
+    e.long_distance_matching(true).unwrap();
+    e.window_log(27).unwrap();
+    e.include_checksum(true).unwrap();
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// The value of `key:` in `info`'s output.
+fn info_field(info: &str, key: &str) -> String {
+    info.lines().find_map(|l| l.strip_prefix(&format!("{key}:"))).unwrap_or_else(|| panic!("info has no {key}: {info}")).trim().to_string()
+}
+
+#[test]
+fn each_format_of_a_real_lichess_file_is_archived_as_the_pgn_inside() {
+    let pgn = lichess("2016-05.pgn");
+    let games = pgn.split(|&b| b == b'\n').filter(|l| l.starts_with(b"[Site ")).count();
+    assert!(games > 1000, "the lichess sample holds {games} games");
+    let dir = tempfile::tempdir().unwrap();
+    // The archive of the PGN itself, to compare with.
+    fs::write(dir.path().join("plain.pgn"), &pgn).unwrap();
+    chesszip().args(["compress", "-q"]).arg(dir.path().join("plain.pgn")).assert().success();
+    let plain = fs::read(dir.path().join("plain.pgn.chz")).unwrap();
+    let zstd_size = zstd_19_long(&pgn).len();
+    for format in Compression::ALL {
+        let input = dir.path().join(format!("lichess.pgn{}", suffix(format)));
+        fs::write(&input, encode(format, &pgn)).unwrap();
+        let out = chesszip().arg("compress").arg(&input).output().unwrap();
+        assert!(out.status.success(), "{format}: {}", stderr_of(&out));
+        // Named for the PGN inside, and saying so.
+        let archive = dir.path().join("lichess.pgn.chz");
+        let note = stderr_of(&out);
+        assert!(note.contains(&format!("{format}-compressed input")) && note.contains("expands to"), "{format}: {note}");
+        assert_eq!(note.lines().count(), 1, "{format}: one line of note: {note}");
+        let bytes = fs::read(&archive).unwrap_or_else(|e| panic!("{format}: no {}: {e}", archive.display()));
+        assert_eq!(bytes, plain, "{format}: the archive is that of the PGN");
+        assert!(
+            bytes.len() * 10 <= zstd_size * 4,
+            "{format}: archive {} bytes, more than 0.4x the {zstd_size} bytes of zstd -19 --long",
+            bytes.len()
+        );
+        let back = chesszip().args(["expand", "-c"]).arg(&archive).output().unwrap();
+        assert!(back.status.success(), "{format}: {}", stderr_of(&back));
+        assert!(back.stdout == pgn, "{format}: the archive does not expand to the PGN");
+        let info = chesszip().arg("info").arg(&archive).output().unwrap();
+        let info = String::from_utf8(info.stdout).unwrap();
+        assert_eq!(info_field(&info, "text bytes"), pgn.len().to_string(), "{format}: {info}");
+        assert_eq!(info_field(&info, "games"), games.to_string(), "{format}: {info}");
+        fs::remove_file(&archive).unwrap();
+        fs::remove_file(&input).unwrap();
+    }
+    assert_eq!(listing(dir.path()), ["plain.pgn", "plain.pgn.chz"]);
+}
+
+#[test]
+fn concatenated_streams_on_standard_input_are_decoded_whole() {
+    let pgn = lichess("2017-05.pgn");
+    // Cut inside a game, so that neither part is whole on its own.
+    let (a, b) = pgn.split_at(pgn.len() / 3 + 7);
+    for format in Compression::ALL {
+        let joined = [encode(format, a), encode(format, b)].concat();
+        let out = chesszip().args(["compress", "-1", "-c"]).write_stdin(joined).output().unwrap();
+        assert!(out.status.success(), "{format}: {}", stderr_of(&out));
+        assert!(stderr_of(&out).contains(&format!("(stdin): {format}-compressed input")), "{format}: {}", stderr_of(&out));
+        let back = chesszip::expand_bytes(&out.stdout, &common::expand_opts()).expect("archive expands");
+        assert!(back == pgn, "{format}: expands to {} bytes, not the {} of the PGN", back.len(), pgn.len());
+        // Quiet means no note.
+        let out = chesszip().args(["-1", "-c", "-q"]).write_stdin(encode(format, b"1. e4 e5 1-0\n")).output().unwrap();
+        assert!(out.status.success() && out.stderr.is_empty(), "{format}: {}", stderr_of(&out));
+    }
+}
+
+#[test]
+fn damaged_or_truncated_input_fails_and_leaves_no_archive() {
+    let pgn = lichess("2017-05.pgn");
+    for format in Compression::ALL {
+        let good = encode(format, &pgn);
+        let mut flipped = good.clone();
+        let middle = flipped.len() / 2;
+        for byte in &mut flipped[middle..middle + 16] {
+            *byte ^= 0x55;
+        }
+        let truncated = &good[..good.len() / 2];
+        for (what, bytes) in [("truncated", truncated), ("damaged", &flipped[..])] {
+            let dir = tempfile::tempdir().unwrap();
+            let input = dir.path().join(format!("x.pgn{}", suffix(format)));
+            fs::write(&input, bytes).unwrap();
+            let out = chesszip().args(["compress", "-1"]).arg(&input).output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{what} {format}: {}", stderr_of(&out));
+            let err = stderr_of(&out);
+            assert!(err.contains(&format!("damaged or truncated {format} input")), "{what} {format}: {err}");
+            assert_eq!(listing(dir.path()), [format!("x.pgn{}", suffix(format))], "{what} {format}: files left");
+        }
+    }
+}
+
+#[test]
+fn help_says_the_archive_holds_the_text_inside() {
+    let out = chesszip().args(["compress", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(help.contains("the archive holds the text") && help.contains("games.pgn.zst"), "{help}");
+}
