@@ -112,3 +112,27 @@ def ply_log_probs(logits, batch, floor):
     s = torch.zeros(plies, dtype=logits.dtype).index_add(0, ply, e)
     log_soft = logits[batch["label"]] - zmax.detach() - torch.log(s)
     return torch.log((1.0 - floor) * torch.exp(log_soft) + floor / n)
+
+
+def move_log_probs(logits, batch, floor):
+    """log p of every legal move (shape (M,)) under softmax(logits) mixed with a uniform `floor`."""
+    ply = batch["ply_of_move"]
+    n = batch["moves_per_ply"].to(logits.dtype)
+    plies = len(n)
+    zmax = torch.full((plies,), -1e30, dtype=logits.dtype).scatter_reduce(0, ply, logits, reduce="amax", include_self=True)
+    e = torch.exp(logits - zmax[ply].detach())
+    s = torch.zeros(plies, dtype=logits.dtype).index_add(0, ply, e)
+    log_soft = logits - zmax.detach()[ply] - torch.log(s)[ply]
+    return torch.log((1.0 - floor) * torch.exp(log_soft) + floor / n[ply])
+
+
+def soft_cross_entropy(logits, batch, floor, temperature=1.0):
+    """Per ply, the cross-entropy (nats) of the coder's distribution against the teacher's
+    (`batch["soft"]`, sharpened or flattened by `temperature`), over the legal moves."""
+    ply = batch["ply_of_move"]
+    plies = len(batch["moves_per_ply"])
+    t = batch["soft"].to(logits.dtype)
+    if temperature != 1.0:
+        t = t.clamp_min(1e-12) ** (1.0 / temperature)
+        t = t / torch.zeros(plies, dtype=t.dtype).index_add(0, ply, t)[ply]
+    return -torch.zeros(plies, dtype=logits.dtype).index_add(0, ply, t * move_log_probs(logits, batch, floor))

@@ -5,12 +5,16 @@
 Each epoch visits the training plies in shuffled batches of consecutive plies; the heldout
 split is only evaluated (never fitted, never used to stop). The loss is the cross-entropy in
 bits per ply of the played move under the coder's distribution: softmax mixed with the model's
-uniform floor. Quantisation-aware from `--qat-epoch` on. The checkpoint kept is the epoch with
+uniform floor. With `--teacher-root` and `--alpha`, on the plies that the teacher labelled
+(scripts/teacher) the loss is `(1 - alpha)` times that plus `alpha` times the cross-entropy of
+the coder's distribution against the teacher's over the legal moves (distillation).
+Quantisation-aware from `--qat-epoch` on. The checkpoint kept is the epoch with
 the best heldout bits (early stopping on validation data).
 """
 
 import argparse
 import math
+import os
 import random
 import time
 
@@ -18,7 +22,7 @@ import numpy as np
 import torch
 
 from data import Split
-from model import MoveNet, ply_log_probs
+from model import MoveNet, ply_log_probs, soft_cross_entropy
 
 
 def evaluate(net, split, floor, batch):
@@ -50,6 +54,10 @@ def main():
     ap.add_argument("--no-hand", action="store_true", help="ablation: without the hand features (no linear model, no F)")
     ap.add_argument("--no-board", action="store_true", help="ablation: without the board context")
     ap.add_argument("--init", help="start from this checkpoint (fine-tuning, e.g. for another level's features)")
+    ap.add_argument("--teacher-root", help="folder of join.py outputs, one per training split, named as the split's folder")
+    ap.add_argument("--alpha", type=float, default=0.0, help="weight of the teacher's soft targets on labelled plies")
+    ap.add_argument("--temperature", type=float, default=1.0, help="teacher distribution ** (1/T), renormalised")
+    ap.add_argument("--teacher-plies", type=int, help="use at most this many labelled plies (in split order)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
@@ -57,7 +65,13 @@ def main():
     torch.manual_seed(args.seed)
     random.seed(args.seed)
     torch.set_num_threads(args.threads)
-    train = [Split(f) for f in args.train]
+    train, budget = [], args.teacher_plies
+    for f in args.train:
+        t = args.teacher_root and os.path.join(args.teacher_root, os.path.basename(os.path.normpath(f)))
+        train.append(Split(f, t if t and os.path.isdir(t) else None, budget))
+        if budget is not None:
+            budget -= train[-1].labelled
+    labelled = sum(s.labelled for s in train)
     heldout = Split(args.heldout)
     hand = train[0].meta["hand"]
     for s in train + [heldout]:
@@ -67,7 +81,7 @@ def main():
         ranges = s.ranges(args.batch)
         batches += [(s, r) for r in ranges[: max(1, round(len(ranges) * args.fraction))]]
     plies = sum(hi - lo for _, (lo, hi) in batches)
-    print(f"training on {plies} plies in {len(batches)} batches; heldout {heldout.plies} plies", flush=True)
+    print(f"training on {plies} plies in {len(batches)} batches ({labelled} teacher-labelled, alpha {args.alpha}); heldout {heldout.plies} plies", flush=True)
 
     net = MoveNet(hand, train[0].linear, args.h1, args.h2, args.d)
     net.no_hand, net.no_board = args.no_hand, args.no_board
@@ -84,7 +98,12 @@ def main():
         t0, run, run_n = time.time(), 0.0, 0
         for step, (s, (lo, hi)) in enumerate(batches):
             b = s.batch(lo, hi)
-            loss = -ply_log_probs(net(b), b, args.floor).mean() / math.log(2)
+            logits = net(b)
+            per_ply = -ply_log_probs(logits, b, args.floor)
+            if args.alpha > 0 and "has" in b and b["has"].any():
+                soft = soft_cross_entropy(logits, b, args.floor, args.temperature)
+                per_ply = torch.where(b["has"], (1.0 - args.alpha) * per_ply + args.alpha * soft, per_ply)
+            loss = per_ply.mean() / math.log(2)
             opt.zero_grad()
             loss.backward()
             opt.step()

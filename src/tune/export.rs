@@ -11,6 +11,7 @@
 //! | `move_off.i64` | i64 | N + 1 | ply `n`'s legal moves are `move_off[n]..move_off[n+1]` |
 //! | `label.i32` | i32 | N | index of the move played among them (canonical order) |
 //! | `rows.u16` | u16 | 2 M | per move, its `from` and `to` rows ([`network::move_rows`]) |
+//! | `uci.u16` | u16 | M | per move, `from + 64 to + 4096 promo` (squares a1 = 0, unmirrored; the king's destination for castling; promo 0 none, 1 knight .. 4 queen): joins teacher labels (scripts/teacher) |
 //! | `feat_off.i64` | i64 | M + 1 | move `m`'s hand features are `feat_off[m]..feat_off[m+1]` |
 //! | `feat_idx.u16`, `feat_val.i16` | u16, i16 | K | hand feature index and value (1/256) |
 //! | `meta.json` | | | counts, the level, the model id and the input sizes |
@@ -59,6 +60,7 @@ pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<Expo
         (open("board_idx.u16")?, open("board_off.i64")?, open("move_off.i64")?, open("label.i32")?);
     let (mut rows, mut feat_off, mut feat_idx, mut feat_val) =
         (open("rows.u16")?, open("feat_off.i64")?, open("feat_idx.u16")?, open("feat_val.i16")?);
+    let mut uci = open("uci.u16")?;
     let mut counts = ExportCounts::default();
     let (mut boards, mut feats) = (0i64, 0i64);
     board_off.write_all(&0i64.to_le_bytes())?;
@@ -85,6 +87,8 @@ pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<Expo
                 let (from, to) = network::move_rows(p, turn);
                 rows.write_all(&(from as u16).to_le_bytes())?;
                 rows.write_all(&(to as u16).to_le_bytes())?;
+                let promo = p.promotion().saturating_sub(1);
+                uci.write_all(&((p.from() + 64 * p.to() + 4096 * promo) as u16).to_le_bytes())?;
                 hand.clear();
                 ctx.features(i, &mut Collect(&mut hand));
                 for &(k, v) in &hand {
@@ -104,7 +108,7 @@ pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<Expo
         counts.games += 1;
     }
     counts.features = feats as usize;
-    for w in [&mut board_idx, &mut board_off, &mut move_off, &mut label, &mut rows, &mut feat_off, &mut feat_idx, &mut feat_val] {
+    for w in [&mut board_idx, &mut board_off, &mut move_off, &mut label, &mut rows, &mut uci, &mut feat_off, &mut feat_idx, &mut feat_val] {
         w.flush()?;
     }
     let meta = format!(
