@@ -15,12 +15,19 @@ use std::sync::mpsc;
 use crate::Error;
 use crate::archive::{expand_one, model_for};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
+use crate::form::RawBlocks;
 use crate::pgn::lexer::GameSplitter;
 
 /// Blocks decoded ahead per worker thread when reading in order: enough to keep every thread
 /// busy while the caller consumes one block, few enough to bound memory (this many blocks of
 /// text per thread).
 const AHEAD_PER_THREAD: usize = 4;
+
+/// Where [`Blocks`] reads: a block container through its index, or a raw archive.
+enum Source<R: Read + Seek> {
+    Container(IndexedReader<R>),
+    Raw(RawBlocks<R>),
+}
 
 /// A block being decoded on the pool, or a failure to read it.
 enum Slot {
@@ -32,7 +39,7 @@ enum Slot {
 /// pool of worker threads, without waiting for each other; the caller gets them one at a time,
 /// each checked against its checksums.
 pub struct Blocks<R: Read + Seek> {
-    reader: IndexedReader<R>,
+    reader: Source<R>,
     pool: rayon::ThreadPool,
     /// Blocks handed to the pool or failed, in order, starting with block `position`.
     slots: VecDeque<Slot>,
@@ -51,9 +58,14 @@ impl<R: Read + Seek> Blocks<R> {
     /// # Errors
     /// As [`IndexedReader::open`]; [`Error::Unsupported`] if this build lacks the archive's
     /// model; [`Error::Io`] if the threads cannot be started.
-    pub fn open(input: R, threads: usize) -> Result<Self, Error> {
-        let reader = IndexedReader::open(input)?;
-        model_for(reader.header())?;
+    pub fn open(mut input: R, threads: usize) -> Result<Self, Error> {
+        let reader = if crate::form::is_raw(&mut input)? {
+            Source::Raw(RawBlocks::open(input)?)
+        } else {
+            let reader = IndexedReader::open(input)?;
+            model_for(reader.header())?;
+            Source::Container(reader)
+        };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
         let threads = pool.current_num_threads();
         Ok(Blocks { reader, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
@@ -61,12 +73,18 @@ impl<R: Read + Seek> Blocks<R> {
 
     /// The archive's file header.
     pub fn header(&self) -> &FileHeader {
-        self.reader.header()
+        match &self.reader {
+            Source::Container(r) => r.header(),
+            Source::Raw(r) => r.header(),
+        }
     }
 
     /// The archive's block index.
     pub fn entries(&self) -> &[IndexEntry] {
-        self.reader.entries()
+        match &self.reader {
+            Source::Container(r) => r.entries(),
+            Source::Raw(r) => r.entries(),
+        }
     }
 
     /// The number of the block [`Blocks::next_text`] returns next (the number of blocks at
@@ -90,15 +108,19 @@ impl<R: Read + Seek> Blocks<R> {
     /// Hands blocks to the pool until `ahead` are in flight or the archive ends; stops after
     /// a block that cannot be read.
     fn refill(&mut self) {
-        let model = model_for(self.reader.header()).expect("checked when opened");
-        let format = self.reader.header().format;
-        let count = self.reader.entries().len();
+        let Source::Container(reader) = &mut self.reader else {
+            // A raw archive's blocks are decoded in order by `next_text`.
+            return;
+        };
+        let model = model_for(reader.header()).expect("checked when opened");
+        let format = reader.header().format;
+        let count = reader.entries().len();
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
             if k >= count {
                 break;
             }
-            let slot = match self.reader.read_block(k) {
+            let slot = match reader.read_block(k) {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
@@ -118,6 +140,22 @@ impl<R: Read + Seek> Blocks<R> {
     /// [`Error::Corrupt`] naming the block if it is damaged, [`Error::Io`] from reading. The
     /// blocks after it are not returned (a [`Blocks::seek`] may try them).
     pub fn next_text(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        if let Source::Raw(raw) = &mut self.reader {
+            let count = raw.entries().len();
+            if self.position >= count {
+                return Ok(None);
+            }
+            return match raw.read(self.position) {
+                Ok(text) => {
+                    self.position += 1;
+                    Ok(Some(text))
+                }
+                Err(e) => {
+                    self.position = count;
+                    Err(e)
+                }
+            };
+        }
         self.refill();
         let Some(slot) = self.slots.pop_front() else {
             return Ok(None);
@@ -134,7 +172,7 @@ impl<R: Read + Seek> Blocks<R> {
             }
             Err(e) => {
                 self.slots.clear();
-                self.position = self.reader.entries().len();
+                self.position = self.entries().len();
                 Err(e)
             }
         }

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::Error;
 use crate::archive::{expand_one, model_for};
+use crate::container::raw::Codec;
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::model::Model;
 use crate::pgn::lexer::split_games;
@@ -46,6 +47,9 @@ pub struct ArchiveInfo {
     pub text_bytes: u64,
     /// Bytes of the archive.
     pub archive_bytes: u64,
+    /// The codec of an archive of the whole-input raw form ([`crate::form`]), whose header
+    /// then has level 0 and model id 0 and which has no blocks; `None` for a block container.
+    pub raw: Option<Codec>,
 }
 
 impl ArchiveInfo {
@@ -70,7 +74,10 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
 ///
 /// # Errors
 /// As [`IndexedReader::open`].
-pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
+pub fn info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
+    if crate::form::is_raw(&mut input)? {
+        return crate::form::info(input);
+    }
     let reader = IndexedReader::open(input)?;
     let entries = reader.entries();
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
@@ -86,6 +93,7 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
         plies: sum(|e| e.plies as u64),
         text_bytes: sum(|e| e.text_len as u64),
         archive_bytes: reader.file_len(),
+        raw: None,
     })
 }
 
@@ -96,7 +104,15 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
 /// # Errors
 /// [`Error::Corrupt`] or [`Error::Unsupported`] as for [`crate::expand`], for the archive's
 /// header and index and for the blocks decoded; [`Error::Io`] from reading or writing.
-pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, mut output: W, threads: usize) -> Result<u64, Error> {
+pub fn extract_lines<R: Read + Seek, W: Write>(
+    mut input: R,
+    range: RangeInclusive<u64>,
+    mut output: W,
+    threads: usize,
+) -> Result<u64, Error> {
+    if crate::form::is_raw(&mut input)? {
+        return crate::form::extract_lines(input, range, output);
+    }
     let mut reader = IndexedReader::open(input)?;
     let model: &Model = model_for(reader.header())?;
     let format = reader.header().format;
@@ -227,6 +243,22 @@ fn walk_games<R: Read + Seek, W: Write>(
     threads: usize,
 ) -> Result<(u64, u64), Error> {
     let (first, last) = (*range.start(), *range.end());
+    if crate::form::is_raw(&mut input)? {
+        // The raw form's games are those of its text, cut as in the module's documentation.
+        let mut games = crate::Games::open(input, threads)?;
+        if first == 0 || last < first {
+            return Ok((0, 0));
+        }
+        games.seek(first - 1)?;
+        let mut written = 0;
+        while games.position() < last {
+            let Some(game) = games.next_game()? else { break };
+            output.write_all(&game)?;
+            written += 1;
+        }
+        output.flush()?;
+        return Ok((written, games.position()));
+    }
     let mut reader = IndexedReader::open(&mut input)?;
     if first == 0 || last < first {
         return Ok((0, 0));

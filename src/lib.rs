@@ -14,13 +14,15 @@
 //! `expand` runs the same chain backwards and calls the very same model. [`archive`] ties the
 //! stages together (blocks in parallel with rayon) and is the API the command line uses;
 //! [`inspect`] reads an archive's statistics, and chosen games or lines, through its index;
-//! [`games`] reads its games one at a time, in order or by number.
+//! [`games`] reads its games one at a time, in order or by number. [`form`] chooses between the
+//! block container and the whole-input raw form (for what is not chess, and tiny files).
 
 pub mod archive;
 pub mod codec;
 pub mod container;
 pub mod engine;
 pub mod error;
+pub mod form;
 pub mod games;
 pub mod inspect;
 pub mod model;
