@@ -448,7 +448,10 @@ mod tests {
         1. c4 *\n\n[Event \"c\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6\n2. g3 1/2-1/2\n";
 
     fn archive(text: &str, block_lines: u32, block_bytes: usize) -> Vec<u8> {
-        compress_bytes(text.as_bytes(), &CompressOptions { level: 1, block_lines, block_bytes, threads: 2, ..CompressOptions::default() })
+        compress_bytes(
+            text.as_bytes(),
+            &CompressOptions { level: 1, block_lines, block_bytes, threads: 2, raw_form: false, ..CompressOptions::default() },
+        )
     }
 
     fn all(a: &[u8]) -> Vec<String> {

@@ -181,6 +181,7 @@ fn real_chess_files_are_never_larger_than_xz() {
         let input = std::fs::read(f).unwrap();
         let archive = round_trip(&input);
         let xz = xz_9e(&input);
+        println!("{} {} {} {xz}", f.display(), input.len(), archive.len());
         if archive.len() > xz {
             worse.push(format!("{}: {} bytes, xz -9e {xz}", f.display(), archive.len()));
         }
