@@ -138,7 +138,7 @@ fn long_input_streams_and_round_trips() {
     let mut out = Vec::new();
     let lines = input.split_inclusive(|&b| b == b'\n').count() as u64;
     assert_eq!(extract_lines(Cursor::new(&archive), lines..=lines + 5, &mut out, 1).unwrap(), 1);
-    assert_eq!(out, input.split_inclusive(|&b| b == b'\n').last().unwrap());
+    assert_eq!(out, input.split_inclusive(|&b| b == b'\n').next_back().unwrap());
 }
 
 #[test]
