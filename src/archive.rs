@@ -133,11 +133,20 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 /// use chesszip::{CompressOptions, ExpandOptions, compress, expand};
 ///
 /// let pgn = b"[Event \"?\"]\n\n1. e4 e5 2. Nf3 { a comment } Nc6 1-0\n";
+/// // The block container: by default a text this small takes the raw form, which counts no plies.
+/// let opts = CompressOptions { level: 1, raw_form: false, ..CompressOptions::default() };
 /// let mut archive = Vec::new();
-/// let summary = compress(&pgn[..], &mut archive, &CompressOptions { level: 1, ..CompressOptions::default() }, &|_| {})?;
+/// let summary = compress(&pgn[..], &mut archive, &opts, &|_| {})?;
 /// assert_eq!((summary.text_bytes, summary.stats.plies), (pgn.len() as u64, 4));
 /// let mut back = Vec::new();
 /// expand(&archive[..], &mut back, &ExpandOptions::default(), &|_| {})?;
+/// assert_eq!(back, pgn);
+/// // The default: the smaller form, here the raw one.
+/// let mut small = Vec::new();
+/// compress(&pgn[..], &mut small, &CompressOptions::default(), &|_| {})?;
+/// assert!(small.len() < archive.len());
+/// let mut back = Vec::new();
+/// expand(&small[..], &mut back, &ExpandOptions::default(), &|_| {})?;
 /// assert_eq!(back, pgn);
 /// # Ok::<(), chesszip::Error>(())
 /// ```
