@@ -33,6 +33,7 @@ fn main() {
             threads,
             format: Some(InputFormat::Pgn),
             block_bytes: chesszip::container::MAX_BLOCK_TEXT,
+            raw_form: false,
         };
         let t = Instant::now();
         let archive = compress_bytes(&data, &opts);
@@ -67,6 +68,7 @@ fn main() {
             threads: 0,
             format: Some(InputFormat::Movetext),
             block_bytes: chesszip::container::MAX_BLOCK_TEXT,
+            raw_form: false,
         };
         let mut mt_archive = Vec::new();
         let mt_summary = chesszip::compress(&mt[..], &mut mt_archive, &mt_opts, &|_| {}).unwrap();

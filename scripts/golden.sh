@@ -29,4 +29,9 @@ make 2 lichess.pgn lichess.pgn.l2.v2.chz
 for level in 3 4 5 6 7 8 9; do
   make "$level" movetext.txt "movetext.l$level.v2.chz"
 done
+# The whole-input raw form (src/container/raw.rs): text that is not chess (zstd, LZMA2); a
+# tiny file, stored.
+make 2 notes.txt notes.txt.l2.raw.chz
+make 2 prose.md prose.md.l2.raw.chz
+make 2 tiny.txt tiny.txt.l2.raw.chz
 ls -l tests/golden

@@ -6,6 +6,7 @@ use std::io::{BufRead, Read, Write};
 use rayon::prelude::*;
 
 use crate::container::format::index_len;
+use crate::container::raw;
 use crate::container::{BlockHeader, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
 use crate::container::{BlockStats, EncodedBlock};
 use crate::error::Error;
@@ -14,6 +15,8 @@ use crate::model::{DEFAULT_LEVEL, Model};
 use crate::movetext::Movetext;
 use crate::pgn;
 use crate::pgn::Pgn;
+
+pub mod form;
 
 /// Default number of lines (games) per block: large enough for the online book to learn,
 /// small enough for parallelism and random access.
@@ -62,11 +65,21 @@ pub struct CompressOptions {
     /// Most bytes of text per block, 1..=[`MAX_BLOCK_TEXT`] (larger values are clamped). A
     /// line longer than this is cut across blocks; the cut is invisible after expansion.
     pub block_bytes: usize,
+    /// Whether the archive may take the whole-input raw form when that is smaller (see
+    /// [`form`]); `false` always writes the block container.
+    pub raw_form: bool,
 }
 
 impl Default for CompressOptions {
     fn default() -> Self {
-        CompressOptions { level: DEFAULT_LEVEL, block_lines: DEFAULT_BLOCK_LINES, threads: 0, format: None, block_bytes: MAX_BLOCK_TEXT }
+        CompressOptions {
+            level: DEFAULT_LEVEL,
+            block_lines: DEFAULT_BLOCK_LINES,
+            threads: 0,
+            format: None,
+            block_bytes: MAX_BLOCK_TEXT,
+            raw_form: true,
+        }
     }
 }
 
@@ -113,16 +126,27 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 }
 
 /// Compresses `input` to `output` as an archive; `progress` gets the input bytes read so far.
+/// The archive is a block container, or the whole-input raw form when `opts.raw_form` allows
+/// it and it is smaller (see [`form`]).
 ///
 /// ```
 /// use chesszip::{CompressOptions, ExpandOptions, compress, expand};
 ///
 /// let pgn = b"[Event \"?\"]\n\n1. e4 e5 2. Nf3 { a comment } Nc6 1-0\n";
+/// // The block container: by default a text this small takes the raw form, which counts no plies.
+/// let opts = CompressOptions { level: 1, raw_form: false, ..CompressOptions::default() };
 /// let mut archive = Vec::new();
-/// let summary = compress(&pgn[..], &mut archive, &CompressOptions { level: 1, ..CompressOptions::default() }, &|_| {})?;
+/// let summary = compress(&pgn[..], &mut archive, &opts, &|_| {})?;
 /// assert_eq!((summary.text_bytes, summary.stats.plies), (pgn.len() as u64, 4));
 /// let mut back = Vec::new();
 /// expand(&archive[..], &mut back, &ExpandOptions::default(), &|_| {})?;
+/// assert_eq!(back, pgn);
+/// // The default: the smaller form, here the raw one.
+/// let mut small = Vec::new();
+/// compress(&pgn[..], &mut small, &CompressOptions::default(), &|_| {})?;
+/// assert!(small.len() < archive.len());
+/// let mut back = Vec::new();
+/// expand(&small[..], &mut back, &ExpandOptions::default(), &|_| {})?;
 /// assert_eq!(back, pgn);
 /// # Ok::<(), chesszip::Error>(())
 /// ```
@@ -133,9 +157,22 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 /// # Panics
 /// If `opts.level` is outside `MIN_LEVEL..=MAX_LEVEL`, or `opts.block_lines` or
 /// `opts.block_bytes` is 0.
-pub fn compress<R: BufRead, W: Write>(mut input: R, output: W, opts: &CompressOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+pub fn compress<R: BufRead, W: Write>(input: R, output: W, opts: &CompressOptions, progress: Progress<'_>) -> Result<Summary, Error> {
     assert!(opts.block_lines > 0, "blocks need at least one line");
     assert!(opts.block_bytes > 0, "blocks need at least one byte");
+    if opts.raw_form {
+        return form::compress(input, output, opts, progress);
+    }
+    compress_blocks(input, output, opts, progress)
+}
+
+/// [`compress`] to a block container, whatever `opts.raw_form` says.
+fn compress_blocks<R: BufRead, W: Write>(
+    mut input: R,
+    output: W,
+    opts: &CompressOptions,
+    progress: Progress<'_>,
+) -> Result<Summary, Error> {
     let block_bytes = opts.block_bytes.min(MAX_BLOCK_TEXT);
     let model = Model::builtin(opts.level);
     let format = match opts.format {
@@ -257,7 +294,13 @@ fn check_counts(n: u64, h: &BlockHeader, found: &BlockStats, text: &[u8]) -> Res
 /// [`Error::Corrupt`] naming the block for damaged input, [`Error::Unsupported`] for archives
 /// of another version or model, [`Error::Io`] from reading or writing. Blocks before the
 /// damage may already have been written to `output`.
-pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+    let mut magic = [0u8; 4];
+    let got = raw::read_up_to(&mut input, &mut magic)?;
+    let input = (&magic[..got]).chain(input);
+    if raw::is_raw(&magic[..got]) {
+        return form::expand(std::io::BufReader::new(input), output, progress);
+    }
     let mut reader = Reader::new(input)?;
     let model = model_for(reader.header())?;
     let format = reader.header().format;

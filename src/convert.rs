@@ -316,7 +316,13 @@ pub fn convert<R: Read, W: Write>(mut input: R, output: W, opts: &ExpandOptions,
         }
         got += n;
     }
-    let format = if got == head.len() { FileHeader::parse(&head)?.format } else { InputFormat::Movetext };
+    let format = if crate::container::raw::is_raw(&head[..got]) {
+        crate::container::raw::RawHeader::read(&mut &head[..got])?.format
+    } else if got == head.len() {
+        FileHeader::parse(&head)?.format
+    } else {
+        InputFormat::Movetext
+    };
     let mut sink = Sink {
         format,
         out: output,

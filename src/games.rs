@@ -9,10 +9,11 @@
 //! byte, wherever the compressor cut it into blocks.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{Read, Seek};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
 use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for};
+use crate::container::raw::{self, MAX_HELD, RawReader};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::pgn::lexer::GameSplitter;
@@ -21,6 +22,110 @@ use crate::pgn::lexer::GameSplitter;
 /// busy while the caller consumes one block, few enough to bound memory (this many blocks of
 /// text per thread).
 const AHEAD_PER_THREAD: usize = 4;
+
+/// Bytes of text per block of a raw archive read through [`Blocks`].
+const RAW_CHUNK: usize = MAX_HELD;
+
+/// Where [`Blocks`] reads: a block container through its index, or a raw archive.
+enum Source<R: Read + Seek> {
+    Container(IndexedReader<R>),
+    Raw(RawBlocks<R>),
+}
+
+/// The text of a raw archive in blocks of [`RAW_CHUNK`] bytes, for [`Blocks`]: opening
+/// decodes (and checks) it once to list the blocks; reading them in order decodes it once
+/// more, and going back starts over.
+struct RawBlocks<R: Read + Seek> {
+    /// `None` only if starting over failed.
+    reader: Option<RawReader<BufReader<R>>>,
+    /// The block the reader is at; `usize::MAX` after an error.
+    at: usize,
+    header: FileHeader,
+    entries: Vec<IndexEntry>,
+}
+
+fn read_chunk<R: BufRead>(reader: &mut RawReader<R>, chunk: &mut Vec<u8>) -> Result<(), Error> {
+    chunk.clear();
+    chunk.resize(RAW_CHUNK, 0);
+    let mut filled = 0;
+    while filled < RAW_CHUNK {
+        let n = reader.read(&mut chunk[filled..])?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    chunk.truncate(filled);
+    Ok(())
+}
+
+impl<R: Read + Seek> RawBlocks<R> {
+    /// Opens the raw archive `input`.
+    ///
+    /// # Errors
+    /// As [`RawReader::read`], for the whole archive.
+    fn open(mut input: R) -> Result<Self, Error> {
+        input.seek(SeekFrom::Start(0))?;
+        let mut reader = RawReader::new(BufReader::new(input))?;
+        let mut entries = Vec::new();
+        let mut chunk = Vec::new();
+        loop {
+            read_chunk(&mut reader, &mut chunk)?;
+            if chunk.is_empty() {
+                break;
+            }
+            let lines = crate::pgn::codec::count_lines(&chunk) as u32;
+            entries.push(IndexEntry {
+                offset: 0,
+                lines,
+                text_len: chunk.len() as u32,
+                plies: 0,
+                raw_lines: lines,
+                partial_line: chunk.last() != Some(&b'\n'),
+                games: 0,
+            });
+        }
+        let header = FileHeader { format: reader.header().format, level: 0, model_id: 0 };
+        let mut input = reader.into_inner().into_inner();
+        input.seek(SeekFrom::Start(0))?;
+        Ok(RawBlocks { reader: Some(RawReader::new(BufReader::new(input))?), at: 0, header, entries })
+    }
+
+    /// The header the archive's text is read with: its format, level 0, model id 0.
+    fn header(&self) -> &FileHeader {
+        &self.header
+    }
+
+    /// One entry per block (offsets 0).
+    fn entries(&self) -> &[IndexEntry] {
+        &self.entries
+    }
+
+    /// The text of block `k` (below the number of entries).
+    ///
+    /// # Errors
+    /// As [`RawReader::read`].
+    fn read(&mut self, k: usize) -> Result<Vec<u8>, Error> {
+        if k < self.at
+            && let Some(reader) = self.reader.take()
+        {
+            let mut input = reader.into_inner().into_inner();
+            input.seek(SeekFrom::Start(0))?;
+            self.reader = Some(RawReader::new(BufReader::new(input))?);
+            self.at = 0;
+        }
+        let reader = self.reader.as_mut().ok_or_else(|| Error::Io(std::io::Error::other("the raw archive could not be read again")))?;
+        let mut chunk = Vec::new();
+        while self.at <= k {
+            if let Err(e) = read_chunk(reader, &mut chunk) {
+                self.at = usize::MAX;
+                return Err(e);
+            }
+            self.at += 1;
+        }
+        Ok(chunk)
+    }
+}
 
 /// A block being decoded on the pool, or a failure to read it.
 enum Slot {
@@ -32,7 +137,7 @@ enum Slot {
 /// pool of worker threads, without waiting for each other; the caller gets them one at a time,
 /// each checked against its checksums.
 pub struct Blocks<R: Read + Seek> {
-    reader: IndexedReader<R>,
+    reader: Source<R>,
     pool: rayon::ThreadPool,
     /// Blocks handed to the pool or failed, in order, starting with block `position`.
     slots: VecDeque<Slot>,
@@ -51,9 +156,14 @@ impl<R: Read + Seek> Blocks<R> {
     /// # Errors
     /// As [`IndexedReader::open`]; [`Error::Unsupported`] if this build lacks the archive's
     /// model; [`Error::Io`] if the threads cannot be started.
-    pub fn open(input: R, threads: usize) -> Result<Self, Error> {
-        let reader = IndexedReader::open(input)?;
-        model_for(reader.header())?;
+    pub fn open(mut input: R, threads: usize) -> Result<Self, Error> {
+        let reader = if raw::starts_raw(&mut input)? {
+            Source::Raw(RawBlocks::open(input)?)
+        } else {
+            let reader = IndexedReader::open(input)?;
+            model_for(reader.header())?;
+            Source::Container(reader)
+        };
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
         let threads = pool.current_num_threads();
         Ok(Blocks { reader, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
@@ -61,12 +171,18 @@ impl<R: Read + Seek> Blocks<R> {
 
     /// The archive's file header.
     pub fn header(&self) -> &FileHeader {
-        self.reader.header()
+        match &self.reader {
+            Source::Container(r) => r.header(),
+            Source::Raw(r) => r.header(),
+        }
     }
 
     /// The archive's block index.
     pub fn entries(&self) -> &[IndexEntry] {
-        self.reader.entries()
+        match &self.reader {
+            Source::Container(r) => r.entries(),
+            Source::Raw(r) => r.entries(),
+        }
     }
 
     /// The number of the block [`Blocks::next_text`] returns next (the number of blocks at
@@ -90,19 +206,23 @@ impl<R: Read + Seek> Blocks<R> {
     /// Hands blocks to the pool until `ahead` are in flight or the archive ends; stops after
     /// a block that cannot be read.
     fn refill(&mut self) {
-        let model = model_for(self.reader.header()).expect("checked when opened");
-        let format = self.reader.header().format;
-        let count = self.reader.entries().len();
+        let Source::Container(reader) = &mut self.reader else {
+            // A raw archive's blocks are decoded in order by `next_text`.
+            return;
+        };
+        let model = model_for(reader.header()).expect("checked when opened");
+        let format = reader.header().format;
+        let count = reader.entries().len();
         // Text in flight, bounded like a round of `expand` whatever the thread count.
-        let entries = self.reader.entries();
+        let entries = reader.entries();
         let mut bytes: usize = (self.position..self.position + self.slots.len()).map(|k| entries[k].text_len as usize).sum();
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
             if k >= count || (!self.slots.is_empty() && bytes >= ROUND_TEXT_BYTES) {
                 break;
             }
-            bytes += self.reader.entries()[k].text_len as usize;
-            let slot = match self.reader.read_block(k) {
+            bytes += reader.entries()[k].text_len as usize;
+            let slot = match reader.read_block(k) {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
@@ -122,6 +242,22 @@ impl<R: Read + Seek> Blocks<R> {
     /// [`Error::Corrupt`] naming the block if it is damaged, [`Error::Io`] from reading. The
     /// blocks after it are not returned (a [`Blocks::seek`] may try them).
     pub fn next_text(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        if let Source::Raw(raw) = &mut self.reader {
+            let count = raw.entries().len();
+            if self.position >= count {
+                return Ok(None);
+            }
+            return match raw.read(self.position) {
+                Ok(text) => {
+                    self.position += 1;
+                    Ok(Some(text))
+                }
+                Err(e) => {
+                    self.position = count;
+                    Err(e)
+                }
+            };
+        }
         self.refill();
         let Some(slot) = self.slots.pop_front() else {
             return Ok(None);
@@ -138,7 +274,7 @@ impl<R: Read + Seek> Blocks<R> {
             }
             Err(e) => {
                 self.slots.clear();
-                self.position = self.reader.entries().len();
+                self.position = self.entries().len();
                 Err(e)
             }
         }
@@ -426,7 +562,10 @@ mod tests {
         1. c4 *\n\n[Event \"c\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6\n2. g3 1/2-1/2\n";
 
     fn archive(text: &str, block_lines: u32, block_bytes: usize) -> Vec<u8> {
-        compress_bytes(text.as_bytes(), &CompressOptions { level: 1, block_lines, block_bytes, threads: 2, ..CompressOptions::default() })
+        compress_bytes(
+            text.as_bytes(),
+            &CompressOptions { level: 1, block_lines, block_bytes, threads: 2, raw_form: false, ..CompressOptions::default() },
+        )
     }
 
     fn all(a: &[u8]) -> Vec<String> {

@@ -14,14 +14,16 @@
 //! holds exactly its index's `games` games. Other blocks are decoded to count their games.
 //! Blocks decoded to print games are checked against the index.
 
-use std::io::{Read, Seek, Write};
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
 use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, round_len};
+use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
+use crate::games::Games;
 use crate::model::Model;
 use crate::pgn::lexer::split_games;
 
@@ -46,6 +48,9 @@ pub struct ArchiveInfo {
     pub text_bytes: u64,
     /// Bytes of the archive.
     pub archive_bytes: u64,
+    /// The codec of an archive of the whole-input raw form ([`crate::container::raw`]), whose header
+    /// then has level 0 and model id 0 and which has no blocks; `None` for a block container.
+    pub raw: Option<Codec>,
 }
 
 impl ArchiveInfo {
@@ -70,7 +75,10 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
 ///
 /// # Errors
 /// As [`IndexedReader::open`].
-pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
+pub fn info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
+    if raw::starts_raw(&mut input)? {
+        return raw_info(input);
+    }
     let reader = IndexedReader::open(input)?;
     let entries = reader.entries();
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
@@ -86,6 +94,7 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
         plies: sum(|e| e.plies as u64),
         text_bytes: sum(|e| e.text_len as u64),
         archive_bytes: reader.file_len(),
+        raw: None,
     })
 }
 
@@ -96,7 +105,15 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
 /// # Errors
 /// [`Error::Corrupt`] or [`Error::Unsupported`] as for [`crate::archive::expand`], for the archive's
 /// header and index and for the blocks decoded; [`Error::Io`] from reading or writing.
-pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, mut output: W, threads: usize) -> Result<u64, Error> {
+pub fn extract_lines<R: Read + Seek, W: Write>(
+    mut input: R,
+    range: RangeInclusive<u64>,
+    mut output: W,
+    threads: usize,
+) -> Result<u64, Error> {
+    if raw::starts_raw(&mut input)? {
+        return raw_extract_lines(input, range, output);
+    }
     let mut reader = IndexedReader::open(input)?;
     let model: &Model = model_for(reader.header())?;
     let format = reader.header().format;
@@ -230,6 +247,22 @@ fn walk_games<R: Read + Seek, W: Write>(
     threads: usize,
 ) -> Result<(u64, u64), Error> {
     let (first, last) = (*range.start(), *range.end());
+    if raw::starts_raw(&mut input)? {
+        // The raw form's games are those of its text, cut as in the module's documentation.
+        let mut games = Games::open(input, threads)?;
+        if first == 0 || last < first {
+            return Ok((0, 0));
+        }
+        games.seek(first - 1)?;
+        let mut written = 0;
+        while games.position() < last {
+            let Some(game) = games.next_game()? else { break };
+            output.write_all(&game)?;
+            written += 1;
+        }
+        output.flush()?;
+        return Ok((written, games.position()));
+    }
     let mut reader = IndexedReader::open(&mut input)?;
     if first == 0 || last < first {
         return Ok((0, 0));
@@ -313,4 +346,103 @@ fn walk_games<R: Read + Seek, W: Write>(
     }
     output.flush()?;
     Ok((written, before))
+}
+
+/// [`info`] of a raw archive: from its header (held) or trailer (streamed), without
+/// decoding it.
+fn raw_info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
+    let file_len = input.seek(SeekFrom::End(0))?;
+    input.seek(SeekFrom::Start(0))?;
+    let header = RawHeader::read(&mut BufReader::new(&mut input))?;
+    let totals = match header.held {
+        Some(t) => t,
+        None => {
+            if file_len < (header.overhead()) as u64 {
+                return Err(Error::Corrupt("truncated archive: the raw trailer is cut off".into()));
+            }
+            input.seek(SeekFrom::End(-(TRAILER_LEN as i64)))?;
+            let mut t = [0u8; TRAILER_LEN];
+            if raw::read_up_to(&mut input, &mut t)? != TRAILER_LEN {
+                return Err(Error::Corrupt("truncated archive: the raw trailer is cut off".into()));
+            }
+            RawHeader::parse_trailer(&t)
+        }
+    };
+    Ok(ArchiveInfo {
+        header: FileHeader { format: header.format, level: 0, model_id: 0 },
+        model_available: true,
+        blocks: 0,
+        lines: totals.lines,
+        games: 0,
+        raw_lines: totals.lines,
+        plies: 0,
+        text_bytes: totals.text_len,
+        archive_bytes: file_len,
+        raw: Some(header.codec),
+    })
+}
+
+/// Writes the lines of `range` (1-based, inclusive) of text given piece by piece.
+struct LineFilter<W: Write> {
+    out: W,
+    range: RangeInclusive<u64>,
+    /// Number of the line the next byte belongs to.
+    line: u64,
+    /// Whether the open line has bytes.
+    open: bool,
+    written: u64,
+}
+
+impl<W: Write> LineFilter<W> {
+    fn feed(&mut self, text: &[u8]) -> Result<(), Error> {
+        for piece in text.split_inclusive(|&b| b == b'\n') {
+            let wanted = self.range.contains(&self.line);
+            if wanted {
+                self.out.write_all(piece)?;
+            }
+            if piece.ends_with(b"\n") {
+                self.written += wanted as u64;
+                self.line += 1;
+                self.open = false;
+            } else {
+                self.open = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts a last line without line feed; returns the lines written.
+    fn finish(mut self) -> Result<u64, Error> {
+        if self.open && self.range.contains(&self.line) {
+            self.written += 1;
+        }
+        self.out.flush()?;
+        Ok(self.written)
+    }
+}
+
+/// [`extract_lines`] of a raw archive. A held archive is decoded and checked before
+/// anything is written; a streamed one is written as it is decoded (and checked at its end).
+fn raw_extract_lines<R: Read + Seek, W: Write>(mut input: R, range: RangeInclusive<u64>, output: W) -> Result<u64, Error> {
+    input.seek(SeekFrom::Start(0))?;
+    let mut reader = RawReader::new(BufReader::new(input))?;
+    if *range.start() == 0 || range.end() < range.start() {
+        return Ok(0);
+    }
+    let mut filter = LineFilter { out: output, range, line: 1, open: false, written: 0 };
+    if reader.header().held.is_some() {
+        let mut text = Vec::new();
+        reader.copy_to(&mut text)?;
+        filter.feed(&text)?;
+    } else {
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = reader.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            filter.feed(&buf[..n])?;
+        }
+    }
+    filter.finish()
 }

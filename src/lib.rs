@@ -24,6 +24,10 @@
 //! [`extract_games`], [`count_games`] and [`Games`] (random access through the index), with
 //! [`Error`] for everything that can fail.
 //!
+//! An archive has one of two forms: the block container ([`container`]) or, for input that is
+//! not chess and for tiny files, the whole-input raw form ([`container::raw`], one zstd or LZMA2
+//! stream); [`compress`] writes the smaller and every reader takes both.
+//!
 //! ```
 //! use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 //!

@@ -10,6 +10,7 @@ fuzz_target!(|data: &[u8]| {
             chesszip::CompressOptions {
                 level: 1,
                 block_lines: 1 + (*a as u32 % 8),
+                raw_form: false,
                 block_bytes: if *b < 128 {
                     1 + *b as usize
                 } else {

@@ -94,6 +94,10 @@ class ArchiveInfo:
     text_bytes: int
     #: Bytes of the archive.
     archive_bytes: int
+    #: The codec of an archive of the whole-input raw form (``"stored"``, ``"zstd"``,
+    #: ``"lzma2"`` or ``"zstd (streamed)"``; its level and model id are then 0 and it has no
+    #: blocks), ``None`` for a block container.
+    raw: Optional[str] = None
 
     @property
     def bits_per_ply(self) -> float:

@@ -162,6 +162,9 @@ fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
     d.set_item("level", i.header.level)?;
     d.set_item("model_id", i.header.model_id)?;
     d.set_item("model_available", i.model_available)?;
+    // The codec of the whole-input raw form ("stored", "zstd", "lzma2", "zstd (streamed)"),
+    // None for a block container.
+    d.set_item("raw", i.raw.map(|c| c.name()))?;
     d.set_item("blocks", i.blocks)?;
     d.set_item("lines", i.lines)?;
     d.set_item("games", i.games)?;

@@ -71,8 +71,12 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     writeln!(out, "lines:          {}", i.lines)?;
     writeln!(out, "plies:          {}", i.plies)?;
     writeln!(out, "blocks:         {}", i.blocks)?;
-    writeln!(out, "level:          {}", i.header.level)?;
-    writeln!(out, "model id:       {:016x} ({model})", i.header.model_id)?;
+    if let Some(codec) = i.raw {
+        writeln!(out, "form:           raw ({}), the whole input as one stream", codec.name())?;
+    } else {
+        writeln!(out, "level:          {}", i.header.level)?;
+        writeln!(out, "model id:       {:016x} ({model})", i.header.model_id)?;
+    }
     writeln!(out, "text bytes:     {}", i.text_bytes)?;
     writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
     writeln!(out, "ratio:          {:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes.max(1) as f64)?;

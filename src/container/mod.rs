@@ -22,10 +22,13 @@
 //! and gives the offset of the block header from the start of the file; blocks follow each
 //! other without gaps, from the end of the file header to the index. Every length read from a
 //! file is checked against a fixed limit or the file's size before anything is allocated.
+//!
+//! An archive may instead have the whole-input raw form ([`raw`]), told apart by its magic.
 
 pub mod block;
 pub mod format;
 pub mod indexed;
+pub mod raw;
 pub mod reader;
 pub mod writer;
 

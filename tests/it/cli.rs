@@ -191,7 +191,9 @@ fn bad_usage_exits_1() {
 #[test]
 fn levels_last_one_wins() {
     let (_dir, path, _) = workdir();
-    let short = b"e4 e5 Nf3 *\n".to_vec();
+    // Games enough for the block container, which records the level (a tiny input takes the
+    // whole-input raw form, which records none).
+    let short = first_games(8);
     for (args, level) in
         [(&["-1"][..], 1u8), (&["-9"], 9), (&["-3", "-2"], 2), (&["--level", "4", "-1"], 1), (&["-1", "--level", "4"], 4), (&["-12"], 2)]
     {

@@ -39,9 +39,10 @@ pub fn game_line(i: usize) -> Vec<u8> {
     GAMES.split(|&b| b == b'\n').nth(i).expect("line exists").to_vec()
 }
 
-/// Fast settings: level 1, small blocks, two threads.
+/// Fast settings: level 1, small blocks, two threads, always the block container (the raw
+/// form has its own tests, tests/it/raw_form.rs).
 pub fn fast() -> CompressOptions {
-    CompressOptions { level: 1, block_lines: 50, threads: 2, ..CompressOptions::default() }
+    CompressOptions { level: 1, block_lines: 50, threads: 2, raw_form: false, ..CompressOptions::default() }
 }
 
 /// Expanding with two threads.

@@ -57,6 +57,7 @@ fn roundtrip_cases() {
                     block_bytes: if *b < 128 { 1 + *b as usize } else { chesszip::container::MAX_BLOCK_TEXT },
                     threads: 1,
                     format: None,
+                    raw_form: false,
                 },
                 rest,
             ),

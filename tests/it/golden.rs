@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 19] = [
+const GOLDEN: [(&str, &str, u8); 22] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -31,6 +31,10 @@ const GOLDEN: [(&str, &str, u8); 19] = [
     ("movetext.txt", "movetext.l7.v2.chz", 7),
     ("movetext.txt", "movetext.l8.v2.chz", 8),
     ("movetext.txt", "movetext.l9.v2.chz", 9),
+    // The whole-input raw form: zstd and LZMA2 (text that is not chess), stored (a tiny file).
+    ("notes.txt", "notes.txt.l2.raw.chz", 2),
+    ("prose.md", "prose.md.l2.raw.chz", 2),
+    ("tiny.txt", "tiny.txt.l2.raw.chz", 2),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
@@ -85,4 +89,10 @@ fn golden_inputs_cover_the_awkward_cases() {
     let info = chesszip::info(std::io::Cursor::new(read("movetext.l1.chz"))).expect("info");
     assert_eq!(info.lines, 44);
     assert!(info.raw_lines >= 1, "the non-game line is stored raw");
+    // The raw-form archives cover its held codecs.
+    use chesszip::container::raw::Codec;
+    let raw = [("notes.txt.l2.raw.chz", Codec::Zstd), ("prose.md.l2.raw.chz", Codec::Lzma2), ("tiny.txt.l2.raw.chz", Codec::Stored)];
+    for (archive, codec) in raw {
+        assert_eq!(chesszip::info(std::io::Cursor::new(read(archive))).expect("info").raw, Some(codec), "{archive}");
+    }
 }

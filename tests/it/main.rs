@@ -18,6 +18,7 @@ mod pgn_corrupt;
 mod pgn_roundtrip;
 mod properties;
 mod random_access;
+mod raw_form;
 mod reference;
 mod round_trip_real;
 mod search;
