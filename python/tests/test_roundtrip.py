@@ -23,7 +23,21 @@ SMALL = [
 def test_small_inputs_round_trip(data: bytes, level: int) -> None:
     archive = chesszip.compress(data, level)
     assert chesszip.decompress(archive) == data
-    assert chesszip.info(archive).level == level
+    info = chesszip.info(archive)
+    if info.raw is None:
+        assert info.level == level  # a block container records its level
+    else:
+        # The whole-input raw form (smaller for tiny inputs): no model, no blocks.
+        assert (info.level, info.blocks, info.plies) == (0, 0, 0)
+        assert info.text_bytes == len(data)
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_block_container_records_its_level(benchmark_text: bytes, level: int) -> None:
+    games = b"".join(benchmark_text.splitlines(keepends=True)[:8])
+    info = chesszip.info(chesszip.compress(games, level))
+    assert info.raw is None
+    assert (info.level, info.games) == (level, 8)
 
 
 def test_bytes_like_inputs() -> None:

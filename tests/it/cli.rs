@@ -4,16 +4,9 @@
 use crate::common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use assert_cmd::Command;
-use common::first_games;
-
-fn chesszip() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_chesszip"));
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
+use common::{chesszip, first_games, listing, stderr_of};
 
 /// A directory with `games.txt` (a few games and a raw line).
 fn workdir() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
@@ -22,17 +15,6 @@ fn workdir() -> (tempfile::TempDir, PathBuf, Vec<u8>) {
     let path = dir.path().join("games.txt");
     fs::write(&path, &text).unwrap();
     (dir, path, text)
-}
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Files of `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
 }
 
 #[test]

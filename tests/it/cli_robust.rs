@@ -12,19 +12,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chesszip::container::Footer;
-use common::first_games;
+use common::{first_games, listing};
 
 fn chesszip() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_chesszip"));
     cmd.env_remove("RUST_BACKTRACE");
     cmd
-}
-
-/// Names of the files in `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
 }
 
 /// Sends `signal` (a name for kill(1)) to process `pid`.

@@ -79,3 +79,23 @@ pub fn round_trip(input: &[u8]) -> Vec<u8> {
 pub fn info_of(archive: &[u8]) -> chesszip::ArchiveInfo {
     chesszip::info(std::io::Cursor::new(archive)).expect("info")
 }
+
+/// The `chesszip` binary of this build, as a command (no `RUST_BACKTRACE`, so that messages
+/// are what users see).
+pub fn chesszip() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_chesszip"));
+    cmd.env_remove("RUST_BACKTRACE");
+    cmd
+}
+
+/// A finished command's standard error, as text.
+pub fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The names of the files of `dir`, sorted.
+pub fn listing(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}

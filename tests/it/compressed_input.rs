@@ -7,27 +7,9 @@ use crate::common;
 
 use std::fs;
 use std::io::Write;
-use std::path::Path;
 
-use assert_cmd::Command;
 use chesszip::compressed::Compression;
-
-fn chesszip() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_chesszip"));
-    cmd.env_remove("RUST_BACKTRACE");
-    cmd
-}
-
-fn stderr_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Files of `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
-}
+use common::{chesszip, listing, stderr_of};
 
 fn lichess(name: &str) -> Vec<u8> {
     fs::read(common::shared_data(&format!("pgn/lichess/{name}"))).expect("lichess PGN readable")
