@@ -10,9 +10,9 @@ cd "$(dirname "$0")/../.."
 out=$(realpath -m "$1"); shift
 [[ "${1:-}" == "--" ]] && shift
 data=$(realpath ../shared/data)
-export_dir=${EXPORT:-/work/teacher-data/export}
-soft=${SOFT:-/work/teacher-data/soft}
-py=$(realpath "${VENV:-/work/venv}")/bin/python
+export_dir=${EXPORT:?set EXPORT to the tune export folders (README)}
+soft=${SOFT:?set SOFT to the joined soft targets (README)}
+py=$(realpath "${VENV:-.venv-net}")/bin/python
 [[ -e $out.net || -e $out.txt ]] && { echo "$out.net or $out.txt exists" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
 (cd scripts/net && "$py" train.py --train "$export_dir/lichess_train" --train "$export_dir/lichess_2016_05" \
