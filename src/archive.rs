@@ -58,7 +58,7 @@ pub struct CompressOptions {
     pub level: u8,
     /// Lines per block (at least 1); for PGN, games per block.
     pub block_lines: u32,
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core; at most [`MAX_THREADS`].
     pub threads: usize,
     /// Input format; `None` detects it from the first bytes ([`pgn::detect`]).
     pub format: Option<InputFormat>,
@@ -94,7 +94,7 @@ pub fn block_format(format: InputFormat) -> &'static dyn BlockFormat {
 /// Settings of [`expand`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ExpandOptions {
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core; at most [`MAX_THREADS`].
     pub threads: usize,
 }
 
@@ -121,8 +121,17 @@ impl Summary {
 /// Progress callback: total text bytes processed so far.
 pub type Progress<'a> = &'a (dyn Fn(u64) + Sync);
 
-fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))
+/// Most worker threads of any pool: a larger request is clamped to it (zstd clamps at 200 the
+/// same way). Rounds bound the memory whatever the count ([`ROUND_TEXT_BYTES`]); this bounds
+/// the threads themselves, each with its stack and model state.
+pub const MAX_THREADS: usize = 256;
+
+/// A pool of `threads` worker threads (0: one per core), at most [`MAX_THREADS`].
+///
+/// # Errors
+/// [`Error::Io`] if the threads cannot be started.
+pub(crate) fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads.min(MAX_THREADS)).build().map_err(|e| Error::Io(std::io::Error::other(e)))
 }
 
 /// Compresses `input` to `output` as an archive; `progress` gets the input bytes read so far.
@@ -183,7 +192,7 @@ fn compress_blocks<R: BufRead, W: Write>(
     let mut splitter = coder.splitter();
     let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level) };
     let mut writer = Writer::new(output, &header)?;
-    let pool = pool(opts.threads)?;
+    let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary::default();
     loop {
@@ -304,7 +313,7 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
     let mut reader = Reader::new(input)?;
     let model = model_for(reader.header())?;
     let format = reader.header().format;
-    let pool = pool(opts.threads)?;
+    let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary { archive_bytes: FileHeader::LEN as u64, ..Summary::default() };
     loop {
@@ -364,6 +373,12 @@ pub fn expand_bytes(archive: &[u8], opts: &ExpandOptions) -> Result<Vec<u8>, Err
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pools_are_clamped_to_max_threads() {
+        assert_eq!(worker_pool(100_000).unwrap().current_num_threads(), MAX_THREADS);
+        assert_eq!(worker_pool(3).unwrap().current_num_threads(), 3);
+    }
 
     #[test]
     fn rounds_end_at_their_block_count_or_text_budget() {

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for};
+use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, worker_pool};
 use crate::container::raw::{self, MAX_HELD, RawReader};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -164,7 +164,7 @@ impl<R: Read + Seek> Blocks<R> {
             model_for(reader.header())?;
             Source::Container(reader)
         };
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
+        let pool = worker_pool(threads)?;
         let threads = pool.current_num_threads();
         Ok(Blocks { reader, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
     }

@@ -19,7 +19,7 @@ use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, round_len};
+use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, round_len, worker_pool};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
 use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -130,7 +130,7 @@ pub fn extract_lines<R: Read + Seek, W: Write>(
     }
     let entries = reader.entries().to_vec();
     let wanted: Vec<usize> = (0..entries.len()).filter(|&k| starts[k] <= last && starts[k] + entries[k].lines as u64 > first).collect();
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
+    let pool = worker_pool(threads)?;
     let batch = pool.current_num_threads() * 2;
     let mut written = 0;
     let mut rest = &wanted[..];
@@ -276,7 +276,7 @@ fn walk_games<R: Read + Seek, W: Write>(
     let model: &Model = model_for(reader.header())?;
     let entries = reader.entries().to_vec();
     let runs = pgn_runs(&entries);
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
+    let pool = worker_pool(threads)?;
     let batch = pool.current_num_threads() * 2;
     let (mut before, mut written) = (0u64, 0u64);
     let mut r = 0;

@@ -110,7 +110,7 @@ fn smallest_raw(text: &[u8], format: InputFormat, container_len: usize, threads:
     if text.len() > ALWAYS_TRY && container_len as f64 <= GATE * raw::estimate_len(text) as f64 {
         return Ok(None);
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().map_err(|e| Error::Io(std::io::Error::other(e)))?;
+    let pool = super::worker_pool(threads)?;
     let (zstd, lzma) =
         pool.install(|| rayon::join(|| raw::encode_held(text, format, Codec::Zstd), || raw::encode_held(text, format, Codec::Lzma2)));
     let stored = raw::encode_held(text, format, Codec::Stored);

@@ -82,7 +82,7 @@ pub struct BenchArgs {
     /// Levels to measure, e.g. `-l 1,5,9` (default: the default level).
     #[arg(short, long, value_delimiter = ',', default_values_t = [chesszip::model::DEFAULT_LEVEL])]
     pub levels: Vec<u8>,
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core (at most 256).
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// Runs per measurement; the median time is reported.
@@ -123,7 +123,7 @@ pub struct CommonArgs {
     #[arg(short, long)]
     pub keep: bool,
 
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core (at most 256).
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
@@ -206,7 +206,7 @@ pub struct ExtractArgs {
     /// Lines to print instead of games, numbered from 1 as in the input, in any archive.
     #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]
     pub lines: Option<LineSpec>,
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core (at most 256).
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
     /// Print nothing but errors.
