@@ -145,7 +145,7 @@ pub fn open<'a, R: BufRead + 'a>(mut input: R) -> io::Result<(Option<Compression
     Ok((compression, reader))
 }
 
-/// A decoder whose errors name its format ("damaged or truncated zstd input: ..."), except
+/// A decoder whose errors name its format ("damaged or truncated zstd input, or other data after it: ..."), except
 /// those of the input it reads, which pass unchanged.
 struct Named<R> {
     inner: R,
@@ -160,7 +160,7 @@ impl<R: Read> Read for Named<R> {
                 return source.0;
             }
             let kind = if e.kind() == io::ErrorKind::UnexpectedEof { e.kind() } else { io::ErrorKind::InvalidData };
-            io::Error::new(kind, format!("damaged or truncated {} input: {e}", self.format))
+            io::Error::new(kind, format!("damaged or truncated {} input, or other data after it: {e}", self.format))
         })
     }
 }

@@ -3,6 +3,7 @@
 
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -56,8 +57,15 @@ pub fn run(args: &CommonArgs, mode: Mode) -> Status {
         return error("standard input given more than once");
     }
     let mut status = Status::Success;
+    // Outputs written by this run: a later input named to the same file is refused, even with -f.
+    let mut written = Vec::new();
     for source in &sources {
-        let s = match one(args, mode, source) {
+        let before = written.len();
+        let result = one(args, mode, source, &mut written);
+        if result.is_err() {
+            written.truncate(before); // nothing was written
+        }
+        let s = match result {
             Ok(()) => Status::Success,
             Err(e) => match e.downcast::<Skip>() {
                 Ok(Skip(message)) => warning(args.quiet, message),
@@ -112,7 +120,12 @@ fn sink_for(args: &CommonArgs, mode: Mode, source: &Source, compression: Option<
 }
 
 /// Compresses, expands or tests one input.
-fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
+/// The absolute form of `path`, for telling whether two outputs are one file.
+fn output_key(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).components().collect()
+}
+
+fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf>) -> Result<()> {
     let (input, len, permissions): (Box<dyn BufRead>, Option<u64>, _) = match source {
         Source::Stdin => {
             if mode.reads_archives() && io::stdin().is_terminal() && !args.force {
@@ -141,6 +154,11 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source) -> Result<()> {
     };
     let mut sink = sink_for(args, mode, source, compression)?;
     if let Sink::File(target) = &sink {
+        let key = output_key(target);
+        if written.contains(&key) {
+            bail!("{} was written from another input of this run; not overwritten", target.display());
+        }
+        written.push(key);
         let input_path = match source {
             Source::File(p) => Some(p.as_path()),
             Source::Stdin => None,

@@ -66,7 +66,12 @@ pub fn info(args: &InfoArgs) -> Status {
 fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<()> {
     let model = if i.model_available { "included in this build" } else { "NOT included in this build: cannot expand" };
     writeln!(out, "file:           {name}")?;
-    writeln!(out, "games:          {}", i.games)?;
+    if i.raw.is_some() {
+        // The raw form stores the text as it is: nothing was coded as games (extract counts them).
+        writeln!(out, "games:          {} (raw form: none coded as moves)", i.games)?;
+    } else {
+        writeln!(out, "games:          {}", i.games)?;
+    }
     writeln!(out, "raw lines:      {}", i.raw_lines)?;
     writeln!(out, "lines:          {}", i.lines)?;
     writeln!(out, "plies:          {}", i.plies)?;

@@ -151,3 +151,21 @@ fn help_says_the_archive_holds_the_text_inside() {
     let help = String::from_utf8(out.stdout).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(help.contains("the archive holds the text") && help.contains("games.pgn.zst"), "{help}");
 }
+
+/// Two inputs of one run named to the same archive (`s.pgn` and `s.pgn.gz` both give
+/// `s.pgn.chz`): the second is refused, even with `-f`, and the first archive is kept.
+#[test]
+fn two_inputs_for_one_archive_do_not_overwrite_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = common::first_games(3);
+    let other = common::first_games(5);
+    fs::write(dir.path().join("s.pgn"), &plain).unwrap();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(&other).unwrap();
+    fs::write(dir.path().join("s.pgn.gz"), e.finish().unwrap()).unwrap();
+    let out = chesszip().current_dir(dir.path()).args(["-f", "-q", "s.pgn", "./s.pgn.gz"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("written from another input of this run"), "{}", stderr_of(&out));
+    let archive = fs::read(dir.path().join("s.pgn.chz")).unwrap();
+    assert_eq!(chesszip::expand_bytes(&archive, &common::expand_opts()).unwrap(), plain);
+}
