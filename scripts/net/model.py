@@ -104,14 +104,7 @@ class MoveNet(nn.Module):
 
 def ply_log_probs(logits, batch, floor):
     """log p of the played move of each ply under softmax(logits) mixed with a uniform `floor`."""
-    ply = batch["ply_of_move"]
-    n = batch["moves_per_ply"].to(logits.dtype)
-    plies = len(n)
-    zmax = torch.full((plies,), -1e30, dtype=logits.dtype).scatter_reduce(0, ply, logits, reduce="amax", include_self=True)
-    e = torch.exp(logits - zmax[ply].detach())
-    s = torch.zeros(plies, dtype=logits.dtype).index_add(0, ply, e)
-    log_soft = logits[batch["label"]] - zmax.detach() - torch.log(s)
-    return torch.log((1.0 - floor) * torch.exp(log_soft) + floor / n)
+    return move_log_probs(logits, batch, floor)[batch["label"]]
 
 
 def move_log_probs(logits, batch, floor):
