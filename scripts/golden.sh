@@ -34,4 +34,15 @@ done
 make 2 notes.txt notes.txt.l2.raw.chz
 make 2 prose.md prose.md.l2.raw.chz
 make 2 tiny.txt tiny.txt.l2.raw.chz
+# Coding 1 (other move notations coded as moves; header byte 11 = 1): every level's newest
+# model, and inputs in those notations (notations.txt, notations.pgn: made from movetext.txt
+# with python-chess, each game in one notation, the last ones mixed).
+make 1 movetext.txt movetext.l1.c1.chz
+make 1 lichess.pgn lichess.pgn.l1.c1.chz
+make 2 lichess.pgn lichess.pgn.l2.c1.chz
+for level in 2 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.c1.chz"
+done
+make 2 notations.txt notations.txt.l2.c1.chz
+make 2 notations.pgn notations.pgn.l2.c1.chz
 ls -l tests/golden

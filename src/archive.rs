@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use crate::container::format::index_len;
 use crate::container::raw;
-use crate::container::{BlockHeader, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
+use crate::container::{BlockHeader, Coding, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
 use crate::container::{BlockStats, EncodedBlock};
 use crate::error::Error;
 use crate::format::BlockFormat;
@@ -190,7 +190,7 @@ fn compress_blocks<R: BufRead, W: Write>(
     };
     let coder = block_format(format);
     let mut splitter = coder.splitter();
-    let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level) };
+    let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level), coding: Coding::NEWEST };
     let mut writer = Writer::new(output, &header)?;
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
@@ -260,13 +260,15 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
 /// # Errors
 /// [`Error::Corrupt`] naming the block if it does not decode to the text its header describes;
 /// [`Error::LimitExceeded`] naming the block if decoding would exceed its work budget.
-pub(crate) fn expand_one(format: InputFormat, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
+pub(crate) fn expand_one(header: FileHeader, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Vec<u8>, Error> {
     let mut text = Vec::new();
-    let found = block_format(format).decode(model, block, h.lines as u64, h.text_len as usize, &mut text).map_err(|e| match e {
-        Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
-        Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
-        other => other,
-    })?;
+    let found = block_format(header.format).decode(model, header.coding, block, h.lines as u64, h.text_len as usize, &mut text).map_err(
+        |e| match e {
+            Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
+            Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
+            other => other,
+        },
+    )?;
     if text.len() != h.text_len as usize || crc32fast::hash(&text) != h.text_crc {
         return Err(Error::Corrupt(format!("block {n}: checksum mismatch, the block is damaged")));
     }
@@ -312,7 +314,7 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
     }
     let mut reader = Reader::new(input)?;
     let model = model_for(reader.header())?;
-    let format = reader.header().format;
+    let header = *reader.header();
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary { archive_bytes: FileHeader::LEN as u64, ..Summary::default() };
@@ -333,7 +335,7 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
             break;
         }
         let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
-            blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(format, model, first + i as u64, h, b)).collect()
+            blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(header, model, first + i as u64, h, b)).collect()
         });
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = text?;

@@ -5,7 +5,8 @@
 //! PGN is read with pgn-reader here (nothing needs to be byte-exact): its main line, with
 //! variations, comments and NAGs skipped; moves are checked with shakmaty and rewritten in
 //! canonical SAN. Games from a set-up position (`FEN` tag) or of another variant, games with
-//! an illegal move, and lines of a movetext archive that are not games are skipped.
+//! an illegal move or a null move, and lines of a movetext archive that are not games are
+//! skipped.
 //!
 //! A conversion never changes a game: pgn-reader silently passes over tokens it cannot read
 //! (`Qxf7++`, `exd6e.p.`, `+-`), ends a game at a blank line and runs on after a result, so
@@ -22,6 +23,7 @@ use shakmaty::san::San;
 use shakmaty::{Chess, Color, Position};
 
 use crate::archive::{ExpandOptions, Progress, expand};
+use crate::chess::NULL_MOVE;
 use crate::container::{FileHeader, InputFormat};
 use crate::error::Error;
 use crate::pgn::lexer::{GameSplitter, split_games};
@@ -143,7 +145,8 @@ pub fn to_movetext(format: InputFormat, text: &[u8], out: &mut Vec<u8>) -> Conve
         InputFormat::Movetext => {
             for line in split_lines(text) {
                 match parse_game(line.content) {
-                    Some(game) => {
+                    // The movetext format's canonical SAN has no null move.
+                    Some(game) if !game.moves.contains(&NULL_MOVE) => {
                         let mut pos = Chess::default();
                         for m in &game.moves {
                             San::from_move(&pos, *m).append_ascii_to(out);
@@ -154,7 +157,7 @@ pub fn to_movetext(format: InputFormat, text: &[u8], out: &mut Vec<u8>) -> Conve
                         out.push(b'\n');
                         summary.games += 1;
                     }
-                    None => summary.skipped += 1,
+                    _ => summary.skipped += 1,
                 }
             }
         }

@@ -5,7 +5,7 @@
 
 use std::io::BufRead;
 
-use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::container::{BlockStats, Coding, EncodedBlock, InputFormat};
 use crate::error::Error;
 use crate::model::Model;
 
@@ -17,15 +17,24 @@ pub trait BlockFormat: Sync {
     /// A cutter of input into blocks, at the start of input.
     fn splitter(&self) -> Box<dyn BlockSplitter>;
 
-    /// Codes one block's text (as cut by [`BlockFormat::splitter`]) with `model`.
+    /// Codes one block's text (as cut by [`BlockFormat::splitter`]) with `model`, in the
+    /// newest coding ([`Coding::NEWEST`]).
     fn encode(&self, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats);
 
     /// Decodes `block`, whose header records `lines` lines and `max_len` bytes of text, with
-    /// `model` into `out`; returns the counts of what was decoded.
+    /// `model` in `coding` (the archive's) into `out`; returns the counts of what was decoded.
     ///
     /// # Errors
     /// [`Error::Corrupt`] or [`Error::LimitExceeded`] on a block no encoder made.
-    fn decode(&self, model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error>;
+    fn decode(
+        &self,
+        model: &Model,
+        coding: Coding,
+        block: &EncodedBlock,
+        lines: u64,
+        max_len: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<BlockStats, Error>;
 }
 
 /// Cuts input into blocks: reads the next block into `out` (empty at the end of input).

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 
 use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, worker_pool};
 use crate::container::raw::{self, MAX_HELD, RawReader};
-use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
+use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::pgn::lexer::GameSplitter;
 
@@ -85,7 +85,7 @@ impl<R: Read + Seek> RawBlocks<R> {
                 games: 0,
             });
         }
-        let header = FileHeader { format: reader.header().format, level: 0, model_id: 0 };
+        let header = FileHeader { format: reader.header().format, level: 0, model_id: 0, coding: Coding::NEWEST };
         let mut input = reader.into_inner().into_inner();
         input.seek(SeekFrom::Start(0))?;
         Ok(RawBlocks { reader: Some(RawReader::new(BufReader::new(input))?), at: 0, header, entries })
@@ -211,7 +211,7 @@ impl<R: Read + Seek> Blocks<R> {
             return;
         };
         let model = model_for(reader.header()).expect("checked when opened");
-        let format = reader.header().format;
+        let header = *reader.header();
         let count = reader.entries().len();
         // Text in flight, bounded like a round of `expand` whatever the thread count.
         let entries = reader.entries();
@@ -226,7 +226,7 @@ impl<R: Read + Seek> Blocks<R> {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
-                        let _ = tx.send(expand_one(format, model, k as u64, &h, &block));
+                        let _ = tx.send(expand_one(header, model, k as u64, &h, &block));
                     });
                     Slot::Pending(rx)
                 }

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 
 use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, round_len, worker_pool};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
-use crate::container::{FileHeader, IndexEntry, IndexedReader, InputFormat};
+use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::games::Games;
 use crate::model::Model;
@@ -116,7 +116,7 @@ pub fn extract_lines<R: Read + Seek, W: Write>(
     }
     let mut reader = IndexedReader::open(input)?;
     let model: &Model = model_for(reader.header())?;
-    let format = reader.header().format;
+    let header = *reader.header();
     let (first, last) = (*range.start(), *range.end());
     if first == 0 || last < first {
         return Ok(0);
@@ -142,7 +142,7 @@ pub fn extract_lines<R: Read + Seek, W: Write>(
             blocks.push(reader.read_block(k)?);
         }
         let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_one(format, model, k as u64, h, b)).collect());
+            pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
         for (&k, text) in chunk.iter().zip(texts) {
             let text = text?;
             let mut line = starts[k];
@@ -311,9 +311,9 @@ fn walk_games<R: Read + Seek, W: Write>(
         for &k in &wanted {
             coded.push(reader.read_block(k)?);
         }
-        let format = reader.header().format;
+        let header = *reader.header();
         let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| wanted.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(format, model, k as u64, h, b)).collect());
+            pool.install(|| wanted.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
         let mut texts = texts.into_iter();
         for (s, run) in runs.iter().enumerate().take(end + 1).skip(r) {
             if !chosen.contains(&s) {
@@ -369,7 +369,7 @@ fn raw_info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
         }
     };
     Ok(ArchiveInfo {
-        header: FileHeader { format: header.format, level: 0, model_id: 0 },
+        header: FileHeader { format: header.format, level: 0, model_id: 0, coding: Coding::NEWEST },
         model_available: true,
         blocks: 0,
         lines: totals.lines,

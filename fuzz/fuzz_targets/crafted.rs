@@ -8,7 +8,7 @@
 
 use std::io::Cursor;
 
-use chesszip::container::EncodedBlock;
+use chesszip::container::{Coding, EncodedBlock};
 use chesszip::entropy::{Cdf, CdfBuf, Encoder, TOTAL};
 use chesszip::container::{BlockHeader, FileHeader, InputFormat, MAX_BLOCK_TEXT, Writer};
 use chesszip::model::Model;
@@ -38,7 +38,9 @@ fuzz_target!(|data: &[u8]| {
     let text_len = [1u32, 16, 300, 4096, MAX_BLOCK_TEXT as u32][*claims as usize % 5];
     let lines = 1 + (*lines as u32 % text_len.min(16));
     let h = BlockHeader { lines, text_len, plies: text_len / 2, games: lines, ..BlockHeader::default() };
-    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id() };
+    // The high bit of `lines` picks the coding: archives of both must expand safely.
+    let coding = if *lines & 0x80 != 0 { Coding::First } else { Coding::NEWEST };
+    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id(), coding };
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     writer.write_block(&h, &EncodedBlock { range, raw }).unwrap();
     let archive = writer.finish().unwrap().0;

@@ -3,7 +3,7 @@
 //! never panic or run away.
 #![no_main]
 
-use chesszip::container::EncodedBlock;
+use chesszip::container::{Coding, EncodedBlock};
 use chesszip::movetext::block::decode_block;
 use chesszip::model::Model;
 use libfuzzer_sys::fuzz_target;
@@ -12,6 +12,8 @@ fuzz_target!(|data: &[u8]| {
     let [lines, len, split, rest @ ..] = data else {
         return;
     };
+    // The high bit picks the coding: archives of both must decode safely.
+    let coding = if *lines & 0x80 != 0 { Coding::First } else { Coding::NEWEST };
     let lines = 1 + *lines as u64 % 16;
     let max_len = *len as usize * 16;
     let split = (*split as usize * 4).min(rest.len() / 4 * 4);
@@ -20,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
         raw: rest[split..].to_vec(),
     };
     let mut out = Vec::new();
-    if decode_block(Model::builtin(1), &block, lines, max_len, &mut out).is_ok() {
+    if decode_block(Model::builtin(1), coding, &block, lines, max_len, &mut out).is_ok() {
         assert!(out.len() <= max_len, "decoded past the limit");
     }
 });

@@ -26,6 +26,35 @@ pub use see::{see, see_unopposed, unopposed};
 pub use threats::Threats;
 pub use value::{move_value, static_eval};
 
+use shakmaty::{Chess, Move, Position, Role, Square};
+
+/// The null move (the side to move passes), as games written by GUIs and databases hold it
+/// (`--`, `Z0`). shakmaty has no null move; this crazyhouse drop, never legal in standard
+/// chess or Chess960, stands for it wherever a ply is a [`Move`]. Play it with [`play_null`].
+pub const NULL_MOVE: Move = Move::Put { role: Role::King, to: Square::A1 };
+
+/// The position after a null move in `pos`: the other side to move, no en passant square.
+/// `None` where passing is impossible: the side to move is in check, or shakmaty refuses the
+/// position with the turn swapped.
+pub fn play_null(pos: &Chess) -> Option<Chess> {
+    if pos.is_check() {
+        return None;
+    }
+    pos.clone().swap_turn().ok()
+}
+
+/// Plays ply `m` (a legal move or [`NULL_MOVE`]) in `pos`.
+///
+/// # Panics
+/// On a null move where [`play_null`] refuses one (the caller checked that it may pass).
+pub fn play_ply(pos: &mut Chess, m: Move) {
+    if m == NULL_MOVE {
+        *pos = play_null(pos).expect("a null move only where passing is possible");
+    } else {
+        pos.play_unchecked(m);
+    }
+}
+
 /// Games of the benchmark for the tests of this module, read with shakmaty's SAN parser (the
 /// rules reference) so that the chess core's tests need nothing above it.
 #[cfg(test)]

@@ -53,6 +53,31 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
+/// Revision of the block codings: how a block's text becomes symbols, header byte 11. An
+/// archive is decoded with the coding its header names; compressing writes [`Coding::NEWEST`].
+/// Codings are never changed once released, like models: a new one is a new value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Coding {
+    /// The first coding (byte 0): moves in canonical SAN only.
+    First = 0,
+    /// Byte 1: a block may also hold moves in other notations ([`crate::text::notation`]),
+    /// said by one symbol at the start of the block.
+    Notations = 1,
+}
+
+impl Coding {
+    /// The coding this build writes.
+    pub const NEWEST: Coding = Coding::Notations;
+
+    fn from_byte(b: u8) -> Option<Coding> {
+        match b {
+            0 => Some(Coding::First),
+            1 => Some(Coding::Notations),
+            _ => None,
+        }
+    }
+}
+
 /// The file header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileHeader {
@@ -62,6 +87,8 @@ pub struct FileHeader {
     pub level: u8,
     /// Id of the model parameters ([`crate::model::Model::id`]).
     pub model_id: u64,
+    /// How the blocks are coded.
+    pub coding: Coding,
 }
 
 impl FileHeader {
@@ -75,7 +102,7 @@ impl FileHeader {
         b[8] = VERSION;
         b[9] = self.format as u8;
         b[10] = self.level;
-        b[11] = 0;
+        b[11] = self.coding as u8;
         b[12..20].copy_from_slice(&self.model_id.to_le_bytes());
         let c = crc(&b[..20]);
         b[20..24].copy_from_slice(&c.to_le_bytes());
@@ -98,10 +125,10 @@ impl FileHeader {
             return Err(Error::Unsupported(format!("format version {} (this build reads version {VERSION})", b[8])));
         }
         let format = InputFormat::from_byte(b[9]).ok_or_else(|| Error::Unsupported(format!("input format {}", b[9])))?;
-        if b[11] != 0 {
-            return Err(Error::Unsupported(format!("header flags {:#04x}", b[11])));
-        }
-        Ok(FileHeader { format, level: b[10], model_id: u64_at(b, 12) })
+        let coding = Coding::from_byte(b[11]).ok_or_else(|| {
+            Error::Unsupported(format!("block coding {} (this build reads codings 0 to {})", b[11], Coding::NEWEST as u8))
+        })?;
+        Ok(FileHeader { format, level: b[10], model_id: u64_at(b, 12), coding })
     }
 }
 
@@ -372,7 +399,7 @@ mod tests {
 
     #[test]
     fn structures_round_trip() {
-        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef };
+        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef, coding: Coding::NEWEST };
         assert_eq!(FileHeader::parse(&h.to_bytes()).unwrap(), h);
         let b = BlockHeader {
             lines: 3,
@@ -395,7 +422,7 @@ mod tests {
 
     #[test]
     fn every_flipped_header_byte_is_detected() {
-        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 42 }.to_bytes();
+        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 42, coding: Coding::NEWEST }.to_bytes();
         for i in 0..h.len() {
             let mut bad = h;
             bad[i] ^= 0x10;

@@ -1,7 +1,7 @@
 //! The archive file format (version 1): header, blocks with checksums, block index, footer.
 //!
 //! ```text
-//! file header    magic(8) version(1) format(1) level(1) flags(1) model_id(8, LE) crc32(4)
+//! file header    magic(8) version(1) format(1) level(1) coding(1) model_id(8, LE) crc32(4)
 //! block*         block header, then `range_len` bytes of range-coded stream, then
 //!                `raw_len` bytes of zstd-compressed raw lines
 //!   block header "BLK\0" lines(4) text_len(4) range_len(4) raw_len(4) text_crc32(4) plies(4)
@@ -10,7 +10,8 @@
 //!                raw_lines(4) flags(4) games(4)] crc32(4)
 //! footer         index_offset(8) "\x89CHZEND\0"
 //! ```
-//! All integers are little-endian; every CRC-32 (IEEE, via crc32fast) covers the bytes of its
+//! `coding` names how the blocks are coded ([`Coding`]: 0 for archives written before
+//! coding 1, which adds other move notations). All integers are little-endian; every CRC-32 (IEEE, via crc32fast) covers the bytes of its
 //! structure before it, `text_crc32` covers the block's expanded text and `stream_crc32` the
 //! block's two streams (range-coded, then raw). `lines` counts the block's lines: pieces of
 //! text ended by a line feed, plus a last piece without one if flags bit 0 is set (the block
@@ -33,7 +34,7 @@ pub mod reader;
 pub mod writer;
 
 pub use block::{BlockStats, EncodedBlock};
-pub use format::{BlockHeader, FileHeader, Footer, IndexEntry, InputFormat, MAX_BLOCK_TEXT};
+pub use format::{BlockHeader, Coding, FileHeader, Footer, IndexEntry, InputFormat, MAX_BLOCK_TEXT};
 pub use indexed::IndexedReader;
 pub use reader::Reader;
 pub use writer::Writer;

@@ -2,7 +2,7 @@
 
 use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, zobrist::Zobrist64};
 
-use crate::chess::{move_value, static_eval};
+use crate::chess::{NULL_MOVE, move_value, static_eval};
 
 /// The legal moves of `pos` sorted by [`crate::chess::move_key`], into `out`.
 pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
@@ -65,8 +65,13 @@ impl GameState {
         GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new(), losses: [(0, 0); 2], last_loss: 0, eval }
     }
 
-    /// Plays legal move `m`.
+    /// Plays legal move `m`, or a null move ([`NULL_MOVE`], where [`crate::chess::play_null`]
+    /// allows one).
     pub fn play(&mut self, m: Move) {
+        if m == NULL_MOVE {
+            self.play_null();
+            return;
+        }
         self.history.push(self.hash);
         // The evaluation after a move, from the new mover's side, is minus the old one plus the
         // move's value (Sunfish's `value(move)` is exactly that difference).
@@ -76,6 +81,20 @@ impl GameState {
         self.ply += 1;
         self.own_last = self.last;
         self.last = Some(m);
+    }
+
+    /// Plays a null move: the other side is to move.
+    ///
+    /// # Panics
+    /// Where [`crate::chess::play_null`] refuses one (the parsers never record such a ply).
+    fn play_null(&mut self) {
+        self.history.push(self.hash);
+        self.pos = crate::chess::play_null(&self.pos).expect("a null move only where passing is possible");
+        self.hash = self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        self.eval = static_eval(&self.pos);
+        self.ply += 1;
+        self.own_last = self.last;
+        self.last = None;
     }
 
     /// [`static_eval`] of the current position (side to move's point of view), without

@@ -2,13 +2,15 @@
 //! both directions (see [`SymbolCoder`]).
 
 use super::game_coder::{GameCoder, MoveText};
+use super::notation_coder::NOTATIONS_FLAG;
 use crate::chess::GameResult;
-use crate::container::{BlockStats, EncodedBlock};
+use crate::container::{BlockStats, Coding, EncodedBlock};
 use crate::entropy::budget::{BudgetedDecoder, inflate_side};
 use crate::entropy::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
 use crate::error::Error;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
+use crate::text::parse_lenient_into;
 use crate::text::{Game, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
 
 /// zstd level for the raw-line side stream.
@@ -42,9 +44,10 @@ struct BlockCoder<'m> {
 }
 
 impl<'m> BlockCoder<'m> {
-    fn new(model: &'m Model) -> Self {
+    /// A coder for a block whose games are all canonical SAN, or (`notations`) not.
+    fn new(model: &'m Model, notations: bool) -> Self {
         BlockCoder {
-            games: GameCoder::new(model),
+            games: if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) },
             kind: AdaptiveModel::new(2, 32),
             terminator: AdaptiveModel::new(Terminator::ALL.len(), 32),
         }
@@ -71,19 +74,33 @@ impl<'m> BlockCoder<'m> {
             if c.decoding() {
                 game.moves.clear();
                 game.spellings.clear();
+                game.written.clear();
                 game.result = GameResult::Unknown;
             }
-            let mut text = MoveText { moves: std::mem::take(&mut game.moves), spellings: std::mem::take(&mut game.spellings) };
+            let mut text = MoveText {
+                moves: std::mem::take(&mut game.moves),
+                spellings: std::mem::take(&mut game.spellings),
+                written: std::mem::take(&mut game.written),
+            };
             let end = self.games.code_moves_known(c, GameState::new(), &mut text, known)?;
             self.games.code_result(c, &end, &mut game.result)?;
             game.moves = text.moves;
             game.spellings = text.spellings;
+            game.written = text.written;
         }
         Ok(())
     }
 }
 
-/// Compresses the lines of `text` (a whole number of lines) with `model`.
+/// Whether every move of `game` but castling shows its origin's file and rank (compact long
+/// algebraic, which no canonical game does).
+fn shows_every_origin(game: &Game) -> bool {
+    let mut shown = game.moves.iter().zip(&game.spellings).filter(|(m, _)| !m.is_castle()).map(|(_, s)| s.file() && s.rank());
+    shown.next().unwrap_or(false) && shown.all(|b| b)
+}
+
+/// Compresses the lines of `text` (a whole number of lines) with `model`, in the newest
+/// coding ([`Coding::NEWEST`]).
 pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
     let (block, stats, _) = encode_block_traced(model, text, false);
     (block, stats)
@@ -91,15 +108,31 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 
 /// [`encode_block`], also returning prediction statistics when `trace` is set.
 pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedBlock, BlockStats, Option<Trace>) {
-    let mut coder = BlockCoder::new(model);
+    // Most blocks are canonical SAN: they are coded as such until a line shows another
+    // notation, and then again from the start with the notation models.
+    encode_with(model, text, trace, false).unwrap_or_else(|| encode_with(model, text, trace, true).expect("notations allowed"))
+}
+
+/// [`encode_block_traced`] with the block's notation flag `notations`; `None` if it is not set
+/// and a line needs it.
+fn encode_with(model: &Model, text: &[u8], trace: bool, notations: bool) -> Option<(EncodedBlock, BlockStats, Option<Trace>)> {
+    let mut coder = BlockCoder::new(model, notations);
     coder.games.trace = trace.then(Trace::default);
     let mut enc = Measured { inner: Encoder::new(), info: Information::default() };
+    let mut flag = notations as usize;
+    enc.code(Cdf::new(&NOTATIONS_FLAG), &mut flag).expect("encoding cannot fail");
     let mut raw = Vec::new();
     let mut stats = BlockStats::default();
-    let mut game = Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown };
+    let mut game = Game::default();
     let mut plies = PlyMoves::default();
     for line in split_lines(text) {
-        let mut is_game = parse_game_into(line.content, &mut game, &mut plies);
+        // Compact long algebraic (`e2e4 e7e5`) reads as SAN showing every origin, which the
+        // spelling model would pay for move by move: the notation models code it for free.
+        let canonical = parse_game_into(line.content, &mut game, &mut plies) && !shows_every_origin(&game);
+        let mut is_game = canonical || parse_lenient_into(line.content, &mut game);
+        if is_game && !canonical && !notations {
+            return None;
+        }
         let mut terminator = line.terminator;
         stats.lines += 1;
         if is_game {
@@ -112,7 +145,7 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
             raw.extend_from_slice(line.content);
             stats.raw_lines += 1;
         }
-        let known = is_game.then_some(&plies);
+        let known = canonical.then_some(&plies);
         coder.code_line(&mut enc, &mut is_game, &mut game, &mut terminator, known).expect("encoding cannot fail");
     }
     stats.move_bits = coder.games.move_info.bits();
@@ -122,7 +155,7 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
     } else {
         zstd::bulk::compress(&raw, RAW_ZSTD_LEVEL).expect("in-memory zstd compression cannot fail")
     };
-    (EncodedBlock { range: enc.inner.finish(), raw }, stats, coder.games.trace.take())
+    Some((EncodedBlock { range: enc.inner.finish(), raw }, stats, coder.games.trace.take()))
 }
 
 /// Expands a block of `lines` lines, appending the text to `out`. `max_len` bounds the text
@@ -134,14 +167,25 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
 /// # Errors
 /// [`Error::Corrupt`] when the streams are inconsistent (the caller's checksum catches the
 /// rest), [`Error::LimitExceeded`] when they would decode to more than the block's size allows.
-pub fn decode_block(model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
+pub fn decode_block(
+    model: &Model,
+    coding: Coding,
+    block: &EncodedBlock,
+    lines: u64,
+    max_len: usize,
+    out: &mut Vec<u8>,
+) -> Result<BlockStats, Error> {
     let mut stats = BlockStats::default();
-    let mut coder = BlockCoder::new(model);
     let mut dec = BudgetedDecoder::new(&block.range, max_len)?;
+    let mut notations = 0;
+    if coding >= Coding::Notations {
+        dec.code(Cdf::new(&NOTATIONS_FLAG), &mut notations)?;
+    }
+    let mut coder = BlockCoder::new(model, notations == 1);
     let raw = inflate_side(&block.raw, max_len, "raw-line stream")?;
     let mut raw_lines = raw.split(|&b| b == b'\n');
     let start = out.len();
-    let mut game = Game { moves: Vec::new(), spellings: Vec::new(), result: GameResult::Unknown };
+    let mut game = Game::default();
     for line in 0..lines {
         let mut is_game = false;
         let mut terminator = Terminator::Lf;
@@ -188,7 +232,7 @@ mod tests {
         let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();
         let (encoded, ..) = encode_block_traced(&model, text.as_bytes(), false);
         let mut decoded = Vec::new();
-        decode_block(&model, &encoded, 30, text.len(), &mut decoded).expect("decodes");
+        decode_block(&model, Coding::NEWEST, &encoded, 30, text.len(), &mut decoded).expect("decodes");
         assert_eq!(decoded, text.as_bytes());
     }
 }

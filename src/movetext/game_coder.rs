@@ -3,14 +3,16 @@
 
 use shakmaty::{Chess, Move, Position, Role};
 
-use crate::chess::GameResult;
+use super::notation_coder::{GameNotation, NotationCoder};
 use crate::chess::movegen::{Packed, legal_moves_sorted_into};
+use crate::chess::{GameResult, NULL_MOVE, play_ply};
 use crate::entropy::{AdaptiveModel, Information, SymbolCoder};
 use crate::error::Error;
 use crate::model::features::{class_result, result_class};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
 use crate::text::PlyMoves;
+use crate::text::notation::{Form, Written};
 use crate::text::spelling::{self, Convention, Spelling};
 
 /// The moves of a game and how each is written.
@@ -20,6 +22,9 @@ pub struct MoveText {
     pub moves: Vec<Move>,
     /// Spelling of each move; same length.
     pub spellings: Vec<Spelling>,
+    /// How each ply is written beyond its spelling: empty when every move is canonical SAN,
+    /// else the same length as `moves` (which may then hold [`NULL_MOVE`]).
+    pub written: Vec<Written>,
 }
 
 /// The move model plus the adaptive models of spellings; one per block.
@@ -28,6 +33,8 @@ pub struct GameCoder<'m> {
     convention: AdaptiveModel,
     spelling_hit: AdaptiveModel,
     spelling: AdaptiveModel,
+    /// The models of other notations, where the block allows them.
+    notations: Option<NotationCoder>,
     /// Information content of the coded moves so far (encoder only).
     pub move_info: Information,
     /// Prediction statistics, when analysing (encoder only).
@@ -35,21 +42,33 @@ pub struct GameCoder<'m> {
 }
 
 impl<'m> GameCoder<'m> {
-    /// A coder with fresh adaptive state.
+    /// A coder with fresh adaptive state, for games in canonical SAN only (the first
+    /// coding, or a block that says it has no other notation).
     pub fn new(model: &'m Model) -> Self {
         GameCoder {
             predictor: Predictor::new(model),
             convention: AdaptiveModel::new(Convention::ALL.len(), 32),
             spelling_hit: AdaptiveModel::new(2, 32),
             spelling: AdaptiveModel::new(Spelling::COUNT, 32),
+            notations: None,
             move_info: Information::default(),
             trace: None,
         }
     }
 
-    /// Codes a game's moves from `start`: the spelling convention, then for every ply "the game
-    /// ends here?" (unless there is no legal move) and the move and its spelling. When decoding,
-    /// `text` is filled. Returns the final state, prepared for [`GameCoder::code_result`].
+    /// A coder with fresh adaptive state for games in any notation of
+    /// [`crate::text::notation`] (coding [`crate::container::Coding::Notations`], in a block
+    /// that says it has some).
+    pub fn with_notations(model: &'m Model) -> Self {
+        GameCoder { notations: Some(NotationCoder::new()), ..GameCoder::new(model) }
+    }
+
+    /// Codes a game's moves from `start`: the spelling convention and, if this coder takes
+    /// other notations, the game's notation ([`NotationCoder::code_game`]); then for every
+    /// ply "the game ends here?" (unless there is no legal move), whether it is a null move
+    /// (in games that have some), and the move, its notation, its spelling and its glyph.
+    /// When decoding, `text` is filled. Returns the final state, prepared for
+    /// [`GameCoder::code_result`].
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
@@ -75,6 +94,11 @@ impl<'m> GameCoder<'m> {
         let mut conv = if decoding { 0 } else { choose_convention(&start.pos, text, known).index() };
         self.convention.code(c, &mut conv)?;
         let convention = Convention::ALL[conv];
+        debug_assert!(decoding || text.written.is_empty() || self.notations.is_some(), "other notations in a block without them");
+        let notation = match &mut self.notations {
+            Some(n) => n.code_game(c, start.pos.turn(), text)?,
+            None => None,
+        };
         let mut st = start;
         loop {
             let ply = st.ply as usize;
@@ -102,6 +126,23 @@ impl<'m> GameCoder<'m> {
                 // and the memory of `text`, by the block's text length.
                 c.spend(1)?;
             }
+            if let Some(game) = notation.filter(|g| g.nulls) {
+                let mut null = !decoding && text.moves[ply] == NULL_MOVE;
+                let after_null = ply > 0 && text.moves.get(ply - 1) == Some(&NULL_MOVE);
+                self.notations_mut().code_null(c, after_null, &mut null)?;
+                if null {
+                    if decoding && crate::chess::play_null(&st.pos).is_none() {
+                        return Err(Error::Corrupt("a null move where the side to move cannot pass".into()));
+                    }
+                    self.code_written(c, &game, (&NULL_MOVE, st.pos.turn()), Spelling::default(), text, ply)?;
+                    if decoding {
+                        text.moves.push(NULL_MOVE);
+                        text.spellings.push(Spelling::default());
+                    }
+                    st.play(NULL_MOVE);
+                    continue;
+                }
+            }
             let mut index = if decoding {
                 0
             } else if let Some(index) = played {
@@ -119,20 +160,52 @@ impl<'m> GameCoder<'m> {
             c.code(table, &mut index)?;
             self.predictor.observe(&mut st, index);
             let m = self.predictor.move_at(index);
+            // The notation comes first: long forms show every origin, whatever the spelling.
+            let form = match &notation {
+                Some(game) => {
+                    let actual = if decoding { Spelling::default() } else { text.spellings[ply] };
+                    let n = self.notations_mut().code_ply(c, game, (&m, st.pos.turn()), actual, text.written.get(ply))?;
+                    if decoding {
+                        text.written.push(Written { notation: n, glyph: 0 });
+                    }
+                    n.form
+                }
+                None => Form::Short,
+            };
             let expected = spelling::expected_with(&st.pos, &m, self.predictor.moves(), convention, || {
                 let mut after = st.pos.clone();
                 after.play_unchecked(m);
                 after
             });
-            let mut hit = (!decoding && text.spellings[ply] == expected) as usize;
+            let squares_shown = form == Form::Short;
+            let mut hit = if decoding {
+                0
+            } else {
+                let actual = text.spellings[ply];
+                (if squares_shown { actual == expected } else { actual.suffix() == expected.suffix() }) as usize
+            };
             self.spelling_hit.code(c, &mut hit)?;
             let spelled = if hit == 1 {
                 expected
             } else {
-                let mut s = if decoding { 0 } else { text.spellings[ply].0 as usize };
+                let mut s = if decoding {
+                    0
+                } else if squares_shown {
+                    text.spellings[ply].0 as usize
+                } else {
+                    Spelling::new(expected.file(), expected.rank(), text.spellings[ply].suffix()).0 as usize
+                };
                 self.spelling.code(c, &mut s)?;
                 Spelling(s as u8)
             };
+            if let Some(game) = notation.filter(|g| g.glyphs) {
+                let mut glyph = if decoding { 0 } else { text.written[ply].glyph };
+                self.notations_mut().code_glyph(c, &mut glyph)?;
+                if decoding {
+                    text.written.last_mut().expect("pushed above").glyph = glyph;
+                }
+                let _ = game;
+            }
             if decoding {
                 text.moves.push(m);
                 text.spellings.push(spelled);
@@ -140,6 +213,35 @@ impl<'m> GameCoder<'m> {
             st.play(m);
         }
         Ok(st)
+    }
+
+    /// The notation models (only called where the coder has them).
+    fn notations_mut(&mut self) -> &mut NotationCoder {
+        self.notations.as_mut().expect("a game notation is coded only by a coder with notation models")
+    }
+
+    /// Codes the notation and glyph of null move `ply` (of `text`, when encoding; pushed to it
+    /// when decoding) in a game written as `game`.
+    fn code_written<C: SymbolCoder>(
+        &mut self,
+        c: &mut C,
+        game: &GameNotation,
+        null: (&shakmaty::Move, shakmaty::Color),
+        spelling: Spelling,
+        text: &mut MoveText,
+        ply: usize,
+    ) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let coder = self.notations_mut();
+        let notation = coder.code_ply(c, game, null, spelling, text.written.get(ply))?;
+        let mut glyph = if decoding { 0 } else { text.written[ply].glyph };
+        if game.glyphs {
+            coder.code_glyph(c, &mut glyph)?;
+        }
+        if decoding {
+            text.written.push(Written { notation, glyph });
+        }
+        Ok(())
     }
 
     /// Codes the result of a game whose moves [`GameCoder::code_moves`] just coded, ending in
@@ -188,7 +290,7 @@ fn choose_convention(start: &Chess, text: &MoveText, known: Option<&PlyMoves>) -
                         break;
                     }
                 }
-                pos.play_unchecked(*m);
+                play_ply(&mut pos, *m);
             }
             found
         }

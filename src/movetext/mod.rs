@@ -1,15 +1,17 @@
 //! The movetext block format: one game per line (SAN moves, then the result), each line coded
 //! with the model ([`block`]), the moves of a game with the [`GameCoder`] that the PGN format
-//! shares ([`game_coder`]). Blocks are cut at line ends ([`Movetext`]).
+//! shares ([`game_coder`]), and games in other notations with the notation models
+//! ([`notation_coder`]). Blocks are cut at line ends ([`Movetext`]).
 
 pub mod block;
 pub mod game_coder;
+pub mod notation_coder;
 
 use std::io::BufRead;
 
 pub use game_coder::{GameCoder, MoveText};
 
-use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::container::{BlockStats, Coding, EncodedBlock, InputFormat};
 use crate::error::Error;
 use crate::format::{BlockFormat, BlockSplitter};
 use crate::model::Model;
@@ -31,8 +33,16 @@ impl BlockFormat for Movetext {
         block::encode_block(model, text)
     }
 
-    fn decode(&self, model: &Model, block: &EncodedBlock, lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
-        block::decode_block(model, block, lines, max_len, out)
+    fn decode(
+        &self,
+        model: &Model,
+        coding: Coding,
+        block: &EncodedBlock,
+        lines: u64,
+        max_len: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<BlockStats, Error> {
+        block::decode_block(model, coding, block, lines, max_len, out)
     }
 }
 

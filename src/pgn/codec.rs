@@ -24,12 +24,14 @@ use super::metered::{Metered, Stream};
 use super::models::{Bit, NumberModel};
 use super::side::Side;
 use super::tags::{GameInfo, TagModel};
-use crate::container::{BlockStats, EncodedBlock};
+use crate::chess::play_ply;
+use crate::container::{BlockStats, Coding, EncodedBlock};
 use crate::entropy::budget::{BudgetedDecoder, inflate_side};
-use crate::entropy::{Encoder, SymbolCoder};
+use crate::entropy::{Cdf, Encoder, SymbolCoder};
 use crate::error::Error;
 use crate::model::{GameState, Model};
 use crate::movetext::game_coder::{GameCoder, MoveText};
+use crate::movetext::notation_coder::NOTATIONS_FLAG;
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -88,6 +90,8 @@ enum Piece {
 /// Models shared by the games of a block.
 struct PgnCoder<'m> {
     model: &'m Model,
+    /// Whether the block's games may use other notations.
+    notations: bool,
     games: GameCoder<'m>,
     variations: Option<GameCoder<'m>>,
     more: Bit,
@@ -108,10 +112,12 @@ struct Frame {
 }
 
 impl<'m> PgnCoder<'m> {
-    fn new(model: &'m Model) -> Self {
+    /// A coder for a block whose games are all canonical SAN, or (`notations`) not.
+    fn new(model: &'m Model, notations: bool) -> Self {
         PgnCoder {
             model,
-            games: GameCoder::new(model),
+            notations,
+            games: if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) },
             variations: None,
             more: Bit::default(),
             structured: Bit::default(),
@@ -217,7 +223,7 @@ impl<'m> PgnCoder<'m> {
                 Item::Move => {
                     let m = *game.lines[f.line].moves.get(f.done).ok_or_else(|| corrupt("more moves than the line has"))?;
                     f.before = Some(f.pos.clone());
-                    f.pos.play_unchecked(m);
+                    play_ply(&mut f.pos, m);
                     f.done += 1;
                 }
                 Item::Glyph(g) => self.layout.code_glyph(c, g)?,
@@ -239,7 +245,10 @@ impl<'m> PgnCoder<'m> {
                     next_line += 1;
                     let text = game.lines.get_mut(line).ok_or_else(|| corrupt("missing variation"))?;
                     c.set(Stream::Moves);
-                    let coder = self.variations.get_or_insert_with(|| GameCoder::new(self.model));
+                    let (model, notations) = (self.model, self.notations);
+                    let coder = self
+                        .variations
+                        .get_or_insert_with(|| if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) });
                     coder.code_moves(c, GameState::from_position(before.clone()), text)?;
                     frames.push(Frame { line, done: 0, pos: before, before: None });
                 }
@@ -265,14 +274,26 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 
 /// [`encode_block`] with the breakdown of the block's size by stream.
 pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
-    let mut coder = PgnCoder::new(model);
+    // Most blocks are canonical SAN: they are coded as such until a game shows another
+    // notation, and then again from the start with the notation models.
+    encode_with(model, text, false).unwrap_or_else(|| encode_with(model, text, true).expect("notations allowed"))
+}
+
+/// [`encode_block_detailed`] with the block's notation flag `notations`; `None` if it is not
+/// set and a game needs it.
+fn encode_with(model: &Model, text: &[u8], notations: bool) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
+    let mut coder = PgnCoder::new(model, notations);
     let mut enc = Encoder::new();
     let mut side = Side::writer();
     let mut stats = BlockStats { lines: count_lines(text), ..BlockStats::default() };
     let mut pgn = PgnStats::default();
     let mut c = Metered::new(&mut enc);
+    c.set(Stream::Layout);
+    let mut flag = notations as usize;
+    c.code(Cdf::new(&NOTATIONS_FLAG), &mut flag).expect("encoding cannot fail");
     for piece in split_games(text) {
         let mut p = match parse(piece) {
+            Some(game) if !notations && game.lines.iter().any(|l| !l.written.is_empty()) => return None,
             Some(game) => {
                 stats.games += 1;
                 stats.plies += game.lines[0].moves.len() as u64;
@@ -306,7 +327,7 @@ pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, Block
     let range = enc.finish();
     pgn.range_bytes = range.len() as u64;
     pgn.side_bytes = raw.len() as u64;
-    (EncodedBlock { range, raw }, stats, pgn)
+    Some((EncodedBlock { range, raw }, stats, pgn))
 }
 
 /// Lines of `text`: line breaks, plus one for a last line without one.
@@ -326,12 +347,17 @@ pub fn count_lines(text: &[u8]) -> u64 {
 /// Returns the counts of what was decoded, as [`encode_block`] counts them (lines of the text,
 /// structured games, their main lines' plies, lines of raw pieces; no bits), for the caller to
 /// check against the block header.
-pub fn decode_block(model: &Model, block: &EncodedBlock, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
-    let mut coder = PgnCoder::new(model);
+pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
     let mut dec = BudgetedDecoder::new(&block.range, max_len)?;
     let side_bytes = inflate_side(&block.raw, max_len, "side stream")?;
     let mut side = Side::reader(&side_bytes);
     let mut c = Metered::new(&mut dec);
+    let mut notations = 0;
+    if coding >= Coding::Notations {
+        c.set(Stream::Layout);
+        c.code(Cdf::new(&NOTATIONS_FLAG), &mut notations)?;
+    }
+    let mut coder = PgnCoder::new(model, notations == 1);
     let start = out.len();
     let mut stats = BlockStats::default();
     while coder.more.code_value(&mut c, false)? {
@@ -368,7 +394,7 @@ mod tests {
         let model = Model::builtin(1);
         let (block, counts, stats) = encode_block_detailed(model, text);
         let mut out = Vec::new();
-        let decoded = decode_block(model, &block, text.len(), &mut out).unwrap();
+        let decoded = decode_block(model, Coding::NEWEST, &block, text.len(), &mut out).unwrap();
         assert_eq!(
             (decoded.lines, decoded.games, decoded.plies, decoded.raw_lines),
             (counts.lines, counts.games, counts.plies, counts.raw_lines)

@@ -6,12 +6,14 @@
 //! Moves are read with shakmaty's SAN parser in the position they are played from
 //! ([`crate::text::spelling::parse_token`]), the start position with shakmaty's FEN parser.
 
-use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+use shakmaty::{CastlingMode, Chess, Color, Position, fen::Fen};
 
 use super::lexer::{GLYPHS, TokenKind, lex, tag_parts};
 use crate::chess::GameResult;
+use crate::chess::{legal_moves_sorted_into, play_ply};
 use crate::error::Error;
 use crate::movetext::game_coder::MoveText;
+use crate::text::notation::{self, Written};
 use crate::text::spelling::parse_token;
 
 /// A tag pair: name and value as written between the quotes (escapes kept).
@@ -147,6 +149,7 @@ pub fn parse(text: &[u8]) -> Option<Game> {
     game.lines.push(MoveText::default());
     let mut frames = vec![Frame { line: 0, pos: start, before: None }];
     let mut first_result = None;
+    let (mut legal, mut buf) = (Vec::new(), Vec::new());
     for t in &lexed.tokens[tag_count..] {
         let item = match t.kind {
             TokenKind::Tag => return None,
@@ -157,12 +160,37 @@ pub fn parse(text: &[u8]) -> Option<Game> {
             }
             TokenKind::San => {
                 let f = frames.last_mut().expect("the main line is never closed");
-                let (m, spelling) = parse_token(&f.pos, t.text)?;
                 let line = &mut game.lines[f.line];
-                line.moves.push(m);
-                line.spellings.push(spelling);
-                f.before = Some(f.pos.clone());
-                f.pos.play_unchecked(m);
+                // A move showing its origin's file and rank is read as long algebraic (it is
+                // SAN too, but a costly spelling); a pawn push showing its file (`bb6`) as a
+                // bishop's move in lowercase notation.
+                let strict = parse_token(&f.pos, t.text).filter(|(m, s)| {
+                    let pawn_push = m.role() == shakmaty::Role::Pawn && !m.is_capture();
+                    (!(s.file() && s.rank()) || m.is_castle()) && !(pawn_push && s.file() && !s.rank())
+                });
+                match strict {
+                    Some((m, spelling)) => {
+                        line.moves.push(m);
+                        line.spellings.push(spelling);
+                        if !line.written.is_empty() {
+                            line.written.push(Written::default());
+                        }
+                        f.before = Some(f.pos.clone());
+                        f.pos.play_unchecked(m);
+                    }
+                    None => {
+                        // Another notation: the line records how each of its plies is written.
+                        legal.clear();
+                        legal_moves_sorted_into(&f.pos, &mut legal);
+                        let (m, spelling, written) = notation::parse(&f.pos, &legal, t.text, false, &mut buf)?;
+                        line.written.resize(line.moves.len(), Written::default());
+                        line.moves.push(m);
+                        line.spellings.push(spelling);
+                        line.written.push(written);
+                        f.before = Some(f.pos.clone());
+                        play_ply(&mut f.pos, m);
+                    }
+                }
                 Item::Move
             }
             TokenKind::Glyph => Item::Glyph(GLYPHS.iter().position(|g| *g == t.text)? as u8),
@@ -214,8 +242,13 @@ pub fn render_tokens(game: &Game, buf: &mut Vec<u8>, ends: &mut Vec<usize>) -> R
         buf.extend_from_slice(b"\"]");
         ends.push(buf.len());
     }
-    // (line, moves of it written so far)
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    // (line, moves of it written so far, side to move at its start); the side matters only
+    // to figurines, so the start position is read only when some ply is not canonical SAN.
+    let first = match game.lines.iter().any(|l| !l.written.is_empty()) {
+        true => start_position(&game.tags).map_or(Color::White, |p| p.turn()),
+        false => Color::White,
+    };
+    let mut stack: Vec<(usize, usize, Color)> = vec![(0, 0, first)];
     let mut next_line = 1;
     for item in &game.items {
         match item {
@@ -224,10 +257,15 @@ pub fn render_tokens(game: &Game, buf: &mut Vec<u8>, ends: &mut Vec<usize>) -> R
                 buf.extend(std::iter::repeat_n(b'.', *dots as usize));
             }
             Item::Move => {
-                let (line, i) = stack.last_mut().ok_or_else(bad)?;
+                let (line, i, start) = stack.last_mut().ok_or_else(bad)?;
                 let text = game.lines.get(*line).ok_or_else(bad)?;
                 let m = text.moves.get(*i).ok_or_else(bad)?;
-                text.spellings.get(*i).ok_or_else(bad)?.write(m, buf);
+                let spelling = *text.spellings.get(*i).ok_or_else(bad)?;
+                match text.written.get(*i) {
+                    None if text.written.is_empty() => spelling.write(m, buf),
+                    None => return Err(bad()),
+                    Some(w) => notation::write(m, if *i % 2 == 0 { *start } else { !*start }, spelling, *w, buf),
+                }
                 *i += 1;
             }
             Item::Glyph(g) => buf.extend_from_slice(GLYPHS.get(*g as usize).ok_or_else(bad)?),
@@ -245,7 +283,10 @@ pub fn render_tokens(game: &Game, buf: &mut Vec<u8>, ends: &mut Vec<usize>) -> R
                 buf.extend_from_slice(c);
             }
             Item::VarStart => {
-                stack.push((next_line, 0));
+                // A variation replaces the last move of the line it opens in.
+                let &(_, i, start) = stack.last().ok_or_else(bad)?;
+                let mover = if i % 2 == 1 { start } else { !start };
+                stack.push((next_line, 0, mover));
                 next_line += 1;
                 buf.push(b'(');
             }

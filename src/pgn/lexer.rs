@@ -14,7 +14,8 @@ pub enum TokenKind {
     Tag,
     /// A move number: digits then zero or more dots (`12.`, `12...`).
     MoveNo,
-    /// A SAN candidate (letters, digits and `+#=:/-_`).
+    /// A move candidate: letters, digits, `+#=:/-_` and figurines (U+2654 to U+265F), and
+    /// `e.p.`; also `0-0`, `0-0-0` and `--` ([`crate::text::notation`] reads them).
     San,
     /// A move-quality glyph: `!`, `?`, `!!`, `??`, `!?`, `?!`.
     Glyph,
@@ -84,6 +85,22 @@ pub fn tag_parts(text: &[u8]) -> (&[u8], &[u8]) {
     (&text[1..space], &text[space + 2..text.len() - 2])
 }
 
+/// Length of the move candidate at the start of `s` (see [`TokenKind::San`]).
+fn move_len(s: &[u8]) -> usize {
+    let mut i = 0;
+    while i < s.len() {
+        if is_symbol(s[i]) {
+            i += 1;
+        } else if matches!(s[i..], [0xe2, 0x99, 0x94..=0x9f, ..]) || (i > 0 && s[i..].starts_with(b".p.") && s[i - 1] == b'e') {
+            // A figurine (three bytes of UTF-8), or the dots of `e.p.`.
+            i += 3;
+        } else {
+            break;
+        }
+    }
+    i
+}
+
 /// Splits `s` into tokens and gaps; `None` if some part is not a token this lexer knows.
 pub fn lex(s: &[u8]) -> Option<Lexed<'_>> {
     let mut out = Lexed::default();
@@ -135,11 +152,15 @@ pub fn lex(s: &[u8]) -> Option<Lexed<'_>> {
                     (TokenKind::MoveNo, run + dots)
                 } else if matches!(word, b"1-0" | b"0-1" | b"1/2-1/2") {
                     (TokenKind::Result, run)
+                } else if word.starts_with(b"0-0") {
+                    (TokenKind::San, move_len(rest))
                 } else {
                     return None;
                 }
             }
-            b if b.is_ascii_alphabetic() => (TokenKind::San, rest.iter().take_while(|&&b| is_symbol(b)).count()),
+            b if b.is_ascii_alphabetic() => (TokenKind::San, move_len(rest)),
+            0xe2 if matches!(rest, [0xe2, 0x99, 0x94..=0x9f, ..]) => (TokenKind::San, move_len(rest)),
+            b'-' if rest.starts_with(b"--") => (TokenKind::San, move_len(rest)),
             _ => return None,
         };
         out.tokens.push(Token { kind, text: &rest[..len] });
@@ -263,7 +284,7 @@ mod tests {
             b"$01",
             b"e4 !!!",
             b"%x",
-            b"--",
+            b"-",
         ] {
             assert!(lex(s).is_none(), "{}", String::from_utf8_lossy(s));
         }

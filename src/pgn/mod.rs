@@ -9,10 +9,12 @@
 //! # Games
 //! A block is cut into games ([`lexer::split_games`]). A game either parses into a
 //! [`game::Game`] that renders back to exactly its bytes, or is kept raw in the side stream:
-//! variants other than standard chess and Chess960, illegal moves, spellings the SAN model
-//! cannot reproduce (`0-0`, `e2-e4`, `Pe4`), null moves, `%` escape lines, text the lexer does
-//! not know (`+-`, `½-½`), a tag pair not of the form `[Name "value"]`. Parsing uses shakmaty
-//! for SAN and FEN and a small lexer of our own for the layout (pgn-reader drops whitespace; see
+//! variants other than standard chess and Chess960, illegal moves, spellings that neither
+//! the SAN model nor the other notations of [`crate::text::notation`] reproduce (`Pe4`,
+//! `e2-e4` in a block of the first coding), `%` escape lines, text the lexer does not know
+//! (`+-`, `½-½`), a tag pair not of the form `[Name "value"]`. Parsing uses shakmaty for SAN and
+//! FEN, [`crate::text::notation`] for other notations (`0-0`, `e2-e4`, `♘f3`, null moves `--`
+//! and `Z0`), and a small lexer of our own for the layout (pgn-reader drops whitespace; see
 //! [`lexer`]).
 //!
 //! # What is coded, and how ([`codec`] has the walk)
@@ -22,7 +24,9 @@
 //! - **moves**: the main line and each variation with the engine-guided [`crate::movetext::game_coder::GameCoder`]
 //!   exactly as in the movetext format (per-ply end flags, SAN spellings with check marks and
 //!   disambiguation predicted from the position), from the position the tags set up (standard,
-//!   `FEN`, Chess960), and the result.
+//!   `FEN`, Chess960), and the result. In coding 1 a block starts with one bit that says
+//!   whether some game is written in another notation; if so each game says whether it is,
+//!   and which ([`crate::movetext::notation_coder`]).
 //! - **tags** ([`tags`]): names predicted from the previous game; values after the moves, so
 //!   `Result` and `PlyCount` are "as the moves say"; ratings as a change from the player's
 //!   previous rating in the block, in the context of the player's result; other values as a
@@ -67,7 +71,7 @@ pub use metered::Stream;
 
 use std::io::BufRead;
 
-use crate::container::{BlockStats, EncodedBlock, InputFormat};
+use crate::container::{BlockStats, Coding, EncodedBlock, InputFormat};
 use crate::error::Error;
 use crate::format::{BlockFormat, BlockSplitter};
 use crate::model::Model;
@@ -89,8 +93,16 @@ impl BlockFormat for Pgn {
         encode_block(model, text)
     }
 
-    fn decode(&self, model: &Model, block: &EncodedBlock, _lines: u64, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
-        decode_block(model, block, max_len, out)
+    fn decode(
+        &self,
+        model: &Model,
+        coding: Coding,
+        block: &EncodedBlock,
+        _lines: u64,
+        max_len: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<BlockStats, Error> {
+        decode_block(model, coding, block, max_len, out)
     }
 }
 

@@ -5,7 +5,7 @@
 use std::io::Cursor;
 use std::path::Path;
 
-use chesszip::container::EncodedBlock;
+use chesszip::container::{Coding, EncodedBlock};
 use chesszip::model::Model;
 use chesszip::movetext::block::decode_block;
 use chesszip::{CompressOptions, ExpandOptions};
@@ -76,12 +76,13 @@ fn decode_block_cases() {
         let [lines, len, split, rest @ ..] = &data[..] else {
             continue;
         };
+        let coding = if *lines & 0x80 != 0 { Coding::First } else { Coding::NEWEST };
         let lines = 1 + *lines as u64 % 16;
         let max_len = *len as usize * 16;
         let split = (*split as usize * 4).min(rest.len() / 4 * 4);
         let block = EncodedBlock { range: rest[..split].to_vec(), raw: rest[split..].to_vec() };
         let mut out = Vec::new();
-        if decode_block(Model::builtin(1), &block, lines, max_len, &mut out).is_ok() {
+        if decode_block(Model::builtin(1), coding, &block, lines, max_len, &mut out).is_ok() {
             assert!(out.len() <= max_len, "{name}: decoded past the limit");
         }
     }

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 22] = [
+const GOLDEN: [(&str, &str, u8); 35] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -35,6 +35,20 @@ const GOLDEN: [(&str, &str, u8); 22] = [
     ("notes.txt", "notes.txt.l2.raw.chz", 2),
     ("prose.md", "prose.md.l2.raw.chz", 2),
     ("tiny.txt", "tiny.txt.l2.raw.chz", 2),
+    // Coding 1: other move notations coded as moves (header byte 11).
+    ("movetext.txt", "movetext.l1.c1.chz", 1),
+    ("lichess.pgn", "lichess.pgn.l1.c1.chz", 1),
+    ("lichess.pgn", "lichess.pgn.l2.c1.chz", 2),
+    ("movetext.txt", "movetext.l2.c1.chz", 2),
+    ("movetext.txt", "movetext.l3.c1.chz", 3),
+    ("movetext.txt", "movetext.l4.c1.chz", 4),
+    ("movetext.txt", "movetext.l5.c1.chz", 5),
+    ("movetext.txt", "movetext.l6.c1.chz", 6),
+    ("movetext.txt", "movetext.l7.c1.chz", 7),
+    ("movetext.txt", "movetext.l8.c1.chz", 8),
+    ("movetext.txt", "movetext.l9.c1.chz", 9),
+    ("notations.txt", "notations.txt.l2.c1.chz", 2),
+    ("notations.pgn", "notations.pgn.l2.c1.chz", 2),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
@@ -89,6 +103,11 @@ fn golden_inputs_cover_the_awkward_cases() {
     let info = chesszip::info(std::io::Cursor::new(read("movetext.l1.chz"))).expect("info");
     assert_eq!(info.lines, 44);
     assert!(info.raw_lines >= 1, "the non-game line is stored raw");
+    // The notation samples are coded as moves, every line or game of them.
+    for (archive, games) in [("notations.txt.l2.c1.chz", 14), ("notations.pgn.l2.c1.chz", 6)] {
+        let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
+        assert_eq!((info.games, info.raw_lines), (games, 0), "{archive}");
+    }
     // The raw-form archives cover its held codecs.
     use chesszip::container::raw::Codec;
     let raw = [("notes.txt.l2.raw.chz", Codec::Zstd), ("prose.md.l2.raw.chz", Codec::Lzma2), ("tiny.txt.l2.raw.chz", Codec::Stored)];

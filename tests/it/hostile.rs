@@ -9,7 +9,7 @@ use std::io::Cursor;
 use std::time::{Duration, Instant};
 
 use chesszip::container::EncodedBlock;
-use chesszip::container::{BlockHeader, FileHeader, InputFormat, MAX_BLOCK_TEXT, Writer};
+use chesszip::container::{BlockHeader, Coding, FileHeader, InputFormat, MAX_BLOCK_TEXT, Writer};
 use chesszip::entropy::{Cdf, CdfBuf, Encoder, TOTAL};
 use chesszip::model::Model;
 use chesszip::{Error, ExpandOptions, expand_bytes, extract_lines};
@@ -44,7 +44,12 @@ const MOVETEXT_PREFIX: [(&[u64], usize); 1] = [(&[32, 32], 1)];
 /// An archive of one block of `format` holding `range`, whose header claims the largest text
 /// a block may have; all checksums valid.
 fn crafted_archive(format: InputFormat, range: Vec<u8>) -> Vec<u8> {
-    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id() };
+    crafted_archive_in(format, Coding::First, range)
+}
+
+/// [`crafted_archive`] in `coding`.
+fn crafted_archive_in(format: InputFormat, coding: Coding, range: Vec<u8>) -> Vec<u8> {
+    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id(), coding };
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     let text_len = MAX_BLOCK_TEXT as u32;
     let block = BlockHeader { lines: 1, text_len, text_crc: 0, plies: text_len / 2, games: 1, ..BlockHeader::default() };
@@ -87,6 +92,23 @@ fn a_pgn_game_that_never_ends_stops_fast() {
 fn a_movetext_game_that_never_ends_stops_fast() {
     let archive = crafted_archive(InputFormat::Movetext, crafted_stream(&MOVETEXT_PREFIX, 20));
     assert!(archive.len() < 200, "{} bytes", archive.len());
+    every_reader_fails_fast(&archive, Duration::from_secs(5));
+}
+
+#[test]
+fn a_game_in_another_notation_that_never_ends_stops_fast() {
+    // Coding 1: the block's notation flag set (one bit), a line that is a game, the first
+    // terminator and convention, and "the game uses another notation" (a fresh model at 1/2);
+    // from there the first symbol of every table (the first notation, no null moves, "not the
+    // end", the first legal move).
+    let terminators = vec![32; chesszip::text::Terminator::ALL.len()];
+    let prefix: [(&[u64], usize); 5] = [(&[1, 1], 1), (&[32, 32], 1), (&terminators, 0), (&[32; 4], 0), (&[32, 32], 1)];
+    let archive = crafted_archive_in(InputFormat::Movetext, Coding::Notations, crafted_stream(&prefix, 20));
+    assert!(archive.len() < 200, "{} bytes", archive.len());
+    every_reader_fails_fast(&archive, Duration::from_secs(5));
+    // The same for a PGN block: notation flag, then the PGN prefix.
+    let prefix: Vec<(&[u64], usize)> = std::iter::once((&[1u64, 1][..], 1)).chain(PGN_PREFIX).collect();
+    let archive = crafted_archive_in(InputFormat::Pgn, Coding::Notations, crafted_stream(&prefix, 20));
     every_reader_fails_fast(&archive, Duration::from_secs(5));
 }
 
@@ -265,7 +287,8 @@ fn crafted_case(seed: u64) -> Vec<u8> {
         partial_line: rng.below(2) == 0,
         ..BlockHeader::default()
     };
-    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id() };
+    let coding = if rng.below(2) == 0 { Coding::First } else { Coding::NEWEST };
+    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id(), coding };
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     writer.write_block(&h, &EncodedBlock { range, raw }).unwrap();
     writer.finish().unwrap().0

@@ -14,6 +14,7 @@ mod hostile;
 mod input_kinds;
 mod layers;
 mod notation;
+mod other_notations;
 mod pgn_corrupt;
 mod pgn_roundtrip;
 mod properties;
