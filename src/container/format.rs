@@ -61,7 +61,8 @@ pub enum Coding {
     /// The first coding (byte 0): moves in canonical SAN only.
     First = 0,
     /// Byte 1: a block may also hold moves in other notations ([`crate::text::notation`]),
-    /// said by one symbol at the start of the block.
+    /// said by one symbol at the start of the block; a PGN block gives at most 256 tag names
+    /// value models of their own (the PGN tag model's `MAX_TAG_STATES`).
     Notations = 1,
 }
 

@@ -112,8 +112,9 @@ struct Frame {
 }
 
 impl<'m> PgnCoder<'m> {
-    /// A coder for a block whose games are all canonical SAN, or (`notations`) not.
-    fn new(model: &'m Model, notations: bool) -> Self {
+    /// A coder for a block of `coding` whose games are all canonical SAN, or (`notations`)
+    /// not.
+    fn new(model: &'m Model, coding: Coding, notations: bool) -> Self {
         PgnCoder {
             model,
             notations,
@@ -122,7 +123,7 @@ impl<'m> PgnCoder<'m> {
             more: Bit::default(),
             structured: Bit::default(),
             raw_len: NumberModel::new(),
-            tags: TagModel::new(),
+            tags: TagModel::new(coding >= Coding::Notations),
             layout: LayoutModel::new(),
             comments: CommentModel::new(),
         }
@@ -282,7 +283,7 @@ pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, Block
 /// [`encode_block_detailed`] with the block's notation flag `notations`; `None` if it is not
 /// set and a game needs it.
 fn encode_with(model: &Model, text: &[u8], notations: bool) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
-    let mut coder = PgnCoder::new(model, notations);
+    let mut coder = PgnCoder::new(model, Coding::NEWEST, notations);
     let mut enc = Encoder::new();
     let mut side = Side::writer();
     let mut stats = BlockStats { lines: count_lines(text), ..BlockStats::default() };
@@ -357,7 +358,7 @@ pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len
         c.set(Stream::Layout);
         c.code(Cdf::new(&NOTATIONS_FLAG), &mut notations)?;
     }
-    let mut coder = PgnCoder::new(model, notations == 1);
+    let mut coder = PgnCoder::new(model, coding, notations == 1);
     let start = out.len();
     let mut stats = BlockStats::default();
     while coder.more.code_value(&mut c, false)? {

@@ -83,18 +83,30 @@ impl Bit {
 }
 
 /// An adaptive symbol in `0..2^depth`, coded most significant bit first with one [`Bit`] per
-/// tree node.
+/// tree node. The nodes are allocated when the tree first codes a symbol: a block may hold
+/// many models that never code anything (one per PGN tag name), and memory must follow what
+/// the stream codes, not what it names.
 #[derive(Clone, Debug)]
 pub struct BitTree {
     nodes: Vec<Bit>,
     depth: u32,
 }
 
+/// `bits[i]`, grown with fresh [`Bit`]s (which every model starts from) if it is not there yet:
+/// a model's tables grow with the values it has coded, so memory follows the stream.
+#[inline]
+fn grown(bits: &mut Vec<Bit>, i: usize) -> &mut Bit {
+    if i >= bits.len() {
+        bits.resize(i + 1, Bit::default());
+    }
+    &mut bits[i]
+}
+
 impl BitTree {
     /// A tree for symbols below `2^depth` (`depth` at most 16).
     pub fn new(depth: u32) -> Self {
         assert!(depth <= 16);
-        BitTree { nodes: vec![Bit::default(); 1 << depth], depth }
+        BitTree { nodes: Vec::new(), depth }
     }
 
     /// Codes `*symbol` (which must be below `2^depth` when encoding).
@@ -103,6 +115,9 @@ impl BitTree {
     /// As [`SymbolCoder::code`].
     pub fn code<C: SymbolCoder>(&mut self, c: &mut C, symbol: &mut usize) -> Result<(), Error> {
         debug_assert!(c.decoding() || *symbol < 1 << self.depth);
+        if self.nodes.is_empty() {
+            self.nodes = vec![Bit::default(); 1 << self.depth];
+        }
         let mut node = 1usize;
         for i in (0..self.depth).rev() {
             let mut b = (*symbol >> i) & 1 == 1;
@@ -120,7 +135,8 @@ const TOP_BITS: u32 = 3;
 
 /// An adaptive model of unsigned integers: the bit length of `v + 1` as a [`BitTree`], then
 /// the bits below the leading one, the first three of them in the context of the length
-/// and the bits above them.
+/// and the bits above them. Its tables grow with the longest value coded, so that memory
+/// follows what the stream codes.
 #[derive(Clone, Debug)]
 pub struct NumberModel {
     length: BitTree,
@@ -137,7 +153,7 @@ impl Default for NumberModel {
 impl NumberModel {
     /// A fresh model.
     pub fn new() -> Self {
-        NumberModel { length: BitTree::new(6), top: vec![Bit::default(); 64 << TOP_BITS], low: vec![Bit::default(); 64] }
+        NumberModel { length: BitTree::new(6), top: Vec::new(), low: Vec::new() }
     }
 
     /// Codes `*v` (any `u64` below `u64::MAX`).
@@ -154,9 +170,9 @@ impl NumberModel {
             let above = (k - 1 - i) as u32;
             let bit = if above < TOP_BITS {
                 // `acc` (the leading one and the bits so far) is the node of a prefix tree.
-                &mut self.top[k << TOP_BITS | acc as usize]
+                grown(&mut self.top, k << TOP_BITS | acc as usize)
             } else {
-                &mut self.low[i]
+                grown(&mut self.low, i)
             };
             bit.code(c, &mut b)?;
             acc = acc << 1 | b as u64;
@@ -193,7 +209,7 @@ impl Default for SignedModel {
 impl SignedModel {
     /// A fresh model.
     pub fn new() -> Self {
-        SignedModel { magnitude: NumberModel::new(), sign: vec![Bit::default(); 65] }
+        SignedModel { magnitude: NumberModel::new(), sign: Vec::new() }
     }
 
     /// Codes `*v` (magnitude below `u64::MAX`).
@@ -209,7 +225,7 @@ impl SignedModel {
         }
         let class = 64 - m.leading_zeros() as usize;
         let mut negative = *v < 0;
-        self.sign[class].code(c, &mut negative)?;
+        grown(&mut self.sign, class).code(c, &mut negative)?;
         let m = i64::try_from(m).map_err(|_| Error::Corrupt("number out of range".into()))?;
         *v = if negative { -m } else { m };
         Ok(())

@@ -108,10 +108,10 @@ impl Mtf {
     }
 }
 
-/// Per tag name: its models.
+/// The models of a tag name's values (shared by the names beyond [`MAX_TAG_STATES`] in
+/// coding 1).
 #[derive(Debug, Default)]
 struct TagState {
-    kind: Option<Kind>,
     history: Mtf,
     rank: NumberModel,
     numeric: Bit,
@@ -121,12 +121,21 @@ struct TagState {
     hit: Bit,
 }
 
+/// Most tag names of a block with value models of their own in coding 1
+/// ([`crate::container::Coding::Notations`]); the others share the last. Real files have a few
+/// dozen names; a crafted block with hundreds of thousands needs only their names' bytes.
+pub const MAX_TAG_STATES: usize = 256;
+
 /// The tag models of one block.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct TagModel {
     ids: HashMap<Vec<u8>, usize>,
     names: Vec<Vec<u8>>,
+    /// Per name id: what its values are.
+    kinds: Vec<Kind>,
+    /// Value models: one per name id below `max_states`, the last shared by the rest.
     states: Vec<TagState>,
+    max_states: usize,
     prev_names: Vec<usize>,
     more: [Bit; 3],
     name_hit: Bit,
@@ -141,21 +150,46 @@ pub struct TagModel {
 }
 
 impl TagModel {
-    /// Fresh models.
-    pub fn new() -> Self {
-        Self::default()
+    /// Fresh models; value models for at most [`MAX_TAG_STATES`] names if `bounded` (coding
+    /// 1), else one per name (coding 0).
+    pub fn new(bounded: bool) -> Self {
+        TagModel {
+            ids: HashMap::new(),
+            names: Vec::new(),
+            kinds: Vec::new(),
+            states: Vec::new(),
+            max_states: if bounded { MAX_TAG_STATES } else { usize::MAX },
+            prev_names: Vec::new(),
+            more: Default::default(),
+            name_hit: Bit::default(),
+            name_id: NumberModel::new(),
+            players: Mtf::default(),
+            elo: HashMap::new(),
+            elo_delta: Default::default(),
+            last_elo: None,
+            strings: StringModel::new(),
+            costs: Vec::new(),
+        }
     }
 
     fn id(&mut self, name: &[u8]) -> usize {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
-        let id = self.states.len();
+        let id = self.names.len();
         self.ids.insert(name.to_vec(), id);
         self.names.push(name.to_vec());
-        self.states.push(TagState { kind: Some(kind_of(name)), ..TagState::default() });
+        self.kinds.push(kind_of(name));
+        if self.states.len() < self.max_states {
+            self.states.push(TagState::default());
+        }
         self.costs.push(0.0);
         id
+    }
+
+    /// The value models of name `id`.
+    fn slot(&self, id: usize) -> usize {
+        id.min(self.max_states - 1)
     }
 
     /// Bits spent on each tag's values so far (encoder only), by tag name.
@@ -204,7 +238,7 @@ impl TagModel {
                     self.id(&tags[i].name.clone())
                 } else {
                     let id = (sym - 1) as usize;
-                    if id >= self.states.len() {
+                    if id >= self.names.len() {
                         return Err(Error::Corrupt("unknown tag name id".into()));
                     }
                     id
@@ -214,7 +248,7 @@ impl TagModel {
                 tags[i].name = self.names[id].clone();
             }
             names.push(id);
-            if self.states[id].kind == Some(Kind::Setup) {
+            if self.kinds[id] == Kind::Setup {
                 let before = c.bits[Stream::Tags as usize];
                 let mut v = std::mem::take(&mut tags[i].value);
                 self.code_value(c, id, &mut v)?;
@@ -234,7 +268,7 @@ impl TagModel {
         for i in 0..tags.len() {
             let id = self.id(&tags[i].name);
             let before = c.bits[Stream::Tags as usize];
-            let kind = self.states[id].kind.expect("set at creation");
+            let kind = self.kinds[id];
             let predicted: Vec<u8> = match kind {
                 Kind::Setup => continue,
                 Kind::Elo(color) => {
@@ -252,7 +286,8 @@ impl TagModel {
                 Kind::PlyCount => info.plies.to_string().into_bytes(),
                 Kind::Result => info.result.token().to_vec(),
             };
-            let hit = self.states[id].hit.code_value(c, tags[i].value == predicted)?;
+            let slot = self.slot(id);
+            let hit = self.states[slot].hit.code_value(c, tags[i].value == predicted)?;
             if hit {
                 tags[i].value = predicted;
             } else {
@@ -268,11 +303,12 @@ impl TagModel {
     /// The generic value model (see the module documentation).
     fn code_value<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>) -> Result<(), Error> {
         let decoding = c.decoding();
-        let shared = self.states[id].kind == Some(Kind::Player);
-        let class = if shared { PLAYER_CLASS } else { id as u32 };
-        let history = if shared { &mut self.players } else { &mut self.states[id].history };
+        let shared = self.kinds[id] == Kind::Player;
+        let slot = self.slot(id);
+        let class = if shared { PLAYER_CLASS } else { slot as u32 };
+        let history = if shared { &mut self.players } else { &mut self.states[slot].history };
         let rank = if decoding { None } else { history.rank(v) };
-        let st = &mut self.states[id];
+        let st = &mut self.states[slot];
         let sym = st.rank.code_value(c, rank.map_or(0, |r| r as u64 + 1))?;
         let history = if shared { &mut self.players } else { &mut st.history };
         if sym > 0 {
@@ -311,7 +347,7 @@ impl TagModel {
                 v.extend_from_slice(&rest);
             }
         }
-        let history = if shared { &mut self.players } else { &mut self.states[id].history };
+        let history = if shared { &mut self.players } else { &mut self.states[slot].history };
         let rank = if decoding { history.rank(v) } else { None };
         history.touch(v, rank);
         Ok(())
@@ -334,7 +370,8 @@ impl TagModel {
         let player = find([&b"White"[..], b"Black"][color]);
         let opponent = find([&b"BlackElo"[..], b"WhiteElo"][color]).and_then(|v| canonical_int(&v));
         let int = if decoding { None } else { canonical_int(&tags[i].value) };
-        if !self.states[id].numeric.code_value(c, int.is_some())? {
+        let slot = self.slot(id);
+        if !self.states[slot].numeric.code_value(c, int.is_some())? {
             let mut v = std::mem::take(&mut tags[i].value);
             self.code_value(c, id, &mut v)?;
             tags[i].value = v;

@@ -98,3 +98,21 @@ fn movetext_conversion_of_an_archive() {
     chesszip::convert::convert(&archive[..], &mut out, &ExpandOptions::default(), &|_| {}).unwrap();
     assert_eq!(out, mt);
 }
+
+#[test]
+fn thousands_of_distinct_tag_names_share_value_models() {
+    // Beyond MAX_TAG_STATES names in a block (issue 15: memory per distinct name), the names
+    // share one value model; every game still round-trips and is coded as a game.
+    let mut pgn = String::new();
+    for g in 0..4 {
+        for i in 0..1_000 {
+            pgn.push_str(&format!("[Tag{g}x{i} \"{}\"]\n", i % 13));
+        }
+        pgn.push_str("[FEN \"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\"]\n\n1... e5 2. Nf3 *\n\n");
+    }
+    let opts = CompressOptions { raw_form: false, ..common::fast() };
+    let archive = common::round_trip_with(pgn.as_bytes(), &opts);
+    let info = chesszip::info(std::io::Cursor::new(&archive)).unwrap();
+    assert_eq!((info.header.format, info.games, info.raw_lines), (InputFormat::Pgn, 4, 0));
+    const { assert!(chesszip::pgn::tags::MAX_TAG_STATES < 1_000) };
+}
