@@ -38,8 +38,8 @@ fuzz_target!(|data: &[u8]| {
     let text_len = [1u32, 16, 300, 4096, MAX_BLOCK_TEXT as u32][*claims as usize % 5];
     let lines = 1 + (*lines as u32 % text_len.min(16));
     let h = BlockHeader { lines, text_len, plies: text_len / 2, games: lines, ..BlockHeader::default() };
-    // The high bit of `lines` picks the coding: archives of both must expand safely.
-    let coding = if *lines & 0x80 != 0 { Coding::First } else { Coding::NEWEST };
+    // Bit 3 of `mode` picks the coding: archives of both must expand safely.
+    let coding = if mode & 8 != 0 { Coding::First } else { Coding::NEWEST };
     let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id(), coding };
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     writer.write_block(&h, &EncodedBlock { range, raw }).unwrap();
