@@ -10,6 +10,7 @@ use crate::entropy::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
 use crate::error::Error;
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
+use crate::text::notation::Written;
 use crate::text::parse_lenient_into;
 use crate::text::{Game, PlyMoves, Terminator, parse_game_into, render_game, split_lines};
 
@@ -132,6 +133,11 @@ fn encode_with(model: &Model, text: &[u8], trace: bool, notations: bool) -> Opti
         let mut is_game = canonical || parse_lenient_into(line.content, &mut game);
         if is_game && !canonical && !notations {
             return None;
+        }
+        if canonical && notations {
+            // In a block with other notations every game codes its notation (SAN here), so
+            // that "does this game use another notation?" never needs to be coded.
+            game.written.resize(game.moves.len(), Written::default());
         }
         let mut terminator = line.terminator;
         stats.lines += 1;

@@ -32,6 +32,7 @@ use crate::error::Error;
 use crate::model::{GameState, Model};
 use crate::movetext::game_coder::{GameCoder, MoveText};
 use crate::movetext::notation_coder::NOTATIONS_FLAG;
+use crate::text::notation::Written;
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -295,7 +296,14 @@ fn encode_with(model: &Model, text: &[u8], notations: bool) -> Option<(EncodedBl
     for piece in split_games(text) {
         let mut p = match parse(piece) {
             Some(game) if !notations && game.lines.iter().any(|l| !l.written.is_empty()) => return None,
-            Some(game) => {
+            Some(mut game) => {
+                if notations {
+                    // In a block with other notations every line codes its notation (SAN
+                    // here), so that "does it use another notation?" stays predictable.
+                    for line in &mut game.lines {
+                        line.written.resize(line.moves.len(), Written::default());
+                    }
+                }
                 stats.games += 1;
                 stats.plies += game.lines[0].moves.len() as u64;
                 pgn.games += 1;
