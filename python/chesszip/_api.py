@@ -98,6 +98,9 @@ class ArchiveInfo:
     #: ``"lzma2"`` or ``"zstd (streamed)"``; its level and model id are then 0 and it has no
     #: blocks), ``None`` for a block container.
     raw: Optional[str] = None
+    #: How the blocks are coded (header byte 11): 0, or 1 (this release) where games in other
+    #: move notations than SAN (``0-0``, ``e2-e4``, figurines, null moves) are coded as moves.
+    coding: int = 0
 
     @property
     def bits_per_ply(self) -> float:

@@ -161,6 +161,8 @@ fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
     d.set_item("format", format_name(i.header.format))?;
     d.set_item("level", i.header.level)?;
     d.set_item("model_id", i.header.model_id)?;
+    // How the blocks are coded: 0, or 1 where other move notations may be coded as moves.
+    d.set_item("coding", i.header.coding as u8)?;
     d.set_item("model_available", i.model_available)?;
     // The codec of the whole-input raw form ("stored", "zstd", "lzma2", "zstd (streamed)"),
     // None for a block container.

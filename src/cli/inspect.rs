@@ -81,6 +81,7 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     } else {
         writeln!(out, "level:          {}", i.header.level)?;
         writeln!(out, "model id:       {:016x} ({model})", i.header.model_id)?;
+        writeln!(out, "coding:         {}", i.header.coding as u8)?;
     }
     writeln!(out, "text bytes:     {}", i.text_bytes)?;
     writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
