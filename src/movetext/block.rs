@@ -197,9 +197,10 @@ pub fn decode_block(
         let mut terminator = Terminator::Lf;
         // A line of `n` bytes needs fewer than `5 + 2 n` symbols (two per line, three per game,
         // at most four per ply of three bytes or more), so a line may use that of the text the
-        // block may still produce.
+        // block may still produce. With other notations, fewer than `16 + 5 n` (a game's
+        // notation takes 12 more, a ply at most 14 in all).
         let room = max_len.saturating_sub(out.len() - start) as u64;
-        dec.budget.limit_symbols(5 + 2 * room);
+        dec.budget.limit_symbols(if notations == 1 { 16 + 5 * room } else { 5 + 2 * room });
         coder.code_line(&mut dec, &mut is_game, &mut game, &mut terminator, None)?;
         if terminator == Terminator::Eof && line + 1 != lines {
             return Err(Error::Corrupt("a line without line feed before the end of the block".into()));

@@ -323,7 +323,8 @@ pub fn parse_as(
     let (m, spelling) = match t {
         b"--" | b"Z0" => {
             w.notation.null = if t == b"Z0" { Null::Z0 } else { Null::Dashes };
-            if legal.is_empty() || pos.is_check() || crate::chess::play_null(pos).is_none() {
+            // A null move gives no check: a mark after it is not a notation this reads.
+            if suffix.is_some() || legal.is_empty() || pos.is_check() || crate::chess::play_null(pos).is_none() {
                 return None;
             }
             (NULL_MOVE, Spelling::default())
@@ -540,7 +541,7 @@ mod tests {
     #[test]
     fn what_cannot_be_written_back_is_refused() {
         let start = Chess::default();
-        for token in ["e4e4", "Nf6", "e2--e4", "0-0", "♙e4", "e4!!!", "P", "", "nf3e.p.", "e4 ", "Ng1-f3-"] {
+        for token in ["e4e4", "Nf6", "e2--e4", "0-0", "♙e4", "e4!!!", "P", "", "nf3e.p.", "e4 ", "Ng1-f3-", "--+", "Z0#", "--++"] {
             assert!(read(&start, token).is_none(), "{token}");
         }
         // No null move in check.

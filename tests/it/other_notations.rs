@@ -230,3 +230,26 @@ fn pgn_in_other_notations_is_coded_as_moves() {
     let i = info(Cursor::new(&archive)).unwrap();
     assert_eq!((i.header.format, i.raw_lines, i.games), (InputFormat::Pgn, 0, games() as u64));
 }
+
+#[test]
+fn awkward_lines_round_trip_first_in_the_middle_and_last() {
+    // Found by trying to break the notations (each once made an archive that did not expand):
+    // a check mark after a null move, and a short game with a null move ending a block.
+    let heldout = std::fs::read_to_string(shared_data("heldout/lichess_heldout.txt")).expect("heldout games");
+    let games: Vec<&str> = heldout.lines().take(8).collect();
+    let awkward = [
+        "e4 --+ 1-0", "e4 Z0# 1-0", "e4 -- --+ *", "e4 -- *", "-- *", "Z0 *", "-- e5 *", "d4 -- *", "Nc3 -- *", "e4 -- 1-0",
+        "e4 e5 Nf3 -- *", "e4!? --! *", "e4 d5 exd5 e.p. *", "e4 e.p. *", "O-O *", "0-0 *", "e8Q *", "-- -- -- *",
+    ];
+    for line in awkward {
+        for at in [0, 4, 8] {
+            let mut lines = games.clone();
+            lines.insert(at, line);
+            for end in ["\n", ""] {
+                let text = format!("{}{end}", lines.join("\n"));
+                let opts = CompressOptions { raw_form: false, format: Some(InputFormat::Movetext), ..super::common::fast() };
+                super::common::round_trip_with(text.as_bytes(), &opts);
+            }
+        }
+    }
+}
