@@ -2,7 +2,7 @@
 //! both directions (see [`SymbolCoder`]).
 
 use super::game_coder::{GameCoder, MoveText};
-use super::notation_coder::NOTATIONS_FLAG;
+use super::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::chess::GameResult;
 use crate::container::{BlockStats, Coding, EncodedBlock};
 use crate::entropy::budget::{BudgetedDecoder, inflate_side};
@@ -110,13 +110,24 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 /// [`encode_block`], also returning prediction statistics when `trace` is set.
 pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedBlock, BlockStats, Option<Trace>) {
     // Most blocks are canonical SAN: they are coded as such until a line shows another
-    // notation, and then again from the start with the notation models.
-    encode_with(model, text, trace, false).unwrap_or_else(|| encode_with(model, text, trace, true).expect("notations allowed"))
+    // notation, and then again from the start with the notation models. A block with other
+    // notations is decoded once more and compared: should it not give back its text, its
+    // lines in other notations are stored raw instead (no data loss, whatever a notation bug).
+    if let Some(coded) = encode_with(model, text, trace, Notations::Refused) {
+        return coded;
+    }
+    let coded = encode_with(model, text, trace, Notations::Coded).expect("notations allowed");
+    let mut back = Vec::new();
+    match decode_block(model, Coding::NEWEST, &coded.0, coded.1.lines, text.len(), &mut back) {
+        Ok(_) if back == text => coded,
+        _ => encode_with(model, text, trace, Notations::Raw).expect("raw lines allowed"),
+    }
 }
 
-/// [`encode_block_traced`] with the block's notation flag `notations`; `None` if it is not set
-/// and a line needs it.
-fn encode_with(model: &Model, text: &[u8], trace: bool, notations: bool) -> Option<(EncodedBlock, BlockStats, Option<Trace>)> {
+/// [`encode_block_traced`] with lines in other notations handled as `mode` says; `None` if
+/// `mode` refuses them and a line needs them.
+fn encode_with(model: &Model, text: &[u8], trace: bool, mode: Notations) -> Option<(EncodedBlock, BlockStats, Option<Trace>)> {
+    let notations = mode == Notations::Coded;
     let mut coder = BlockCoder::new(model, notations);
     coder.games.trace = trace.then(Trace::default);
     let mut enc = Measured { inner: Encoder::new(), info: Information::default() };
@@ -131,8 +142,12 @@ fn encode_with(model: &Model, text: &[u8], trace: bool, notations: bool) -> Opti
         // spelling model would pay for move by move: the notation models code it for free.
         let canonical = parse_game_into(line.content, &mut game, &mut plies) && !shows_every_origin(&game);
         let mut is_game = canonical || parse_lenient_into(line.content, &mut game);
-        if is_game && !canonical && !notations {
-            return None;
+        if is_game && !canonical {
+            match mode {
+                Notations::Refused => return None,
+                Notations::Coded => {}
+                Notations::Raw => is_game = false,
+            }
         }
         if canonical && notations {
             // In a block with other notations every game codes its notation (SAN here), so
@@ -229,6 +244,22 @@ pub fn decode_block(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fallback of a block whose notations would not decode: its lines in other notations
+    /// are stored raw, the others coded as games, and the block decodes to its text.
+    #[test]
+    fn the_raw_fallback_keeps_lines_in_other_notations_raw() {
+        let model = crate::model::Model::builtin(1);
+        let text = b"e4 e5 Nf3 1-0\ne2-e4 e7-e5 0-1\nd4 d5 *\n";
+        for (mode, raw_lines) in [(Notations::Coded, 0), (Notations::Raw, 1)] {
+            let (block, stats, _) = encode_with(model, text, false, mode).expect("the mode accepts the block");
+            assert_eq!((stats.games, stats.raw_lines), (3 - raw_lines, raw_lines));
+            let mut out = Vec::new();
+            decode_block(model, Coding::NEWEST, &block, 3, text.len(), &mut out).expect("decodes");
+            assert_eq!(out, text);
+        }
+        assert!(encode_with(model, text, false, Notations::Refused).is_none());
+    }
 
     /// A model with a (random) move network codes and decodes a block of the benchmark.
     #[test]

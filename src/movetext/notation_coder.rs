@@ -19,6 +19,18 @@ use crate::text::notation::{GLYPH_SYMBOLS, Notation, Written, fit, same_text};
 /// block is written in another notation than canonical SAN (one bit).
 pub const NOTATIONS_FLAG: [u32; 3] = [0, TOTAL / 2, TOTAL];
 
+/// What a block encoder does with games in other notations than canonical SAN (movetext and
+/// PGN blocks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notations {
+    /// Gives up on the block: it needs the notation models (try again with `Coded`).
+    Refused,
+    /// Codes them as moves (the block's notation flag set).
+    Coded,
+    /// Stores them raw (the fallback should a coded block not decode to its text).
+    Raw,
+}
+
 /// How a game that uses other notations is written, as its header codes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct GameNotation {

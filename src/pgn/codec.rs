@@ -31,7 +31,7 @@ use crate::entropy::{Cdf, Encoder, SymbolCoder};
 use crate::error::Error;
 use crate::model::{GameState, Model};
 use crate::movetext::game_coder::{GameCoder, MoveText};
-use crate::movetext::notation_coder::NOTATIONS_FLAG;
+use crate::movetext::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::text::notation::Written;
 
 /// zstd level of the side stream.
@@ -277,13 +277,24 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 /// [`encode_block`] with the breakdown of the block's size by stream.
 pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
     // Most blocks are canonical SAN: they are coded as such until a game shows another
-    // notation, and then again from the start with the notation models.
-    encode_with(model, text, false).unwrap_or_else(|| encode_with(model, text, true).expect("notations allowed"))
+    // notation, and then again from the start with the notation models. A block with other
+    // notations is decoded once more and compared: should it not give back its text, its games
+    // in other notations are stored raw instead (no data loss, whatever a notation bug).
+    if let Some(coded) = encode_with(model, text, Notations::Refused) {
+        return coded;
+    }
+    let coded = encode_with(model, text, Notations::Coded).expect("notations allowed");
+    let mut back = Vec::new();
+    match decode_block(model, Coding::NEWEST, &coded.0, text.len(), &mut back) {
+        Ok(_) if back == text => coded,
+        _ => encode_with(model, text, Notations::Raw).expect("raw games allowed"),
+    }
 }
 
-/// [`encode_block_detailed`] with the block's notation flag `notations`; `None` if it is not
-/// set and a game needs it.
-fn encode_with(model: &Model, text: &[u8], notations: bool) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
+/// [`encode_block_detailed`] with games in other notations handled as `mode` says; `None` if
+/// `mode` refuses them and a game needs them.
+fn encode_with(model: &Model, text: &[u8], mode: Notations) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
+    let notations = mode == Notations::Coded;
     let mut coder = PgnCoder::new(model, Coding::NEWEST, notations);
     let mut enc = Encoder::new();
     let mut side = Side::writer();
@@ -294,8 +305,15 @@ fn encode_with(model: &Model, text: &[u8], notations: bool) -> Option<(EncodedBl
     let mut flag = notations as usize;
     c.code(Cdf::new(&NOTATIONS_FLAG), &mut flag).expect("encoding cannot fail");
     for piece in split_games(text) {
-        let mut p = match parse(piece) {
-            Some(game) if !notations && game.lines.iter().any(|l| !l.written.is_empty()) => return None,
+        let mut parsed = parse(piece);
+        if parsed.as_ref().is_some_and(|g| g.lines.iter().any(|l| !l.written.is_empty())) {
+            match mode {
+                Notations::Refused => return None,
+                Notations::Coded => {}
+                Notations::Raw => parsed = None,
+            }
+        }
+        let mut p = match parsed {
             Some(mut game) => {
                 if notations {
                     // In a block with other notations every line codes its notation (SAN

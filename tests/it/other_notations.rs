@@ -238,8 +238,27 @@ fn awkward_lines_round_trip_first_in_the_middle_and_last() {
     let heldout = std::fs::read_to_string(shared_data("heldout/lichess_heldout.txt")).expect("heldout games");
     let games: Vec<&str> = heldout.lines().take(8).collect();
     let awkward = [
-        "e4 --+ 1-0", "e4 Z0# 1-0", "e4 -- --+ *", "e4 -- *", "-- *", "Z0 *", "-- e5 *", "d4 -- *", "Nc3 -- *", "e4 -- 1-0",
-        "e4 e5 Nf3 -- *", "e4!? --! *", "e4 d5 exd5 e.p. *", "e4 e.p. *", "O-O *", "0-0 *", "e8Q *", "-- -- -- *",
+        "e4 --+ 1-0",
+        "e4 Z0# 1-0",
+        "e4 -- --+ *",
+        "e4 -- *",
+        "-- *",
+        "Z0 *",
+        "-- e5 *",
+        "d4 -- *",
+        "Nc3 -- *",
+        "e4 -- 1-0",
+        "e4 e5 Nf3 -- *",
+        "e4!? --! *",
+        "e4 d5 exd5 e.p. *",
+        "e4 e.p. *",
+        "O-O *",
+        "0-0 *",
+        "e8Q *",
+        "-- -- -- *",
+        "e4 e5 Ng1f3!? *",
+        "e4 d5 e5 f5 e5xf6? *",
+        "e4 --+! *",
     ];
     for line in awkward {
         for at in [0, 4, 8] {
