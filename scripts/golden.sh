@@ -36,7 +36,7 @@ make 2 prose.md prose.md.l2.raw.chz
 make 2 tiny.txt tiny.txt.l2.raw.chz
 # Coding 1 (other move notations coded as moves; header byte 11 = 1): every level's newest
 # model, and inputs in those notations (notations.txt, notations.pgn: made from movetext.txt
-# with python-chess, each game in one notation, the last ones mixed).
+# by scripts/golden_notations.py, each game in one notation, some mixed).
 make 1 movetext.txt movetext.l1.c1.chz
 make 1 lichess.pgn lichess.pgn.l1.c1.chz
 make 2 lichess.pgn lichess.pgn.l2.c1.chz

@@ -13,7 +13,7 @@ use crate::chess::GameResult;
 use crate::chess::{legal_moves_sorted_into, play_ply};
 use crate::error::Error;
 use crate::movetext::game_coder::MoveText;
-use crate::text::notation::{self, Written};
+use crate::text::notation::{self, EnPassant, Written};
 use crate::text::spelling::parse_token;
 
 /// A tag pair: name and value as written between the quotes (escapes kept).
@@ -150,7 +150,25 @@ pub fn parse(text: &[u8]) -> Option<Game> {
     let mut frames = vec![Frame { line: 0, pos: start, before: None }];
     let mut first_result = None;
     let (mut legal, mut buf) = (Vec::new(), Vec::new());
-    for t in &lexed.tokens[tag_count..] {
+    // Gaps of tokens merged into the move before them (a spaced ` e.p.`), removed at the end.
+    let mut merged = Vec::new();
+    for (k, t) in lexed.tokens.iter().enumerate().skip(tag_count) {
+        if t.text == b"e.p." && lexed.gaps[k] == b" " && game.items.last() == Some(&Item::Move) {
+            // The en passant mark of the move just read, written apart: `exd6 e.p.`.
+            let f = frames.last().expect("the main line is never closed");
+            let line = &mut game.lines[f.line];
+            let last = line.moves.len().checked_sub(1)?;
+            if !matches!(line.moves[last], shakmaty::Move::EnPassant { .. }) {
+                return None;
+            }
+            line.written.resize(line.moves.len(), Written::default());
+            if line.written[last].notation.en_passant != EnPassant::Unmarked {
+                return None;
+            }
+            line.written[last].notation.en_passant = EnPassant::Spaced;
+            merged.push(k);
+            continue;
+        }
         let item = match t.kind {
             TokenKind::Tag => return None,
             TokenKind::MoveNo => {
@@ -219,6 +237,9 @@ pub fn parse(text: &[u8]) -> Option<Game> {
             }
         };
         game.items.push(item);
+    }
+    for &k in merged.iter().rev() {
+        game.gaps.remove(k);
     }
     game.result = first_result.or_else(|| game.tag(b"Result").and_then(GameResult::from_token)).unwrap_or(GameResult::Unknown);
     let mut out = Vec::with_capacity(text.len());

@@ -3,8 +3,9 @@
 //! Exports and older software write legal games in many ways that shakmaty's SAN reader
 //! refuses or that [`Spelling`] alone cannot reproduce: castling with zeros (`0-0`), promotion
 //! without `=` (`e8Q`), an ` e.p.` mark, long algebraic (`e2-e4`, `Ng1-f3`, `Nb1xc3`) and its
-//! compact form (`e2e4`), lowercase piece letters (`nf3`), figurine pieces (`♘f3`), null moves
-//! (`--`, `Z0`), `++` for mate, and move-quality glyphs glued to the move (`e4!?`). A
+//! compact form (`Ng1f3`), UCI coordinates (`g1f3`, `e7e8q`), lowercase piece letters (`nf3`),
+//! figurine pieces (`♘f3`), null moves (`--`, `Z0`), `++` for mate, and move-quality glyphs
+//! glued to the move (`e4!?`). A
 //! [`Written`] records how one ply was written beyond its [`Spelling`] (which keeps the
 //! disambiguation and the check mark), so that [`write()`] gives back exactly the token that
 //! [`parse`] read.
@@ -13,7 +14,7 @@
 //! promotion, en passant, mate, null move); a file usually keeps to one, so the coder codes a
 //! notation per game and each move only where it differs ([`fit`]).
 
-use shakmaty::{Chess, Color, Move, Position, Role, san::Suffix};
+use shakmaty::{Chess, Color, File, Move, Position, Rank, Role, Square, san::Suffix};
 
 use super::spelling::{Spelling, legal_disambiguation};
 use crate::chess::NULL_MOVE;
@@ -53,6 +54,9 @@ pub enum Form {
     Long = 1,
     /// Long algebraic without the hyphen: `e2e4`, `Ng1f3`, `e4xd5`.
     Compact = 2,
+    /// Coordinates as UCI writes them: origin and destination only, a lowercase promotion
+    /// piece, castling as the king's move (`g1f3`, `d5e4`, `e7e8q`, `e1g1`).
+    Coordinates = 3,
 }
 
 /// How the promotion piece is attached.
@@ -121,7 +125,7 @@ impl Notation {
     pub const FIELDS: usize = 7;
 
     /// Number of values of each field.
-    pub const SIZES: [usize; Self::FIELDS] = [4, 2, 3, 2, 3, 2, 2];
+    pub const SIZES: [usize; Self::FIELDS] = [4, 2, 4, 2, 3, 2, 2];
 
     /// Field `i` (in `0..FIELDS`) as a symbol in `0..SIZES[i]`.
     pub fn field(&self, i: usize) -> usize {
@@ -141,7 +145,7 @@ impl Notation {
         match i {
             0 => self.pieces = [Pieces::Letters, Pieces::Lowercase, Pieces::Figurines, Pieces::ColouredFigurines][v.min(3)],
             1 => self.castling = [Castling::Letters, Castling::Zeros][v.min(1)],
-            2 => self.form = [Form::Short, Form::Long, Form::Compact][v.min(2)],
+            2 => self.form = [Form::Short, Form::Long, Form::Compact, Form::Coordinates][v.min(3)],
             3 => self.promotion = [Promotion::Equals, Promotion::Bare][v.min(1)],
             4 => self.en_passant = [EnPassant::Unmarked, EnPassant::Glued, EnPassant::Spaced][v.min(2)],
             5 => self.mate = [Mate::Hash, Mate::DoublePlus][v.min(1)],
@@ -205,7 +209,19 @@ fn write_piece(role: Role, mover: Color, pieces: Pieces, out: &mut Vec<u8>) {
 /// mark is appended after the glyph, with its space.
 pub fn write(m: &Move, mover: Color, spelling: Spelling, written: Written, out: &mut Vec<u8>) {
     let n = written.notation;
-    if *m == NULL_MOVE {
+    if n.form == Form::Coordinates && *m != NULL_MOVE {
+        let (from, to) = coordinates(m);
+        for sq in [from, to] {
+            out.push(sq.file().char() as u8);
+            out.push(sq.rank().char() as u8);
+        }
+        if let Some(p) = m.promotion() {
+            out.push(p.char() as u8);
+        }
+        if matches!(m, Move::EnPassant { .. }) && n.en_passant == EnPassant::Glued {
+            out.extend_from_slice(b"e.p.");
+        }
+    } else if *m == NULL_MOVE {
         out.extend_from_slice(match n.null {
             Null::Dashes => b"--",
             Null::Z0 => b"Z0",
@@ -233,7 +249,7 @@ pub fn write(m: &Move, mover: Color, spelling: Spelling, written: Written, out: 
         }
         let (file, rank) = match n.form {
             Form::Short => (spelling.file(), spelling.rank()),
-            Form::Long | Form::Compact => (true, true),
+            Form::Long | Form::Compact | Form::Coordinates => (true, true),
         };
         if file {
             out.push(from.file().char() as u8);
@@ -268,6 +284,17 @@ pub fn write(m: &Move, mover: Color, spelling: Spelling, written: Written, out: 
     }
     if matches!(m, Move::EnPassant { .. }) && n.en_passant == EnPassant::Spaced {
         out.extend_from_slice(b" e.p.");
+    }
+}
+
+/// The origin and destination of `m` as UCI writes them (castling: the king's squares).
+fn coordinates(m: &Move) -> (Square, Square) {
+    match *m {
+        Move::Castle { king, rook } => {
+            let file = if rook.file() > king.file() { File::G } else { File::C };
+            (king, Square::from_coords(file, king.rank()))
+        }
+        _ => (m.from().expect("a move on the board"), m.to()),
     }
 }
 
@@ -336,6 +363,18 @@ pub fn parse_as(
             let file = if t.len() == 3 { 6 } else { 2 };
             let c = legal.iter().find(|p| p.kind() == Packed::CASTLE && p.to() % 8 == file)?;
             (c.to_move(), Spelling::default())
+        }
+        [f1 @ b'a'..=b'h', r1 @ b'1'..=b'8', f2 @ b'a'..=b'h', r2 @ b'1'..=b'8', promotion @ ..]
+            if !bishop && matches!(promotion, [] | [b'n' | b'b' | b'r' | b'q']) =>
+        {
+            // Coordinates (UCI): the legal move between the two squares.
+            let square = |f: u8, r: u8| Square::from_coords(File::new((f - b'a') as u32), Rank::new((r - b'1') as u32));
+            let (from, to) = (square(*f1, *r1), square(*f2, *r2));
+            let role = promotion.first().and_then(|&c| Role::from_char(c as char));
+            let m = legal.iter().map(|p| p.to_move()).find(|m| coordinates(m) == (from, to) && m.promotion() == role)?;
+            w.notation.form = Form::Coordinates;
+            let (file, rank) = legal_disambiguation(&m, legal);
+            (m, Spelling::new(file, rank, None))
         }
         _ => {
             // Rewrite the rest as SAN for shakmaty: an uppercase piece letter, `=` before the
@@ -502,7 +541,13 @@ mod tests {
     #[test]
     fn every_notation_reads_and_writes_back() {
         let start = Chess::default();
-        for (token, form) in [("e2-e4", Form::Long), ("Ng1-f3", Form::Long), ("e2e4", Form::Compact), ("Ng1f3", Form::Compact)] {
+        for (token, form) in [
+            ("e2-e4", Form::Long),
+            ("Ng1-f3", Form::Long),
+            ("e2e4", Form::Coordinates),
+            ("Ng1f3", Form::Compact),
+            ("g1f3", Form::Coordinates),
+        ] {
             let (_, _, w) = read(&start, token).unwrap_or_else(|| panic!("{token}"));
             assert_eq!(w.notation.form, form, "{token}");
         }
@@ -530,7 +575,15 @@ mod tests {
         let mate = position("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1");
         assert_eq!(read(&mate, "Ra8++").unwrap().2.notation.mate, Mate::DoublePlus);
         // Written back exactly.
-        for (pos, token) in [(&start, "e2-e4!"), (&start, "♘g1-f3"), (&castle, "0-0+"), (&promote, "e7-e8Q+?!"), (&black, "♞b8-c6")] {
+        for (pos, token) in [
+            (&start, "e2-e4!"),
+            (&start, "♘g1-f3"),
+            (&castle, "0-0+"),
+            (&promote, "e7-e8Q+?!"),
+            (&black, "♞b8-c6"),
+            (&castle, "e1c1"),
+            (&promote, "e7e8q+"),
+        ] {
             let (m, s, w) = read(pos, token).unwrap_or_else(|| panic!("{token}"));
             let mut out = Vec::new();
             write(&m, pos.turn(), s, w, &mut out);

@@ -114,6 +114,7 @@ fn notations() -> Vec<(&'static str, Rewrite)> {
         ("promotion without =", Box::new(|p: &Ply| vec![p.san.replace('=', "")])),
         ("long algebraic", Box::new(|p: &Ply| vec![long(p, true)])),
         ("long algebraic without hyphen", Box::new(|p: &Ply| vec![long(p, false)])),
+        ("coordinates (UCI)", Box::new(|p: &Ply| vec![p.m.to_uci(shakmaty::CastlingMode::Standard).to_string()])),
         ("lowercase pieces", Box::new(|p: &Ply| vec![if p.san.starts_with('O') { p.san.to_string() } else { p.san.to_lowercase() }])),
         ("figurines", Box::new(|p: &Ply| vec![p.san.chars().map(|c| figurine(c, Color::White)).collect()])),
         ("coloured figurines", Box::new(|p: &Ply| vec![p.san.chars().map(|c| figurine(c, p.pos.turn())).collect()])),
@@ -271,4 +272,21 @@ fn awkward_lines_round_trip_first_in_the_middle_and_last() {
             }
         }
     }
+}
+
+#[test]
+fn pgn_en_passant_marks_and_coordinates_are_coded_as_moves() {
+    // A spaced ` e.p.` after the capture (a token of its own in PGN), a glued one, and UCI
+    // coordinates; a mark after a move that is not en passant keeps its game raw.
+    let games = [
+        "[Event \"a\"]\n\n1. e4 d5 2. e5 f5 3. exf6 e.p. Nxf6 1-0\n\n",
+        "[Event \"b\"]\n\n1. e4 d5 2. e5 f5 3. exf6e.p.+ Kf7 *\n\n",
+        "[Event \"c\"]\n\n1. e2e4 d7d5 2. e4e5 f7f5 3. e5f6 g8f6 4. g1f3 e7e6 5. f1e2 f8e7 6. e1g1 e8g8 1/2-1/2\n\n",
+        "[Event \"d\"]\n\n1. e4 d5 2. exd5 e.p. Qxd5 0-1\n\n",
+    ];
+    let text: String = games.iter().copied().collect();
+    let opts = CompressOptions { raw_form: false, ..super::common::fast() };
+    let archive = super::common::round_trip_with(text.as_bytes(), &opts);
+    let i = info(Cursor::new(&archive)).unwrap();
+    assert_eq!((i.games, i.raw_lines), (3, 4), "the last game (a mark on a plain capture) is raw");
 }
