@@ -236,8 +236,9 @@ fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, 
             let mut summary = Summary { text_bytes: c.bytes, archive_bytes: c.archive_bytes, ..Summary::default() };
             summary.stats.games = c.games;
             let warning = (c.skipped > 0).then(|| {
+                let (what, verb) = if c.skipped == 1 { ("game or line", "was") } else { ("games or lines", "were") };
                 format!(
-                    "{} games or lines could not be written as movetext (not standard chess from the initial position, or not games) and were left out",
+                    "{} {what} could not be written as movetext (not standard chess from the initial position, or not games) and {verb} left out",
                     c.skipped
                 )
             });
@@ -247,10 +248,19 @@ fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, 
     Ok((summary, None))
 }
 
+/// `n` and `noun`, in the plural unless `n` is 1 ("1 game", "2 plies").
+fn counted(n: u64, noun: &str) -> String {
+    match (n, noun) {
+        (1, _) => format!("1 {noun}"),
+        (_, "ply") => format!("{n} plies"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 /// The `-v` line for one input.
 fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
     let bits = if s.stats.plies == 0 { String::new() } else { format!(", {:.3} bits/ply", s.bits_per_ply()) };
-    let what = format!("{} games, {} plies{bits}, {seconds:.2} s", s.stats.games, s.stats.plies);
+    let what = format!("{}, {}{bits}, {seconds:.2} s", counted(s.stats.games, "game"), counted(s.stats.plies, "ply"));
     match mode {
         Mode::Compress(opts) => eprintln!(
             "{}: {} -> {} bytes ({:.2}%), level {}, {what} -> {}",

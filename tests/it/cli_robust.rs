@@ -147,7 +147,7 @@ fn a_conversion_never_changes_a_game() {
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "f3 e5 g4 Qh4 0-1\n");
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("1 games or lines could not be written"),
+        String::from_utf8_lossy(&out.stderr).contains("1 game or line could not be written"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
