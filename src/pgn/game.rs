@@ -8,7 +8,7 @@
 
 use shakmaty::{CastlingMode, Chess, Color, Position, fen::Fen};
 
-use super::lexer::{GLYPHS, TokenKind, lex, tag_parts};
+use super::lexer::{GLYPHS, Lexed, TokenKind, lex, tag_parts};
 use crate::chess::GameResult;
 use crate::chess::{legal_moves_sorted_into, play_ply};
 use crate::error::Error;
@@ -139,6 +139,21 @@ struct Frame {
 /// Parses `text` as one game; `None` unless [`render`] gives back exactly `text`.
 pub fn parse(text: &[u8]) -> Option<Game> {
     let lexed = lex(text)?;
+    if let Some(game) = parse_lexed(text, &lexed, None) {
+        return Some(game);
+    }
+    // Lowercase piece letters make `bxc3` a pawn's or a bishop's move. Pawns come first; a
+    // game that does not read is read again with bishops at the first ambiguous tokens (at
+    // most four of them, sixteen readings).
+    let mut ambiguous = 0;
+    parse_lexed(text, &lexed, Some((0, &mut ambiguous)));
+    (1..1u32 << ambiguous.min(4)).find_map(|bishops| parse_lexed(text, &lexed, Some((bishops, &mut 0))))
+}
+
+/// [`parse`] of lexed `text`. With `choices` = `(bishops, ambiguous)`, the `k`-th move token
+/// (from 0) that reads both as a pawn's and as a lowercase bishop's move is the bishop's if
+/// bit `k` of `bishops` is set; `ambiguous` counts those tokens.
+fn parse_lexed(text: &[u8], lexed: &Lexed<'_>, mut choices: Option<(u32, &mut u32)>) -> Option<Game> {
     let mut game = Game { gaps: lexed.gaps.iter().map(|g| g.to_vec()).collect(), ..Game::default() };
     let tag_count = lexed.tokens.iter().take_while(|t| t.kind == TokenKind::Tag).count();
     for t in &lexed.tokens[..tag_count] {
@@ -186,6 +201,23 @@ pub fn parse(text: &[u8]) -> Option<Game> {
                     let pawn_push = m.role() == shakmaty::Role::Pawn && !m.is_capture();
                     (!(s.file() && s.rank()) || m.is_castle()) && !(pawn_push && s.file() && !s.rank())
                 });
+                let bishop = match &mut choices {
+                    Some((bishops, ambiguous)) if t.text.first() == Some(&b'b') => {
+                        legal.clear();
+                        legal_moves_sorted_into(&f.pos, &mut legal);
+                        let pawn = strict.is_some() || notation::parse_as(&f.pos, &legal, t.text, false, false, &mut buf).is_some();
+                        let bishop = notation::parse_as(&f.pos, &legal, t.text, false, true, &mut buf);
+                        if pawn && bishop.is_some() {
+                            let k = **ambiguous;
+                            **ambiguous += 1;
+                            bishop.filter(|_| k < 32 && *bishops >> k & 1 == 1)
+                        } else {
+                            None
+                        }
+                    }
+                    _ => None,
+                };
+                let strict = if bishop.is_some() { None } else { strict };
                 match strict {
                     Some((m, spelling)) => {
                         line.moves.push(m);
@@ -200,7 +232,10 @@ pub fn parse(text: &[u8]) -> Option<Game> {
                         // Another notation: the line records how each of its plies is written.
                         legal.clear();
                         legal_moves_sorted_into(&f.pos, &mut legal);
-                        let (m, spelling, written) = notation::parse(&f.pos, &legal, t.text, false, &mut buf)?;
+                        let (m, spelling, written) = match bishop {
+                            Some(read) => read,
+                            None => notation::parse(&f.pos, &legal, t.text, false, &mut buf)?,
+                        };
                         line.written.resize(line.moves.len(), Written::default());
                         line.moves.push(m);
                         line.spellings.push(spelling);
@@ -361,6 +396,18 @@ mod tests {
         assert_eq!(g.result, GameResult::WhiteWins);
         let chess960 = b"[Variant \"Chess960\"]\n[FEN \"qrknbbnr/pppppppp/8/8/8/8/PPPPPPPP/QRKNBBNR w KQkq - 0 1\"]\n\n1. a4 e6 *\n";
         assert!(parse(chess960).is_some());
+    }
+
+    #[test]
+    fn lowercase_bishops_are_read_where_the_pawn_reading_fails_later() {
+        // `4. bxc3` is the bishop on d2 taking on c3 (the b-pawn could too): only that reading
+        // lets `5. bb4` follow.
+        let text = b"[Event \"x\"]\n\n1. d4 e5 2. nc3 bb4 3. bd2 bxc3 4. bxc3 d6 5. bb4 1-0\n";
+        let game = parse(text).expect("parses");
+        let mut out = Vec::new();
+        render(&game, &mut out).unwrap();
+        assert_eq!(out, text);
+        assert_eq!(game.lines[0].moves[6].role(), shakmaty::Role::Bishop);
     }
 
     #[test]
