@@ -168,8 +168,10 @@ fn parse_lexed(text: &[u8], lexed: &Lexed<'_>, mut choices: Option<(u32, &mut u3
     // Gaps of tokens merged into the move before them (a spaced ` e.p.`), removed at the end.
     let mut merged = Vec::new();
     for (k, t) in lexed.tokens.iter().enumerate().skip(tag_count) {
-        if t.text == b"e.p." && lexed.gaps[k] == b" " && game.items.last() == Some(&Item::Move) {
-            // The en passant mark of the move just read, written apart: `exd6 e.p.`.
+        let apart = [EnPassant::Spaced, EnPassant::NewLine, EnPassant::CrLf].into_iter().find(|e| e.separator() == Some(lexed.gaps[k]));
+        if let (b"e.p.", Some(apart), Some(&Item::Move)) = (t.text, apart, game.items.last()) {
+            // The en passant mark of the move just read, written apart: `exd6 e.p.`, or at
+            // the start of the next line.
             let f = frames.last().expect("the main line is never closed");
             let line = &mut game.lines[f.line];
             let last = line.moves.len().checked_sub(1)?;
@@ -180,7 +182,7 @@ fn parse_lexed(text: &[u8], lexed: &Lexed<'_>, mut choices: Option<(u32, &mut u3
             if line.written[last].notation.en_passant != EnPassant::Unmarked {
                 return None;
             }
-            line.written[last].notation.en_passant = EnPassant::Spaced;
+            line.written[last].notation.en_passant = apart;
             merged.push(k);
             continue;
         }

@@ -42,6 +42,9 @@ pub enum Castling {
     Letters = 0,
     /// `0-0`, `0-0-0`.
     Zeros = 1,
+    /// In coordinates, the king's move onto its rook, as UCI writes castling in Chess960
+    /// (`e1h1`; otherwise `e1g1`). Written as `O-O` in the other forms.
+    KingTakesRook = 2,
 }
 
 /// Which squares a move shows.
@@ -77,8 +80,24 @@ pub enum EnPassant {
     Unmarked = 0,
     /// `exd6e.p.`
     Glued = 1,
-    /// `exd6 e.p.`: a token of its own after the move (movetext lines only).
+    /// `exd6 e.p.`: a token of its own after the move.
     Spaced = 2,
+    /// The mark at the start of the next line (PGN wrapped before it): `exd6\ne.p.`.
+    NewLine = 3,
+    /// The same with a CR LF line break.
+    CrLf = 4,
+}
+
+impl EnPassant {
+    /// The bytes before a mark written apart (a token of its own).
+    pub fn separator(self) -> Option<&'static [u8]> {
+        match self {
+            EnPassant::Unmarked | EnPassant::Glued => None,
+            EnPassant::Spaced => Some(b" "),
+            EnPassant::NewLine => Some(b"\n"),
+            EnPassant::CrLf => Some(b"\r\n"),
+        }
+    }
 }
 
 /// How a mate is marked, when the [`Spelling`] marks it.
@@ -125,7 +144,7 @@ impl Notation {
     pub const FIELDS: usize = 7;
 
     /// Number of values of each field.
-    pub const SIZES: [usize; Self::FIELDS] = [4, 2, 4, 2, 3, 2, 2];
+    pub const SIZES: [usize; Self::FIELDS] = [4, 3, 4, 2, 5, 2, 2];
 
     /// Field `i` (in `0..FIELDS`) as a symbol in `0..SIZES[i]`.
     pub fn field(&self, i: usize) -> usize {
@@ -144,10 +163,12 @@ impl Notation {
     pub fn set_field(&mut self, i: usize, v: usize) {
         match i {
             0 => self.pieces = [Pieces::Letters, Pieces::Lowercase, Pieces::Figurines, Pieces::ColouredFigurines][v.min(3)],
-            1 => self.castling = [Castling::Letters, Castling::Zeros][v.min(1)],
+            1 => self.castling = [Castling::Letters, Castling::Zeros, Castling::KingTakesRook][v.min(2)],
             2 => self.form = [Form::Short, Form::Long, Form::Compact, Form::Coordinates][v.min(3)],
             3 => self.promotion = [Promotion::Equals, Promotion::Bare][v.min(1)],
-            4 => self.en_passant = [EnPassant::Unmarked, EnPassant::Glued, EnPassant::Spaced][v.min(2)],
+            4 => {
+                self.en_passant = [EnPassant::Unmarked, EnPassant::Glued, EnPassant::Spaced, EnPassant::NewLine, EnPassant::CrLf][v.min(4)]
+            }
             5 => self.mate = [Mate::Hash, Mate::DoublePlus][v.min(1)],
             _ => self.null = [Null::Dashes, Null::Z0][v.min(1)],
         }
@@ -210,13 +231,16 @@ fn write_piece(role: Role, mover: Color, pieces: Pieces, out: &mut Vec<u8>) {
 pub fn write(m: &Move, mover: Color, spelling: Spelling, written: Written, out: &mut Vec<u8>) {
     let n = written.notation;
     if n.form == Form::Coordinates && *m != NULL_MOVE {
-        let (from, to) = coordinates(m);
+        let (from, to) = coordinates(m, n.castling);
         for sq in [from, to] {
             out.push(sq.file().char() as u8);
             out.push(sq.rank().char() as u8);
         }
         if let Some(p) = m.promotion() {
-            out.push(p.char() as u8);
+            if n.promotion == Promotion::Equals {
+                out.push(b'=');
+            }
+            write_piece(p, mover, n.pieces, out);
         }
         if matches!(m, Move::EnPassant { .. }) && n.en_passant == EnPassant::Glued {
             out.extend_from_slice(b"e.p.");
@@ -228,7 +252,7 @@ pub fn write(m: &Move, mover: Color, spelling: Spelling, written: Written, out: 
         });
     } else if let Move::Castle { king, rook } = *m {
         let o = match n.castling {
-            Castling::Letters => b'O',
+            Castling::Letters | Castling::KingTakesRook => b'O',
             Castling::Zeros => b'0',
         };
         out.extend_from_slice(&[o, b'-', o]);
@@ -282,14 +306,17 @@ pub fn write(m: &Move, mover: Color, spelling: Spelling, written: Written, out: 
     if written.glyph > 0 {
         out.extend_from_slice(GLYPHS[written.glyph as usize - 1]);
     }
-    if matches!(m, Move::EnPassant { .. }) && n.en_passant == EnPassant::Spaced {
-        out.extend_from_slice(b" e.p.");
+    if let Some(separator) = n.en_passant.separator().filter(|_| matches!(m, Move::EnPassant { .. })) {
+        out.extend_from_slice(separator);
+        out.extend_from_slice(b"e.p.");
     }
 }
 
-/// The origin and destination of `m` as UCI writes them (castling: the king's squares).
-fn coordinates(m: &Move) -> (Square, Square) {
+/// The origin and destination of `m` as UCI writes them (castling: the king's squares, or
+/// the king's and its rook's with [`Castling::KingTakesRook`]).
+fn coordinates(m: &Move, castling: Castling) -> (Square, Square) {
     match *m {
+        Move::Castle { king, rook } if castling == Castling::KingTakesRook => (king, rook),
         Move::Castle { king, rook } => {
             let file = if rook.file() > king.file() { File::G } else { File::C };
             (king, Square::from_coords(file, king.rank()))
@@ -365,13 +392,32 @@ pub fn parse_as(
             (c.to_move(), Spelling::default())
         }
         [f1 @ b'a'..=b'h', r1 @ b'1'..=b'8', f2 @ b'a'..=b'h', r2 @ b'1'..=b'8', promotion @ ..]
-            if !bishop && matches!(promotion, [] | [b'n' | b'b' | b'r' | b'q']) =>
+            if !bishop
+                && matches!(
+                    promotion,
+                    [] | [b'n' | b'b' | b'r' | b'q' | b'N' | b'B' | b'R' | b'Q']
+                        | [b'=', b'n' | b'b' | b'r' | b'q' | b'N' | b'B' | b'R' | b'Q']
+                ) =>
         {
-            // Coordinates (UCI): the legal move between the two squares.
+            // Coordinates (UCI): the legal move between the two squares; castling as the
+            // king's move to its square or onto its rook.
             let square = |f: u8, r: u8| Square::from_coords(File::new((f - b'a') as u32), Rank::new((r - b'1') as u32));
             let (from, to) = (square(*f1, *r1), square(*f2, *r2));
-            let role = promotion.first().and_then(|&c| Role::from_char(c as char));
-            let m = legal.iter().map(|p| p.to_move()).find(|m| coordinates(m) == (from, to) && m.promotion() == role)?;
+            let letter = promotion.last().copied();
+            let role = letter.and_then(|c| Role::from_char(c.to_ascii_lowercase() as char));
+            let m = legal.iter().map(|p| p.to_move()).find(|m| {
+                m.promotion() == role
+                    && (coordinates(m, Castling::Letters) == (from, to) || coordinates(m, Castling::KingTakesRook) == (from, to))
+            })?;
+            if m.is_castle() && coordinates(&m, Castling::Letters) != (from, to) {
+                w.notation.castling = Castling::KingTakesRook;
+            }
+            if let Some(c) = letter {
+                w.notation.promotion = if promotion.len() == 2 { Promotion::Equals } else { Promotion::Bare };
+                if c.is_ascii_lowercase() {
+                    w.notation.pieces = Pieces::Lowercase;
+                }
+            }
             w.notation.form = Form::Coordinates;
             let (file, rank) = legal_disambiguation(&m, legal);
             (m, Spelling::new(file, rank, None))
@@ -582,7 +628,11 @@ mod tests {
             (&promote, "e7-e8Q+?!"),
             (&black, "♞b8-c6"),
             (&castle, "e1c1"),
+            (&castle, "e1a1"),
+            (&castle, "e1h1"),
             (&promote, "e7e8q+"),
+            (&promote, "e7e8Q"),
+            (&promote, "e7e8=q"),
         ] {
             let (m, s, w) = read(pos, token).unwrap_or_else(|| panic!("{token}"));
             let mut out = Vec::new();

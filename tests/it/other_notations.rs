@@ -260,6 +260,8 @@ fn awkward_lines_round_trip_first_in_the_middle_and_last() {
         "e4 e5 Ng1f3!? *",
         "e4 d5 e5 f5 e5xf6? *",
         "e4 --+! *",
+        "a2a4 b7b5 a4b5 a7a6 b5a6 c8b7 a6b7 b8c6 b7a8Q *",
+        "a2a4 b7b5 a4b5 a7a6 b5a6 c8b7 a6b7 b8c6 b7a8=q *",
     ];
     for line in awkward {
         for at in [0, 4, 8] {
@@ -283,10 +285,14 @@ fn pgn_en_passant_marks_and_coordinates_are_coded_as_moves() {
         "[Event \"b\"]\n\n1. e4 d5 2. e5 f5 3. exf6e.p.+ Kf7 *\n\n",
         "[Event \"c\"]\n\n1. e2e4 d7d5 2. e4e5 f7f5 3. e5f6 g8f6 4. g1f3 e7e6 5. f1e2 f8e7 6. e1g1 e8g8 1/2-1/2\n\n",
         "[Event \"d\"]\n\n1. e4 d5 2. exd5 e.p. Qxd5 0-1\n\n",
+        "[Event \"e\"]\n\n1. e4 Nf6 2. e5 d5 3. exd6\ne.p. Nc6 *\n\n",
+        "[Event \"e2\"]\r\n\r\n1. e4 Nf6 2. e5 d5 3. exd6\r\ne.p. Nc6 *\r\n\r\n",
+        "[Event \"f\"]\n[Variant \"Chess960\"]\n[FEN \"r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1\"]\n\n1. e1h1 e8a8 *\n\n",
+        "[Event \"g\"]\n\n1. b2b4 a7a5 2. b4a5 b7b5 3. a5b6 c7c6 4. b6b7 d7d6 5. b7a8Q c6c5 6. a8b8 *\n\n",
     ];
     let text: String = games.iter().copied().collect();
     let opts = CompressOptions { raw_form: false, ..super::common::fast() };
     let archive = super::common::round_trip_with(text.as_bytes(), &opts);
     let i = info(Cursor::new(&archive)).unwrap();
-    assert_eq!((i.games, i.raw_lines), (3, 4), "the last game (a mark on a plain capture) is raw");
+    assert_eq!((i.games, i.raw_lines), (7, 4), "the game with a mark on a plain capture is raw");
 }
