@@ -134,7 +134,7 @@ impl<'m> GameCoder<'m> {
                     if decoding && crate::chess::play_null(&st.pos).is_none() {
                         return Err(Error::Corrupt("a null move where the side to move cannot pass".into()));
                     }
-                    self.code_written(c, &game, (&NULL_MOVE, st.pos.turn()), Spelling::default(), text, ply)?;
+                    self.code_null_written(c, &game, (&NULL_MOVE, st.pos.turn()), Spelling::default(), text, ply)?;
                     if decoding {
                         text.moves.push(NULL_MOVE);
                         text.spellings.push(Spelling::default());
@@ -198,13 +198,12 @@ impl<'m> GameCoder<'m> {
                 self.spelling.code(c, &mut s)?;
                 Spelling(s as u8)
             };
-            if let Some(game) = notation.filter(|g| g.glyphs) {
+            if notation.is_some_and(|g| g.glyphs) {
                 let mut glyph = if decoding { 0 } else { text.written[ply].glyph };
                 self.notations_mut().code_glyph(c, &mut glyph)?;
                 if decoding {
                     text.written.last_mut().expect("pushed above").glyph = glyph;
                 }
-                let _ = game;
             }
             if decoding {
                 text.moves.push(m);
@@ -222,7 +221,7 @@ impl<'m> GameCoder<'m> {
 
     /// Codes the notation and glyph of null move `ply` (of `text`, when encoding; pushed to it
     /// when decoding) in a game written as `game`.
-    fn code_written<C: SymbolCoder>(
+    fn code_null_written<C: SymbolCoder>(
         &mut self,
         c: &mut C,
         game: &GameNotation,
