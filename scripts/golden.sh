@@ -45,4 +45,11 @@ for level in 2 3 4 5 6 7 8 9; do
 done
 make 2 notations.txt notations.txt.l2.c1.chz
 make 2 notations.pgn notations.pgn.l2.c1.chz
+# Version 3 (networks distilled from the teacher, levels 2-9), coding 1.
+make 2 lichess.pgn lichess.pgn.l2.v3.chz
+for level in 2 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.v3.chz"
+done
+make 2 notations.txt notations.txt.l2.v3.chz
+make 2 notations.pgn notations.pgn.l2.v3.chz
 ls -l tests/golden

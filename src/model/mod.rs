@@ -246,9 +246,19 @@ const NET_V2_LEVEL2: &[u8] = include_bytes!("../../models/v2/level2.net");
 /// fine-tuned on the features of level 3's search.
 const NET_V2_SEARCH: &[u8] = include_bytes!("../../models/v2/search.net");
 
+/// The move network of version 3's level 2 (`models/v3/level2.net`): version 2's architecture,
+/// trained on the training games with the Maia3-5M teacher's move distributions as soft targets
+/// (distillation, `scripts/teacher/`).
+const NET_V3_LEVEL2: &[u8] = include_bytes!("../../models/v3/level2.net");
+
+/// The move network of version 3's levels 3-9 (`models/v3/search.net`): version 3's level-2
+/// network fine-tuned on the features of level 3's search, with the same soft targets.
+const NET_V3_SEARCH: &[u8] = include_bytes!("../../models/v3/search.net");
+
 /// Every released model, oldest first. Version 1 (`models/levelN.txt`): the linear models of
 /// levels 1-9. Version 2 (`models/v2/`): levels 2-9, linear models plus a move network
-/// ([`network`]); level 1 stays linear (the fast level).
+/// ([`network`]); level 1 stays linear (the fast level). Version 3 (`models/v3/`): levels 2-9,
+/// version 2's architecture with networks distilled from a stronger teacher.
 pub const RELEASES: &[Release] = &[
     release!(1, "level1"),
     release!(2, "level2"),
@@ -268,6 +278,15 @@ pub const RELEASES: &[Release] = &[
     release!(7, "v2/level7", NET_V2_SEARCH),
     release!(8, "v2/level8", NET_V2_SEARCH),
     release!(9, "v2/level9", NET_V2_SEARCH),
+    // Version 3: the networks distilled from the teacher (scripts/teacher/distil.sh).
+    release!(2, "v3/level2", NET_V3_LEVEL2),
+    release!(3, "v3/level3", NET_V3_SEARCH),
+    release!(4, "v3/level4", NET_V3_SEARCH),
+    release!(5, "v3/level5", NET_V3_SEARCH),
+    release!(6, "v3/level6", NET_V3_SEARCH),
+    release!(7, "v3/level7", NET_V3_SEARCH),
+    release!(8, "v3/level8", NET_V3_SEARCH),
+    release!(9, "v3/level9", NET_V3_SEARCH),
 ];
 
 /// The releases, each parsed when first used (a run needs one or two), with its [`Model::id`]:

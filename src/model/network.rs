@@ -265,8 +265,9 @@ impl Network {
     /// Checks that no `i32` sum of the inference can overflow, for any position, and that the
     /// query fits `i16`: the first layer's sum of at most 64 active inputs, the second layer and
     /// the context projections with inputs at their clamp, a move's hidden sums with
-    /// [`MAX_HAND`] hand features of value at most [`ONE`], and the final dot products with the
-    /// hidden layer and the query at their largest.
+    /// [`MAX_HAND`] hand features of value at most [`ONE`], and each of the logit's three dot
+    /// products (`v . h`, `q . Gf`, `q . Gt`, summed in `i64`) with the hidden layer and the query
+    /// at their largest.
     ///
     /// # Errors
     /// A message naming the layer whose worst case does not fit.
@@ -286,7 +287,8 @@ impl Network {
                 return Err("second layer sums could overflow".into());
             }
         }
-        let mut z = 0;
+        // Worst cases of the three dot products of a move's logit: v . h, q . Gf[from], q . Gt[to].
+        let (mut zv, mut zf, mut zt) = (0, 0, 0);
         for i in 0..d {
             let pc = self.pb[i].unsigned_abs() as i64 + 512 * row_abs(&self.p, h2, i);
             let q = (512 * row_abs(&self.q, h2, i)) >> 11;
@@ -298,10 +300,11 @@ impl Network {
             if hand > LIMIT || (pc >> 9) + (hand >> 8) > LIMIT {
                 return Err("move hidden sums could overflow".into());
             }
-            z += self.v[i].unsigned_abs() as i64 * 4096
-                + q * (col_max(&self.gf, SQUARE_INPUTS, d, i) + col_max(&self.gt, SQUARE_INPUTS, d, i));
+            zv += self.v[i].unsigned_abs() as i64 * 4096;
+            zf += q * col_max(&self.gf, SQUARE_INPUTS, d, i);
+            zt += q * col_max(&self.gt, SQUARE_INPUTS, d, i);
         }
-        if z > i32::MAX as i64 {
+        if zv.max(zf).max(zt) > i32::MAX as i64 {
             return Err("move logit sums could overflow".into());
         }
         Ok(())
@@ -627,9 +630,12 @@ impl NetworkState {
             for k in 0..D {
                 hidden[k] = (pc[k] + (sum[k] >> 8)).clamp(0, 4096) as i16;
             }
-            let z = dot16(v, &hidden).wrapping_add(dot16(q, &row(&net.gf, from))).wrapping_add(dot16(q, &row(&net.gt, to)));
+            // Each dot product fits i32 (`check_bounds`); their sum is taken in i64. For a network
+            // whose three sums together fit i32 (every network of model version 2) this is the
+            // same integer as an i32 sum.
+            let z = dot16(v, &hidden) as i64 + dot16(q, &row(&net.gf, from)) as i64 + dot16(q, &row(&net.gt, to)) as i64;
             debug_assert_eq!(LOGIT_ONE, 256);
-            let logit = (linear_logit + (z >> 14) as i64).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
+            let logit = (linear_logit + (z >> 14)).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
             best = best.max(logit);
             out.push(logit);
         }
@@ -737,5 +743,21 @@ mod tests {
         net.b2.iter_mut().for_each(|b| *b = i32::MAX / 2);
         let err = Network::parse("net", &net.to_bytes()).unwrap_err().to_string();
         assert!(err.contains("second layer"), "{err}");
+    }
+
+    #[test]
+    fn each_logit_dot_product_must_fit_i32_but_not_their_sum() {
+        // Q at 1024 everywhere puts every query at its bound (512 * 16 * 1024) >> 11 = 4096, so
+        // that q . Gf[from] is at most 32 * 4096 * |Gf|, and so is q . Gt[to].
+        let mut net = Network::random(32, 16, 32, 5);
+        net.q.iter_mut().for_each(|w| *w = 1024);
+        // 1.29e9 each: both fit i32, their sum (2.58e9) does not; the logit sums them in i64.
+        net.gf.iter_mut().for_each(|w| *w = 9830);
+        net.gt.iter_mut().for_each(|w| *w = -9830);
+        assert!(Network::parse("net", &net.to_bytes()).is_ok());
+        // 2.6e9: q . Gf alone could overflow.
+        net.gf.iter_mut().for_each(|w| *w = 20000);
+        let err = Network::parse("net", &net.to_bytes()).unwrap_err().to_string();
+        assert!(err.contains("move logit"), "{err}");
     }
 }
