@@ -31,7 +31,11 @@ games=("$data/train/lichess_train.txt" "$data/train/lichess_2016_05.txt" "$label
 for level in 2 3; do
   for g in "${games[@]}"; do
     s=$(basename "$g" .txt)
-    [[ -f $work/l$level/$s/meta.json ]] || ./target/release/tune export --level "$level" "$g" --out "$work/l$level/$s"
+    # With version 2's parameter file, as the release was built: the exported features are the
+    # same with any release of the level, but `linear.i32` (the linear weights that training
+    # starts from) is the file's.
+    [[ -f $work/l$level/$s/meta.json ]] ||
+      ./target/release/tune export --level "$level" --model "models/v2/level$level.txt" "$g" --out "$work/l$level/$s"
   done
 done
 for g in "${games[@]:0:3}"; do
