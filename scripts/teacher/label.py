@@ -87,6 +87,14 @@ def game_positions(moves):
         hist.append(planes(board))
 
 
+def open_teacher(model, threads):
+    """An onnxruntime CPU session of the teacher graph, with `threads` intra-op threads."""
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    return ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+
+
 class Shard:
     """Accumulates the labels of one shard."""
 
@@ -108,6 +116,15 @@ class Shard:
             self.cols[k].append(v)
         self.cand.extend(move_code(legal[i]) for i in order[:n])
         self.prob.extend(int(round(p[i] * 65535)) for i in order[:n])
+
+    def sort_by_game(self):
+        """Puts the plies in (game, ply) order, as `join.py` reads them (for plies added out of
+        order, e.g. by games played side by side)."""
+        order = np.lexsort((self.cols["ply"], self.cols["game"]))
+        starts = np.concatenate([[0], np.cumsum(self.cols["ncand"])])
+        self.cand = [c for i in order for c in self.cand[starts[i] : starts[i + 1]]]
+        self.prob = [c for i in order for c in self.prob[starts[i] : starts[i + 1]]]
+        self.cols = {k: [v[i] for i in order] for k, v in self.cols.items()}
 
     def save(self, path):
         types = dict(game=np.int32, ply=np.int16, played=np.uint16, logp=np.float32, legal=np.uint8, ncand=np.uint8)
@@ -133,10 +150,7 @@ def main():
     ap.add_argument("--mass", type=float, default=0.95)
     ap.add_argument("--topk", type=int, default=8)
     a = ap.parse_args()
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = a.threads
-    so.inter_op_num_threads = 1
-    sess = ort.InferenceSession(a.model, so, providers=["CPUExecutionProvider"])
+    sess = open_teacher(a.model, a.threads)
     games = [line.split() for line in open(a.games) if line.strip()]
     last = len(games) if a.last is None else min(a.last, len(games))
     stem = os.path.splitext(os.path.basename(a.games))[0]

@@ -24,9 +24,7 @@ import time
 
 import chess
 import numpy as np
-import onnxruntime as ort
-
-from label import HISTORY, Shard, planes, vocab_index
+from label import HISTORY, Shard, open_teacher, planes, vocab_index
 
 
 class Game:
@@ -66,10 +64,7 @@ def main():
     ap.add_argument("--mass", type=float, default=0.95)
     ap.add_argument("--topk", type=int, default=8)
     a = ap.parse_args()
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = a.threads
-    so.inter_op_num_threads = 1
-    sess = ort.InferenceSession(a.model, so, providers=["CPUExecutionProvider"])
+    sess = open_teacher(a.model, a.threads)
     lengths = np.array([len(line.split()) - 1 for line in open(a.lengths) if line.strip()])
     elos = np.array([int(e) for e in a.elos.split(",")])
     os.makedirs(a.out, exist_ok=True)
@@ -101,21 +96,15 @@ def main():
             finished += [g for g in playing if g.done()]
             playing = [g for g in playing if not g.done()]
         finished.sort(key=lambda g: g.index)
-        # The shard's labels in game order, as join.py reads them.
-        order = np.lexsort((shard.cols["ply"], shard.cols["game"]))
-        cols = {k: [v[i] for i in order] for k, v in shard.cols.items()}
-        starts = np.concatenate([[0], np.cumsum(shard.cols["ncand"])])
-        shard.cand = [c for i in order for c in shard.cand[starts[i] : starts[i + 1]]]
-        shard.prob = [c for i in order for c in shard.prob[starts[i] : starts[i + 1]]]
-        shard.cols = cols
+        shard.sort_by_game()
         for ext, text in ((".txt", "".join(g.line() for g in finished)), (".elo", "".join(f"{g.elo}\n" for g in finished))):
             with open(base + ext + ".tmp", "w") as f:
                 f.write(text)
             os.replace(base + ext + ".tmp", base + ext)
         shard.save(base + ".npz")
-        done += len(cols["game"])
+        done += len(shard.cols["game"])
         dt = time.time() - t0
-        print(f"{base}: {len(finished)} games, {len(cols['game'])} plies; total {done} plies in {dt:.0f}s = {done / dt:.1f}/s", flush=True)
+        print(f"{base}: {len(finished)} games, {len(shard.cols['game'])} plies; total {done} plies in {dt:.0f}s = {done / dt:.1f}/s", flush=True)
 
 
 if __name__ == "__main__":
