@@ -52,4 +52,11 @@ for level in 2 3 4 5 6 7 8 9; do
 done
 make 2 notations.txt notations.txt.l2.v3.chz
 make 2 notations.pgn notations.pgn.l2.v3.chz
+# Version 4 (more sampled games, new game-end features), coding 1.
+make 2 lichess.pgn lichess.pgn.l2.v4.chz
+for level in 2 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.v4.chz"
+done
+make 2 notations.txt notations.txt.l2.v4.chz
+make 2 notations.pgn notations.pgn.l2.v4.chz
 ls -l tests/golden

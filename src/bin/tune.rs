@@ -7,12 +7,15 @@
 //!     --heldout ../shared/data/heldout/lichess_heldout.txt
 //! cargo run --release --bin tune -- ablate --level 2 --train ... --heldout ...
 //! cargo run --release --bin tune -- trace --level 2 FILE --out-dir DIR
+//! cargo run --release --bin tune -- outcome --level 2 --train ... --heldout ... [--from FILE --out NEW]
 //! cargo run --release --bin tune -- book-bin
 //! ```
 //! `fit` reads `models/levelN.txt` (or `--from`) for the level's settings (search depth, ...)
 //! and as the starting point, fits on `--train`, evaluates on `--heldout`, and writes a new
 //! file `--out` (never an existing one: released models do not change). It refuses the benchmark file. With `--book-out FILE` it
 //! also writes the prior book's text to FILE and its binary form next to it (`.bin`).
+//! `outcome` refits only the end and result weights (the move model, settings and books stay
+//! the base's) and prints their training and heldout costs next to the base's.
 //! `book-bin` regenerates the embedded binary book (`models/book.bin`) from `models/book.txt`
 //! after an edit of the text; rebuild afterwards.
 
@@ -43,9 +46,31 @@ enum Command {
     /// Write the move decisions of a movetext file as training data for the move network
     /// (`scripts/net/train.py`; format in `src/tune/export.rs`).
     Export(ExportArgs),
+    /// Fit only the end and result weights of a level's model (the move model, settings and
+    /// books stay) and print their training and heldout costs next to the base's.
+    Outcome(OutcomeArgs),
     /// Write a parameter file from a base file and trained linear move weights (what
     /// `scripts/net/export.py` writes next to the network), checking the network file.
     Assemble(AssembleArgs),
+}
+
+#[derive(clap::Args)]
+struct OutcomeArgs {
+    #[command(flatten)]
+    data: DataArgs,
+    /// Parameter file to start from (default: the level's embedded model).
+    #[arg(long)]
+    from: Option<PathBuf>,
+    /// L-BFGS iterations.
+    #[arg(long, default_value_t = 300)]
+    iterations: usize,
+    /// Line for the written file's header comment (how it was made).
+    #[arg(long, default_value = "")]
+    note: String,
+    /// Where to write the parameters with the refitted end and result weights; must not exist
+    /// (a released model is never changed). Nothing is written without it.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -198,7 +223,35 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Export(args) => export(args),
         Command::Assemble(args) => assemble(args),
+        Command::Outcome(args) => outcome(args),
     }
+}
+
+fn outcome(args: OutcomeArgs) -> anyhow::Result<()> {
+    if let Some(out) = args.out.as_ref().filter(|o| o.exists()) {
+        bail!("{} exists: a model file is never changed, write a new one", out.display());
+    }
+    let base = load_model(args.data.level, args.from.as_ref(), None)?;
+    let (train, heldout) = args.data.load()?;
+    let r = chesszip::tune::tune_outcomes(&base, &train, &heldout, args.iterations, &mut |s| eprintln!("{s}"));
+    println!("| model | end bits/ply | result bits/game | end + result, bits/ply |");
+    println!("|---|---:|---:|---:|");
+    let per_ply = |end: f64, result: f64| end + result * r.heldout_games as f64 / r.heldout_plies.max(1) as f64;
+    println!("| base, heldout | {:.4} | {:.4} | {:.4} |", r.end_bits[1], r.result_bits[1], per_ply(r.end_bits[1], r.result_bits[1]));
+    println!("| fitted, train | {:.4} | {:.4} | |", r.end_bits[0], r.result_bits[0]);
+    println!("| fitted, heldout | {:.4} | {:.4} | {:.4} |", r.end_bits[2], r.result_bits[2], per_ply(r.end_bits[2], r.result_bits[2]));
+    if let Some(out) = args.out {
+        let source = args.from.map_or_else(|| format!("the embedded level {}", args.data.level), |p| p.display().to_string());
+        let header = format!(
+            "# chesszip model parameters, level {}: end and result weights refitted on {} by `tune outcome`; the rest from {source}. {}\n",
+            r.model.level,
+            args.data.train.display(),
+            args.note
+        );
+        std::fs::write(&out, header + &r.model.to_text()).with_context(|| format!("writing {}", out.display()))?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
 }
 
 fn assemble(args: AssembleArgs) -> anyhow::Result<()> {

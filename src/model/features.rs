@@ -106,6 +106,16 @@ pub const LAST_LOSS_EDGES: [i32; 5] = [1, 50, 150, 300, 600];
 /// Buckets of the ply number for end and result features.
 pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
 
+/// Game phases by ply for the end and result models' evaluation x phase features (4 phases).
+pub const OUTCOME_PHASE_EDGES: [u32; 3] = [40, 80, 120];
+
+/// Buckets of the number of pieces on the board (kings and pawns included) for end and
+/// result features.
+pub const PIECES_EDGES: [u32; 9] = [4, 6, 8, 10, 12, 16, 20, 24, 28];
+
+/// Buckets of the number of legal moves for the end feature `legal`.
+pub const LEGAL_EDGES: [usize; 8] = [2, 3, 4, 6, 10, 20, 30, 40];
+
 crate::model::params::feature_layout! {
     /// Weights of the move model.
     pub mod move_layout {
@@ -153,8 +163,19 @@ crate::model::params::feature_layout! {
         FIFTY: 1 => "fifty",
         LAST_CAPTURE: 1 => "last_capture",
         LAST_LOSS: 6 => "last_loss",
+        EVAL_PHASE: 12 * 4 => "eval_phase",
+        OWN_PREV_EVAL: 12 => "own_prev_eval",
+        EVAL_SWING: 12 => "eval_swing",
+        PIECES: 10 => "pieces",
+        LEGAL: 9 => "legal",
     }
 }
+
+/// Groups of [`end_layout`] that every model file has had since version 1. The later groups
+/// (version 4's) are written by [`crate::model::Model::to_text`] only where non-zero, so that
+/// the models released before them keep their text and ids (and zero weights keep their
+/// tables).
+pub const END_GROUPS_V1: usize = 9;
 
 /// Result classes from the side to move's point of view.
 pub const RESULT_CLASSES: usize = 4;
@@ -567,9 +588,22 @@ pub struct EndContext {
     pub last_capture: bool,
     /// Loss of the last move against the engine's best (centipawns, capped).
     pub last_loss: i32,
+    /// The side to move's evaluation at its previous turn (centipawns, its view; 0 before
+    /// its first move): [`crate::model::GameState::own_prev_eval`].
+    pub own_prev_eval: i32,
+    /// Pieces on the board, kings and pawns included (2..=32).
+    pub pieces: u32,
+    /// Number of legal moves.
+    pub legal: usize,
 }
 
 impl EndContext {
+    /// Change of the side to move's evaluation since its previous turn (centipawns; what the
+    /// last two plies did to it).
+    fn swing(&self) -> i32 {
+        self.eval.saturating_sub(self.own_prev_eval)
+    }
+
     /// Emits the features of "the game ends here".
     pub fn end_features(&self, sink: &mut impl Sink) {
         use end_layout::*;
@@ -577,6 +611,11 @@ impl EndContext {
         sink.put_one(EVAL + bucket(self.eval, &EVAL_EDGES));
         sink.put_one(PLY + bucket(self.ply, &PLY_EDGES));
         sink.put_one(LAST_LOSS + bucket(self.last_loss, &LAST_LOSS_EDGES));
+        sink.put_one(EVAL_PHASE + 4 * bucket(self.eval, &EVAL_EDGES) + bucket(self.ply, &OUTCOME_PHASE_EDGES));
+        sink.put_one(OWN_PREV_EVAL + bucket(self.own_prev_eval, &EVAL_EDGES));
+        sink.put_one(EVAL_SWING + bucket(self.swing(), &EVAL_EDGES));
+        sink.put_one(PIECES + bucket(self.pieces, &PIECES_EDGES));
+        sink.put_one(LEGAL + bucket(self.legal, &LEGAL_EDGES));
         for (on, index) in [
             (self.in_check, IN_CHECK),
             (self.insufficient, INSUFFICIENT),

@@ -44,6 +44,9 @@ pub struct GameState {
     pub last_loss: i32,
     /// [`static_eval`] of `pos`, kept up to date move by move.
     eval: i32,
+    /// Per colour: its evaluation (centipawns, its view) at its latest turn, as recorded by
+    /// [`GameState::record_eval`]; 0 before its first move.
+    evals: [i32; 2],
 }
 
 impl Default for GameState {
@@ -62,7 +65,18 @@ impl GameState {
     pub fn from_position(pos: Chess) -> Self {
         let hash = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         let eval = static_eval(&pos);
-        GameState { pos, ply: 0, hash, last: None, own_last: None, history: Vec::new(), losses: [(0, 0); 2], last_loss: 0, eval }
+        GameState {
+            pos,
+            ply: 0,
+            hash,
+            last: None,
+            own_last: None,
+            history: Vec::new(),
+            losses: [(0, 0); 2],
+            last_loss: 0,
+            eval,
+            evals: [0; 2],
+        }
     }
 
     /// Plays legal move `m`, or a null move ([`NULL_MOVE`], where [`crate::chess::play_null`]
@@ -110,6 +124,18 @@ impl GameState {
         self.last_loss = loss.clamp(0, 1200);
         side.0 += self.last_loss as u32;
         side.1 += 1;
+    }
+
+    /// Records the evaluation (centipawns, the side to move's view) of the position the side
+    /// to move is playing from.
+    pub fn record_eval(&mut self, eval: i32) {
+        self.evals[self.pos.turn() as usize] = eval;
+    }
+
+    /// The side to move's evaluation at its previous turn, as recorded (0 before its first
+    /// move).
+    pub fn own_prev_eval(&self) -> i32 {
+        self.evals[self.pos.turn() as usize]
     }
 
     /// Skill class of the side to move from its moves so far: 0 while fewer than 4 moves are
@@ -168,5 +194,19 @@ mod tests {
             st.play(m);
         }
         assert_eq!(st.repetitions(), 2);
+    }
+
+    #[test]
+    fn each_side_keeps_its_own_previous_evaluation() {
+        let mut st = GameState::new();
+        assert_eq!(st.own_prev_eval(), 0);
+        let moves = parse_game(b"e4 e5 Nf3 *").unwrap().moves;
+        for (i, m) in moves.into_iter().enumerate() {
+            assert_eq!(st.own_prev_eval(), if i < 2 { 0 } else { 100 * (i as i32 - 1) });
+            st.record_eval(100 * (i as i32 + 1));
+            st.play(m);
+        }
+        // Black to move: its evaluation recorded before e5.
+        assert_eq!(st.own_prev_eval(), 200);
     }
 }

@@ -134,7 +134,11 @@ impl Model {
         let _ = writeln!(s, "book.max_ply {}", self.book_max_ply);
         let _ = writeln!(s, "book.prior_weight {}", self.book_prior_weight);
         write_weights(&mut s, "move", move_layout::GROUPS, &self.move_weights);
-        write_weights(&mut s, "end", end_layout::GROUPS, &self.end_weights);
+        let (v1, later) = end_layout::GROUPS.split_at(features::END_GROUPS_V1);
+        write_weights(&mut s, "end", v1, &self.end_weights);
+        // Only when set, so that the ids of models without them did not change when they came.
+        let set: Vec<_> = later.iter().filter(|g| self.end_weights[g.offset..g.offset + g.len].iter().any(|&w| w != 0)).copied().collect();
+        write_weights(&mut s, "end", &set, &self.end_weights);
         write_weights(&mut s, "result", result_layout::GROUPS, &self.result_weights);
         s
     }
@@ -255,10 +259,20 @@ const NET_V3_LEVEL2: &[u8] = include_bytes!("../../models/v3/level2.net");
 /// network fine-tuned on the features of level 3's search, with the same soft targets.
 const NET_V3_SEARCH: &[u8] = include_bytes!("../../models/v3/search.net");
 
+/// The move network of version 4's level 2 (`models/v4/level2.net`): version 3's recipe on
+/// 2.4x the games sampled from the teacher (15,000 games, 783,251 plies).
+const NET_V4_LEVEL2: &[u8] = include_bytes!("../../models/v4/level2.net");
+
+/// The move network of version 4's levels 3-9 (`models/v4/search.net`): version 4's level-2
+/// network fine-tuned on the features of level 3's search, with the same soft targets.
+const NET_V4_SEARCH: &[u8] = include_bytes!("../../models/v4/search.net");
+
 /// Every released model, oldest first. Version 1 (`models/levelN.txt`): the linear models of
 /// levels 1-9. Version 2 (`models/v2/`): levels 2-9, linear models plus a move network
 /// ([`network`]); level 1 stays linear (the fast level). Version 3 (`models/v3/`): levels 2-9,
-/// version 2's architecture with networks distilled from a stronger teacher.
+/// version 2's architecture with networks distilled from a stronger teacher. Version 4
+/// (`models/v4/`): levels 2-9, version 3's recipe on more sampled games, and game-end models
+/// with five more feature groups ([`features::END_GROUPS_V1`]).
 pub const RELEASES: &[Release] = &[
     release!(1, "level1"),
     release!(2, "level2"),
@@ -287,6 +301,15 @@ pub const RELEASES: &[Release] = &[
     release!(7, "v3/level7", NET_V3_SEARCH),
     release!(8, "v3/level8", NET_V3_SEARCH),
     release!(9, "v3/level9", NET_V3_SEARCH),
+    // Version 4: more sampled games; end weights refitted with new features (scripts/teacher/build-v4.sh).
+    release!(2, "v4/level2", NET_V4_LEVEL2),
+    release!(3, "v4/level3", NET_V4_SEARCH),
+    release!(4, "v4/level4", NET_V4_SEARCH),
+    release!(5, "v4/level5", NET_V4_SEARCH),
+    release!(6, "v4/level6", NET_V4_SEARCH),
+    release!(7, "v4/level7", NET_V4_SEARCH),
+    release!(8, "v4/level8", NET_V4_SEARCH),
+    release!(9, "v4/level9", NET_V4_SEARCH),
 ];
 
 /// The releases, each parsed when first used (a run needs one or two), with its [`Model::id`]:
@@ -366,5 +389,24 @@ mod tests {
         assert_eq!(parsed, limited);
         assert_ne!(parsed.id(), base.id());
         assert!(Model::parse("too deep", &text.replace("search.qdepth 2", "search.qdepth 256")).is_err());
+    }
+
+    #[test]
+    fn later_end_groups_round_trip_and_are_omitted_when_zero() {
+        // Version 3's level 2 has none of them: its text (and so its id) names none.
+        let v3 = RELEASES.iter().find(|r| r.name == "v3/level2.txt").unwrap().parse().unwrap();
+        let later = &end_layout::GROUPS[features::END_GROUPS_V1..];
+        assert!(!later.is_empty());
+        let text = v3.to_text();
+        for g in later {
+            assert!(!text.contains(&format!("end.{} ", g.name)), "{} written while zero", g.name);
+        }
+        let mut set = Model { network: None, ..v3 };
+        let g = later[1];
+        set.end_weights[g.offset + 2] = -77;
+        let text = set.to_text();
+        assert!(text.contains(&format!("end.{} ", g.name)));
+        assert!(!text.contains(&format!("end.{} ", later[0].name)));
+        assert_eq!(Model::parse("set", &text).unwrap(), set);
     }
 }

@@ -179,6 +179,9 @@ impl<'m> Predictor<'m> {
             fifty: pos.halfmoves() >= 100,
             last_capture: st.last.is_some_and(|m| m.is_capture()),
             last_loss: st.last_loss,
+            own_prev_eval: st.own_prev_eval(),
+            pieces: pos.board().occupied().count() as u32,
+            legal: self.moves.len(),
         }
     }
 
@@ -273,6 +276,7 @@ impl<'m> Predictor<'m> {
             self.book.observe(st.hash, self.moves[index].key());
         }
         st.record_loss(self.best - self.scores[index]);
+        st.record_eval(st.static_eval() + self.best);
     }
 }
 

@@ -66,6 +66,8 @@ pub struct Dataset {
     book: Vec<BookPly>,
     /// Games recorded.
     pub games: usize,
+    /// Plies recorded.
+    pub plies: usize,
 }
 
 /// Parses the games of a movetext file, skipping lines that are not games.
@@ -73,8 +75,9 @@ pub fn load_games(text: &[u8]) -> Vec<Game> {
     text.split(|&b| b == b'\n').filter_map(|l| parse_game(l.strip_suffix(b"\r").unwrap_or(l))).collect()
 }
 
-/// Records the decisions of `games` (numbered from `first`) under `model`'s engine settings.
-fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Dataset {
+/// Records the decisions of `games` (numbered from `first`) under `model`'s engine settings;
+/// without `with_moves`, only the end and result decisions.
+fn record(model: &Model, games: &[Game], first: usize, book_plies: u32, with_moves: bool) -> Dataset {
     let mut ds = Dataset {
         moves: Problem::new(move_layout::LEN),
         ends: Problem::new(end_layout::LEN),
@@ -94,6 +97,11 @@ fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Datas
 
             let moves = predictor.moves();
             let label = predictor.index_of(m).expect("legal");
+            if !with_moves {
+                predictor.observe(&mut st, label);
+                st.play(*m);
+                continue;
+            }
             if (ply as u32) < book_plies {
                 ds.book.push(BookPly {
                     game: (first + g) as u32,
@@ -109,8 +117,7 @@ fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Datas
                 ds.moves.end_candidate();
             }
             ds.moves.end_decision(label);
-            let best = predictor.scores().iter().copied().max().unwrap_or(0);
-            st.record_loss(best - predictor.scores()[label]);
+            predictor.observe(&mut st, label);
             st.play(*m);
         }
         predictor.prepare(&st);
@@ -127,14 +134,21 @@ fn record(model: &Model, games: &[Game], first: usize, book_plies: u32) -> Datas
         }
         ds.results.end_decision(result_class(game.result, st.pos.turn()));
         ds.games += 1;
+        ds.plies += game.moves.len();
     }
     ds
 }
 
 /// Records `games` in parallel (chunks of games, merged in order).
 pub fn record_all(model: &Model, games: &[Game], book_plies: u32) -> Dataset {
+    record_all_with(model, games, book_plies, true)
+}
+
+/// [`record_all`], or without `with_moves` only the end and result decisions.
+fn record_all_with(model: &Model, games: &[Game], book_plies: u32, with_moves: bool) -> Dataset {
     let chunk = 64;
-    let parts: Vec<Dataset> = games.par_chunks(chunk).enumerate().map(|(k, gs)| record(model, gs, k * chunk, book_plies)).collect();
+    let parts: Vec<Dataset> =
+        games.par_chunks(chunk).enumerate().map(|(k, gs)| record(model, gs, k * chunk, book_plies, with_moves)).collect();
     let mut all = Dataset {
         moves: Problem::new(move_layout::LEN),
         ends: Problem::new(end_layout::LEN),
@@ -151,6 +165,7 @@ pub fn record_all(model: &Model, games: &[Game], book_plies: u32) -> Dataset {
             b
         }));
         all.games += p.games;
+        all.plies += p.plies;
     }
     all
 }
@@ -441,6 +456,51 @@ pub fn tune(base: &Model, train: &[Game], heldout: &[Game], opts: &TuneOptions, 
         heldout_plies: hd.moves.len(),
         book_text,
     }
+}
+
+/// Heldout and training costs of the end and result models (see [`tune_outcomes`]).
+#[derive(Clone, Debug)]
+pub struct OutcomeReport {
+    /// The base model with the end and result weights refitted.
+    pub model: Model,
+    /// End-of-game cost, bits per ply: training (fitted), heldout with the base's weights,
+    /// heldout fitted.
+    pub end_bits: [f64; 3],
+    /// Result cost, bits per game: training (fitted), heldout with the base's weights, heldout
+    /// fitted.
+    pub result_bits: [f64; 3],
+    /// Plies and games of the heldout file.
+    pub heldout_plies: usize,
+    /// Games of the heldout file.
+    pub heldout_games: usize,
+}
+
+/// Fits only the end and result weights of `base` on `train` (the move model, settings and
+/// books stay `base`'s) and measures them on `heldout`, next to `base`'s own weights.
+pub fn tune_outcomes(base: &Model, train: &[Game], heldout: &[Game], max_iter: usize, log: &mut dyn FnMut(&str)) -> OutcomeReport {
+    let t = Instant::now();
+    let ds = record_all_with(base, train, 0, false);
+    let hd = record_all_with(base, heldout, 0, false);
+    let plies = |d: &Dataset| d.plies.max(1) as f64;
+    log(&format!("recorded {} train and {} heldout games in {:.1?}", ds.games, hd.games, t.elapsed()));
+    let ones = |n| vec![true; n];
+    let (w_end, end_train) = fit(&ds.ends, &to_float(&base.end_weights), OUTCOME_FLOOR, 1e-6, &ones(end_layout::LEN), max_iter);
+    let (w_result, result_train) =
+        fit(&ds.results, &to_float(&base.result_weights), OUTCOME_FLOOR, 1e-4, &ones(result_layout::LEN), max_iter);
+    let end_per_ply = |d: &Dataset, w: &[f64]| bits_per_decision(&d.ends, w, OUTCOME_FLOOR) * d.ends.len() as f64 / plies(d);
+    let report = OutcomeReport {
+        end_bits: [end_train * ds.ends.len() as f64 / plies(&ds), end_per_ply(&hd, &to_float(&base.end_weights)), end_per_ply(&hd, &w_end)],
+        result_bits: [
+            result_train,
+            bits_per_decision(&hd.results, &to_float(&base.result_weights), OUTCOME_FLOOR),
+            bits_per_decision(&hd.results, &w_result, OUTCOME_FLOOR),
+        ],
+        heldout_plies: plies(&hd) as usize,
+        heldout_games: hd.games,
+        model: Model { end_weights: to_int(&w_end), result_weights: to_int(&w_result), ..base.clone() },
+    };
+    log(&format!("fitted in {:.1?}", t.elapsed()));
+    report
 }
 
 /// One row of an ablation: the move model refitted without some feature groups.

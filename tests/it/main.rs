@@ -23,3 +23,4 @@ mod raw_form;
 mod reference;
 mod round_trip_real;
 mod search;
+mod tune_outcome;
