@@ -228,11 +228,21 @@ fn main() -> anyhow::Result<()> {
 }
 
 fn outcome(args: OutcomeArgs) -> anyhow::Result<()> {
-    if let Some(out) = args.out.as_ref().filter(|o| o.exists()) {
-        bail!("{} exists: a model file is never changed, write a new one", out.display());
+    if let Some(out) = &args.out {
+        if out.exists() {
+            bail!("{} exists: a model file is never changed, write a new one", out.display());
+        }
+        // Checked before the fit, which takes minutes at the deep levels.
+        if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+            bail!("{}: no such folder for --out", dir.display());
+        }
     }
     let base = load_model(args.data.level, args.from.as_ref(), None)?;
     let (train, heldout) = args.data.load()?;
+    if train.is_empty() || heldout.is_empty() {
+        // With no games the fit minimises the penalty alone: every weight 0, a useless model.
+        bail!("no games to fit on or to measure: {} training and {} heldout games", train.len(), heldout.len());
+    }
     let r = chesszip::tune::tune_outcomes(&base, &train, &heldout, args.iterations, &mut |s| eprintln!("{s}"));
     println!("| model | end bits/ply | result bits/game | end + result, bits/ply |");
     println!("|---|---:|---:|---:|");

@@ -598,8 +598,10 @@ pub struct EndContext {
 }
 
 impl EndContext {
-    /// Change of the side to move's evaluation since its previous turn (centipawns; what the
-    /// last two plies did to it).
+    /// Change of the side to move's evaluation since its previous turn (centipawns): what the
+    /// last two plies did to it. Before the side's first move (of the game, or of a PGN
+    /// variation, which starts a fresh state) the previous evaluation is 0, so this is the
+    /// evaluation itself; across a null move, "previous turn" is the one before it.
     fn swing(&self) -> i32 {
         self.eval.saturating_sub(self.own_prev_eval)
     }

@@ -469,7 +469,7 @@ pub struct OutcomeReport {
     /// Result cost, bits per game: training (fitted), heldout with the base's weights, heldout
     /// fitted.
     pub result_bits: [f64; 3],
-    /// Plies and games of the heldout file.
+    /// Plies of the heldout file.
     pub heldout_plies: usize,
     /// Games of the heldout file.
     pub heldout_games: usize,
@@ -495,7 +495,7 @@ pub fn tune_outcomes(base: &Model, train: &[Game], heldout: &[Game], max_iter: u
             bits_per_decision(&hd.results, &to_float(&base.result_weights), OUTCOME_FLOOR),
             bits_per_decision(&hd.results, &w_result, OUTCOME_FLOOR),
         ],
-        heldout_plies: plies(&hd) as usize,
+        heldout_plies: hd.plies,
         heldout_games: hd.games,
         model: Model { end_weights: to_int(&w_end), result_weights: to_int(&w_result), ..base.clone() },
     };
