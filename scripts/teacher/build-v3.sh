@@ -21,28 +21,9 @@ data=../shared/data
 labels=data/teacher
 work=${WORK:-/tmp/chesszip-v3}
 venv=${VENV:-.venv-net}
-for f in "$data/train/lichess_train.txt" "$data/train/lichess_2016_05.txt" "$data/heldout/lichess_heldout.txt"; do
-  [[ -f $f ]] || { echo "missing $f (the training data lives in ../shared/data)" >&2; exit 1; }
-done
-[[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q -r scripts/net/requirements.txt
-cargo build --release -q --bin tune
-games=("$data/train/lichess_train.txt" "$data/train/lichess_2016_05.txt" "$labels/sampled-int8/teacher_sampled.txt" "$data/heldout/lichess_heldout.txt")
-for level in 2 3; do
-  for g in "${games[@]}"; do
-    s=$(basename "$g" .txt)
-    # With version 2's parameter file, as the release was built: the exported features are the
-    # same with any release of the level, but `linear.i32` (the linear weights that training
-    # starts from) is the file's.
-    [[ -f $work/l$level/$s/meta.json ]] ||
-      ./target/release/tune export --level "$level" --model "models/v2/level$level.txt" "$g" --out "$work/l$level/$s"
-  done
-done
-for g in "${games[@]:0:3}"; do
-  s=$(basename "$g" .txt)
-  "$venv/bin/python" scripts/teacher/join.py --games "$g" --export "$work/l2/$s" \
-    --labels "$labels/elo1500-int8" "$labels/sampled-int8" --out "$work/soft/$s"
-done
+source scripts/teacher/steps.sh
+setup
+export_and_join "$labels/sampled-int8/teacher_sampled.txt" "$labels/elo1500-int8" "$labels/sampled-int8"
 mkdir -p "$out"
 splits="lichess_train lichess_2016_05 teacher_sampled"
 EXPORT=$work/l2 SOFT=$work/soft SPLITS=$splits VENV=$venv LEVEL=2 \

@@ -5,8 +5,8 @@
 # SAMPLED holds the labels of the sampled games 6,300-14,999 (`teacher_sampled.*.npz`), which
 # are not committed (50 MB limit): `sample.py --model maia3-5m-batch-int8.onnx --lengths
 # ../shared/data/train/lichess_train.txt --from 6300 --games 15000 --out SAMPLED` (the
-# teacher, as in scripts/teacher/README.md "Pipeline"; deterministic per shard of 100 games; 455,736 plies, about 35 minutes of one core at
-# 230 positions/s; scripts/teacher/README.md). Their games are committed: data/teacher/sampled-more/.
+# teacher, as in scripts/teacher/README.md "Pipeline"; deterministic per shard of 100 games;
+# 455,736 plies, about 35 minutes of one core at 230 positions/s). Their games are committed: data/teacher/sampled-more/.
 # Steps: version 3's (build-v3.sh) on 15,000 sampled games instead of 6,300, plus
 # `tune outcome` per level (the end and result weights refitted on lichess_train from version
 # 3's parameter files), whose files are the bases the networks' parameter files are assembled on.
@@ -22,30 +22,11 @@ data=../shared/data
 labels=data/teacher
 work=${WORK:-/tmp/chesszip-v4}
 venv=${VENV:-.venv-net}
-for f in "$data/train/lichess_train.txt" "$data/train/lichess_2016_05.txt" "$data/heldout/lichess_heldout.txt"; do
-  [[ -f $f ]] || { echo "missing $f (the training data lives in ../shared/data)" >&2; exit 1; }
-done
-[[ -x $venv/bin/python ]] || python3 -m venv "$venv"
-"$venv/bin/pip" install -q -r scripts/net/requirements.txt
-cargo build --release -q --bin tune
+source scripts/teacher/steps.sh
+setup
 mkdir -p "$work"
 cat "$labels/sampled-int8/teacher_sampled.txt" "$labels/sampled-more/teacher_sampled.006300-015000.txt" > "$work/teacher_sampled.txt"
-games=("$data/train/lichess_train.txt" "$data/train/lichess_2016_05.txt" "$work/teacher_sampled.txt" "$data/heldout/lichess_heldout.txt")
-for level in 2 3; do
-  for g in "${games[@]}"; do
-    s=$(basename "$g" .txt)
-    # Version 2's parameter files, as for version 3 (the linear weights training starts from).
-    [[ -f $work/l$level/$s/meta.json ]] ||
-      ./target/release/tune export --level "$level" --model "models/v2/level$level.txt" "$g" --out "$work/l$level/$s"
-  done
-done
-for g in "${games[@]:0:3}"; do
-  s=$(basename "$g" .txt)
-  "$venv/bin/python" scripts/teacher/join.py --games "$g" --export "$work/l2/$s" \
-    --labels "$labels/elo1500-int8" "$labels/sampled-int8" "$sampled" --out "$work/soft/$s"
-  # Every training ply must carry its label: a missing shard would silently train on hard targets.
-  "$venv/bin/python" -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["labelled"] == m["plies"], m' "$work/soft/$s/meta.json"
-done
+export_and_join "$work/teacher_sampled.txt" "$labels/elo1500-int8" "$labels/sampled-int8" "$sampled"
 for level in 2 3 4 5 6 7 8 9; do
   [[ -f $work/outcome-level$level.txt ]] ||
     ./target/release/tune outcome --level "$level" --from "models/v3/level$level.txt" --train "$data/train/lichess_train.txt" \
