@@ -37,9 +37,17 @@
 //! ([`Accumulator`]): the piece-square part of `W1` is summed per perspective and only the
 //! squares that changed since the last position are added or removed.
 //!
-//! The loops are written over plain slices so that the compiler vectorises them; the same code is
-//! compiled a second time with AVX2 enabled and chosen at run time. Integer sums are exact in any
-//! order, so both give the same integers (a test compares them).
+//! Two rewrites of these sums that give the same integers make it fast:
+//! - the origin's and destination's hand features (`from.*`, `to.*`) index the same rows as
+//!   `Ef` and `Et`, so [`NetworkState`] folds each pair into one table of i32 rows
+//!   (`(Ef[r] + F[from.P + r]) << 8`) and the move tower skips those two features (moves with
+//!   promotion, whose `to.*` row differs from `to(m)`, take the unfolded path);
+//! - the loops are written over plain slices so that the compiler vectorises them, and compiled a
+//!   second time with AVX2 enabled, chosen at run time ([`Simd`]), where the dense layers of the
+//!   board tower use hand-written AVX2 kernels (`vpmaddwd`, four rows per pass).
+//!
+//! Integer sums are exact in any order, so every path gives the same integers: a test compares
+//! the scalar and AVX2 paths, and both with the logit computed as defined above.
 //!
 //! File format (`models/*/*.net`, little-endian): the magic `CZNET\0\0\x01`, six `u32` dimensions
 //! (`BOARD_INPUTS`, `SQUARE_INPUTS`, `hand`, `h1`, `h2`, `d`), the tensors in the order of the
@@ -458,16 +466,27 @@ fn dot16(w: &[i16], x: &[i16]) -> i32 {
 /// The hand features of one move: `(index, value)`, value in 1/[`ONE`].
 type HandFeatures = arrayvec::ArrayVec<(u16, i16), MAX_HAND>;
 
-/// Collects a move's hand features.
-struct Collect<'a>(&'a mut HandFeatures);
+/// Collects a move's hand features; without its origin and destination features (`from.*`,
+/// `to.*`) when `folded`, whose rows [`NetworkState`] has folded into the square embeddings.
+struct Collect<'a> {
+    hand: &'a mut HandFeatures,
+    folded: bool,
+}
+
+/// The origin and destination features, `from.P` to `to.K`.
+const SQUARE_FEATURES: std::ops::Range<usize> = move_layout::FROM_P..move_layout::TO_P + SQUARE_INPUTS;
+const _: () = assert!(move_layout::TO_P == move_layout::FROM_P + SQUARE_INPUTS);
 
 impl Sink for Collect<'_> {
     #[inline(always)]
     fn put(&mut self, index: usize, value: i32) {
+        if self.folded && SQUARE_FEATURES.contains(&index) {
+            return;
+        }
         // MAX_HAND is the most a move can have; were it ever exceeded, the encoder and the
         // decoder would drop the same feature, so coding stays exact (and nothing panics).
-        debug_assert!(!self.0.is_full(), "more than MAX_HAND hand features");
-        let _ = self.0.try_push((index as u16, value as i16));
+        debug_assert!(!self.hand.is_full(), "more than MAX_HAND hand features");
+        let _ = self.hand.try_push((index as u16, value as i16));
     }
 }
 
@@ -484,45 +503,95 @@ pub struct NetworkState {
     pc: Vec<i32>,
     /// The context's query (scale 2^10; fits i16 by [`Network::check_bounds`]).
     q: Vec<i16>,
-    avx2: bool,
+    /// Dot products of a dense layer before bias and shift (`max(h2, 2 d)`).
+    dots: Vec<i32>,
+    /// The linear model's weights over the hand features ([`move_layout::LEN`]).
+    linear: Vec<i32>,
+    /// The origin's rows folded together: `(Ef[r] + F[FROM_P + r]) << 8`, `384 x d`, so that
+    /// a move's origin costs one row instead of two; `from_linear[r]` is the linear model's
+    /// part, `linear[FROM_P + r] * ONE`.
+    from_rows: Vec<i32>,
+    from_linear: Vec<i64>,
+    /// The destination's rows folded the same way, `(Et[r] + F[TO_P + r]) << 8`: valid for
+    /// moves without promotion, whose `to(m)` row and `to.*` feature are the same.
+    to_rows: Vec<i32>,
+    to_linear: Vec<i64>,
+    simd: Simd,
 }
 
 impl NetworkState {
-    /// Scratch space for `net`; uses AVX2 when the processor has it.
-    pub fn new(net: &Network) -> Self {
-        Self::with_simd(net, simd_available())
+    /// Scratch space for `net` and the linear model's weights `linear` (one per hand feature,
+    /// [`move_layout::LEN`]), with the widest vector code the processor runs ([`Simd::best`]).
+    /// Pass the same `net` to every later call.
+    pub fn new(net: &Network, linear: &[i32]) -> Self {
+        Self::with_simd(net, linear, Simd::best())
     }
 
-    /// [`NetworkState::new`], choosing the AVX2 code path or not (`avx2` is ignored where the
-    /// processor lacks it). Both paths compute the same integers.
-    pub fn with_simd(net: &Network, avx2: bool) -> Self {
+    /// [`NetworkState::new`] with the code path `simd`, narrowed to what the processor runs.
+    /// Every path computes the same integers.
+    pub fn with_simd(net: &Network, linear: &[i32], simd: Simd) -> Self {
+        assert_eq!(linear.len(), move_layout::LEN, "one linear weight per hand feature");
+        let d = net.d;
+        let fold = |e: &[i16], first: usize| -> Vec<i32> {
+            (0..SQUARE_INPUTS * d).map(|i| (e[i] as i32 + net.f[first * d + i] as i32) << 8).collect()
+        };
+        let fold_linear = |first: usize| -> Vec<i64> { (0..SQUARE_INPUTS).map(|r| linear[first + r] as i64 * ONE as i64).collect() };
         NetworkState {
+            linear: linear.to_vec(),
+            from_rows: fold(&net.ef, move_layout::FROM_P),
+            from_linear: fold_linear(move_layout::FROM_P),
+            to_rows: fold(&net.et, move_layout::TO_P),
+            to_linear: fold_linear(move_layout::TO_P),
             acc: Accumulator::new(net),
             sums: vec![0; net.h1],
             a: vec![0; net.h1],
             c: vec![0; net.h2],
             pc: vec![0; net.d],
             q: vec![0; net.d],
-            avx2: avx2 && simd_available(),
+            dots: vec![0; net.h2.max(2 * net.d)],
+            simd: simd.min(Simd::best()),
         }
     }
 
     /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logits`]).
     pub fn prepare(&mut self, net: &Network, st: &GameState) {
         self.acc.update(net, st.pos.board());
-        #[cfg(target_arch = "x86_64")]
-        if self.avx2 {
-            // SAFETY: `avx2` is only set when the processor supports AVX2.
-            unsafe { self.board_tower_avx2(net, st) };
-            return;
+        match self.simd {
+            // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => unsafe { self.board_tower_avx2(net, st) },
+            _ => self.board_tower(net, st),
         }
-        self.board_tower(net, st);
     }
 
+    /// [`NetworkState::board_tower`] with the AVX2 kernels of [`x86`] for the clamp and the
+    /// dense layers (the same integers).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn board_tower_avx2(&mut self, net: &Network, st: &GameState) {
-        self.board_tower(net, st);
+        let (h1, h2) = (net.h1, net.h2);
+        let acc = &mut self.sums[..h1];
+        acc.copy_from_slice(self.acc.sums(st.pos.turn()));
+        add_i32(acc, &net.b1);
+        state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        // SAFETY (all three calls): the caller runs with AVX2; h1 and h2 are multiples of 16
+        // (`Network::parse`) and the row counts h2 and d multiples of 4.
+        unsafe {
+            x86::clamp_to_i16(acc, &mut self.a);
+            x86::dense(&net.w2, &self.a, &mut self.dots[..h2]);
+        }
+        for (k, c) in self.c.iter_mut().enumerate() {
+            *c = ((net.b2[k] + self.dots[k]) >> 12).clamp(0, 512) as i16;
+        }
+        let d = net.d;
+        unsafe {
+            x86::dense(&net.p, &self.c, &mut self.dots[..d]);
+            x86::dense(&net.q, &self.c, &mut self.dots[d..2 * d]);
+        }
+        for i in 0..d {
+            self.pc[i] = (net.pb[i] + self.dots[i]) >> 9;
+            self.q[i] = (self.dots[d + i] >> 11) as i16;
+        }
     }
 
     #[inline(always)]
@@ -547,68 +616,65 @@ impl NetworkState {
 
     /// The logits of all `moves` of `ctx`'s position into `out` (cleared first), returning their
     /// maximum (`i32::MIN` without moves): for each move, the network's part plus the linear
-    /// model with weights `linear` over the move's hand features, in 1/[`LOGIT_ONE`] nat.
+    /// model (the weights given to [`NetworkState::new`]) over the move's hand features, in 1/[`LOGIT_ONE`] nat.
     /// [`NetworkState::prepare`] must have run for the position; `turn` is its side to move.
-    pub fn logits(&mut self, net: &Network, turn: Color, moves: &[Packed], linear: &[i32], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+    pub fn logits(&mut self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
         out.clear();
-        #[cfg(target_arch = "x86_64")]
-        if self.avx2 {
-            // SAFETY: `avx2` is only set when the processor supports AVX2.
-            return unsafe { self.move_tower_avx2(net, turn, moves, linear, ctx, out) };
+        match self.simd {
+            // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => unsafe { self.move_tower_avx2(net, turn, moves, ctx, out) },
+            _ => self.move_tower(net, turn, moves, ctx, out),
         }
-        self.move_tower(net, turn, moves, linear, ctx, out)
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn move_tower_avx2(
-        &self,
-        net: &Network,
-        turn: Color,
-        moves: &[Packed],
-        linear: &[i32],
-        ctx: &MoveContext,
-        out: &mut Vec<i32>,
-    ) -> i32 {
-        self.move_tower(net, turn, moves, linear, ctx, out)
+    unsafe fn move_tower_avx2(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        self.move_tower(net, turn, moves, ctx, out)
     }
 
     /// The move tower with the width as a constant, so that a move's sums stay in registers.
     #[inline(always)]
-    fn move_tower(&self, net: &Network, turn: Color, moves: &[Packed], linear: &[i32], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+    fn move_tower(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
         match net.d {
-            32 => self.move_tower_d::<32>(net, turn, moves, linear, ctx, out),
-            64 => self.move_tower_d::<64>(net, turn, moves, linear, ctx, out),
-            _ => self.move_tower_d::<128>(net, turn, moves, linear, ctx, out),
+            32 => self.move_tower_d::<32>(net, turn, moves, ctx, out),
+            64 => self.move_tower_d::<64>(net, turn, moves, ctx, out),
+            _ => self.move_tower_d::<128>(net, turn, moves, ctx, out),
         }
     }
 
     #[inline(always)]
-    fn move_tower_d<const D: usize>(
-        &self,
-        net: &Network,
-        turn: Color,
-        moves: &[Packed],
-        linear: &[i32],
-        ctx: &MoveContext,
-        out: &mut Vec<i32>,
-    ) -> i32 {
+    fn move_tower_d<const D: usize>(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
         let row = |w: &'_ [i16], r: usize| -> [i16; D] { w[r * D..][..D].try_into().expect("D columns") };
+        let row32 = |w: &'_ [i32], r: usize| -> [i32; D] { w[r * D..][..D].try_into().expect("D columns") };
+        let linear = &self.linear[..];
         let pc: &[i32; D] = self.pc[..D].try_into().expect("D");
         let q: &[i16; D] = self.q[..D].try_into().expect("D");
         let v: &[i16; D] = net.v[..D].try_into().expect("D");
         let mut best = i32::MIN;
         let mut hand = HandFeatures::new();
         for (i, &p) in moves.iter().enumerate() {
-            hand.clear();
-            ctx.features(i, &mut Collect(&mut hand));
             let (from, to) = move_rows(p, turn);
-            let (ef, et) = (row(&net.ef, from), row(&net.et, to));
+            // Without promotion, `to.*`'s row is `to(m)`: both square pairs come folded.
+            let folded = p.promotion() == 0;
+            hand.clear();
+            ctx.features(i, &mut Collect { hand: &mut hand, folded });
             let mut sum = [0i32; D];
-            for k in 0..D {
-                sum[k] = (ef[k] as i32 + et[k] as i32) << 8;
+            let mut lin: i64;
+            if folded {
+                let (fr, tr) = (row32(&self.from_rows, from), row32(&self.to_rows, to));
+                for k in 0..D {
+                    sum[k] = fr[k] + tr[k];
+                }
+                lin = self.from_linear[from] + self.to_linear[to];
+            } else {
+                let (ef, et) = (row(&net.ef, from), row(&net.et, to));
+                for k in 0..D {
+                    sum[k] = (ef[k] as i32 + et[k] as i32) << 8;
+                }
+                lin = 0;
             }
-            let mut lin: i64 = 0;
             for &(index, value) in &hand {
                 let (index, value) = (index as usize, value as i32);
                 lin += linear[index] as i64 * value as i64;
@@ -650,15 +716,90 @@ fn add_i32(acc: &mut [i32], x: &[i32]) {
     }
 }
 
-/// Whether the AVX2 code paths can run here.
-pub fn simd_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
+/// Hand-written AVX2 kernels of the board tower. Integer sums are exact (and wrap the same way)
+/// in any order, so they give the integers of the portable loops.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// `out[i] = clamp(x[i], 0, 512)` as i16, 16 at a time.
+    ///
+    /// # Safety
+    /// The processor supports AVX2; `x.len()` is a multiple of 16 and `out` at least as long.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn clamp_to_i16(x: &[i32], out: &mut [i16]) {
+        assert!(x.len().is_multiple_of(16) && out.len() >= x.len());
+        let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(512));
+        for (i, o) in x.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
+            // SAFETY: each chunk holds 16 values (two vectors of i32, one of i16).
+            unsafe {
+                let lo = _mm256_loadu_si256(i.as_ptr().cast());
+                let hi = _mm256_loadu_si256(i.as_ptr().add(8).cast());
+                // Saturating pack, then undo its lane interleave: the clamp to 0..=512 of the
+                // saturated value is the clamp of the i32.
+                let packed = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi32(lo, hi));
+                let clamped = _mm256_min_epi16(_mm256_max_epi16(packed, zero), top);
+                _mm256_storeu_si256(o.as_mut_ptr().cast(), clamped);
+            }
+        }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+
+    /// `out[r] = sum_j w[r * n + j] * x[j]` (i32, wrapping) for every row `r < out.len()`,
+    /// with `n = x.len()`: four rows at a time share each load of `x`.
+    ///
+    /// # Safety
+    /// The processor supports AVX2; `n` is a multiple of 16, `out.len()` a multiple of 4 and
+    /// `w` holds at least `out.len() * n` values.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn dense(w: &[i16], x: &[i16], out: &mut [i32]) {
+        let n = x.len();
+        assert!(n.is_multiple_of(16) && out.len().is_multiple_of(4) && w.len() >= out.len() * n);
+        let (wp, xp) = (w.as_ptr(), x.as_ptr());
+        for (r, o) in out.chunks_exact_mut(4).enumerate() {
+            let (mut s0, mut s1, mut s2, mut s3) =
+                (_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256());
+            for j in (0..n).step_by(16) {
+                // SAFETY: `j + 16 <= n`, and row `4 r + 3` ends within `w` (asserted above).
+                unsafe {
+                    let xv = _mm256_loadu_si256(xp.add(j).cast());
+                    let row = wp.add(4 * r * n + j);
+                    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(_mm256_loadu_si256(row.cast()), xv));
+                    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(_mm256_loadu_si256(row.add(n).cast()), xv));
+                    s2 = _mm256_add_epi32(s2, _mm256_madd_epi16(_mm256_loadu_si256(row.add(2 * n).cast()), xv));
+                    s3 = _mm256_add_epi32(s3, _mm256_madd_epi16(_mm256_loadu_si256(row.add(3 * n).cast()), xv));
+                }
+            }
+            // Horizontal sums of the four accumulators into one vector of four.
+            let s01 = _mm256_hadd_epi32(s0, s1);
+            let s23 = _mm256_hadd_epi32(s2, s3);
+            let s = _mm256_hadd_epi32(s01, s23);
+            let sum = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+            // SAFETY: `o` holds four i32.
+            unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), sum) };
+        }
+    }
+}
+
+/// The vector instructions a [`NetworkState`] uses, ordered from none to the widest. All paths
+/// compute the same integers (integer sums are exact in any order); a test compares them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Simd {
+    /// Portable code (what the compiler vectorises for the build's baseline target).
+    Scalar,
+    /// x86-64 AVX2: 256-bit vectors, hand-written kernels for the dense layers.
+    Avx2,
+}
+
+impl Simd {
+    /// The widest path this processor runs.
+    pub fn best() -> Simd {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Scalar
     }
 }
 
@@ -673,12 +814,38 @@ mod tests {
         include_str!("../../data/Chess_Games.txt").lines().take(n).map(|l| parse_game(l.as_bytes()).expect("a game")).collect()
     }
 
+    /// A move's logit as the module's doc defines it, without the folded square rows: every
+    /// hand feature (origin and destination included) through `F`, sums in i64.
+    fn defined_logit(net: &Network, linear: &[i32], state: &NetworkState, turn: Color, p: Packed, ctx: &MoveContext, i: usize) -> i32 {
+        let d = net.d;
+        let mut hand = HandFeatures::new();
+        ctx.features(i, &mut Collect { hand: &mut hand, folded: false });
+        let (from, to) = move_rows(p, turn);
+        let mut lin = 0i64;
+        let mut sum: Vec<i64> = (0..d).map(|k| (net.ef[from * d + k] as i64 + net.et[to * d + k] as i64) * ONE as i64).collect();
+        for &(index, value) in &hand {
+            lin += linear[index as usize] as i64 * value as i64;
+            for (s, &f) in sum.iter_mut().zip(&net.f[index as usize * d..][..d]) {
+                *s += f as i64 * value as i64;
+            }
+        }
+        let mut z = 0i64;
+        for (k, &s) in sum.iter().enumerate() {
+            let h = (state.pc[k] as i64 + (s >> 8)).clamp(0, 4096);
+            z += net.v[k] as i64 * h + state.q[k] as i64 * (net.gf[from * d + k] as i64 + net.gt[to * d + k] as i64);
+        }
+        ((lin >> 8) + (z >> 14)) as i32
+    }
+
     #[test]
     fn incremental_accumulator_matches_a_fresh_one_and_simd_matches_scalar() {
         let net = Network::random(64, 32, 32, 7);
         let model = Model::builtin(2).clone();
         let mut predictor = Predictor::new(&model);
-        let (mut scalar, mut simd) = (NetworkState::with_simd(&net, false), NetworkState::with_simd(&net, true));
+        let (mut scalar, mut simd) = (
+            NetworkState::with_simd(&net, &model.move_weights, Simd::Scalar),
+            NetworkState::with_simd(&net, &model.move_weights, Simd::best()),
+        );
         let mut positions = 0;
         for game in games(40) {
             let mut st = GameState::new();
@@ -700,10 +867,13 @@ mod tests {
                 let ctx = predictor.move_context(&st);
                 let turn = st.pos.turn();
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                let best = scalar.logits(&net, turn, predictor.moves(), &model.move_weights, &ctx, &mut a);
-                simd.logits(&net, turn, predictor.moves(), &model.move_weights, &ctx, &mut b);
+                let best = scalar.logits(&net, turn, predictor.moves(), &ctx, &mut a);
+                simd.logits(&net, turn, predictor.moves(), &ctx, &mut b);
                 assert_eq!(a, b);
                 assert_eq!(best, a.iter().copied().max().unwrap_or(i32::MIN));
+                for (i, &p) in predictor.moves().iter().enumerate() {
+                    assert_eq!(a[i], defined_logit(&net, &model.move_weights, &scalar, turn, p, &ctx, i), "move {i} at ply {}", st.ply);
+                }
                 let played = predictor.index_of(m).expect("legal");
                 predictor.observe(&mut st, played);
                 st.play(*m);

@@ -77,7 +77,7 @@ impl<'m> Predictor<'m> {
             table: CdfBuf::new(),
             end_cache: [(i32::MIN, 0); END_CACHE],
             prepared_ply: None,
-            network: model.network.as_deref().map(NetworkState::new),
+            network: model.network.as_deref().map(|net| NetworkState::new(net, &model.move_weights)),
         }
     }
 
@@ -224,7 +224,7 @@ impl<'m> Predictor<'m> {
             (Some(net), Some(mut state)) => {
                 state.prepare(net, st);
                 let ctx = self.move_context(st);
-                let best = state.logits(net, st.pos.turn(), &self.moves, &self.model.move_weights, &ctx, &mut logits);
+                let best = state.logits(net, st.pos.turn(), &self.moves, &ctx, &mut logits);
                 self.network = Some(state);
                 best
             }
