@@ -136,6 +136,11 @@ struct TraceArgs {
     /// Move network file (`.net`) to use with `--model`.
     #[arg(long, requires = "model")]
     net: Option<PathBuf>,
+    /// Code as if every player's skill class were this one (0: unknown, 1-4: average loss
+    /// below 25, 60, 120 centipawns, above) instead of inferring it from the moves so far: an
+    /// ablation that measures what the skill inference gains. Canonical SAN input only.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..5))]
+    skill: Option<u8>,
 }
 
 /// The level and the games of `fit` and `ablate`.
@@ -338,13 +343,14 @@ fn write_book_bin(source: &std::path::Path, text: &str, out: &std::path::Path) -
 fn trace(args: TraceArgs) -> anyhow::Result<()> {
     let model = load_model(args.level, args.model.as_ref(), args.net.as_ref())?;
     let text = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
-    let t = chesszip::tune::trace(&model, &text, chesszip::archive::DEFAULT_BLOCK_LINES as usize);
+    let t = chesszip::tune::trace(&model, &text, chesszip::archive::DEFAULT_BLOCK_LINES as usize, args.skill.map(usize::from));
     let name = args.name.unwrap_or_else(|| args.input.file_stem().unwrap_or_default().to_string_lossy().into_owned());
     std::fs::create_dir_all(&args.out_dir)?;
     std::fs::write(args.out_dir.join(format!("{name}.by_ply.csv")), t.by_ply_csv())?;
     std::fs::write(args.out_dir.join(format!("{name}.calibration.csv")), t.calibration_csv())?;
     let (n, bits) = t.by_ply.iter().fold((0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
-    println!("{name}: level {} {n} moves, {:.4} bits per move", args.level, bits / n.max(1) as f64);
+    let skill = args.skill.map_or(String::new(), |c| format!(" (skill class fixed at {c})"));
+    println!("{name}: level {} {n} moves, {:.4} bits per move{skill}", args.level, bits / n.max(1) as f64);
     Ok(())
 }
 

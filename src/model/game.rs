@@ -47,6 +47,8 @@ pub struct GameState {
     /// Per colour: its evaluation (centipawns, its view) at its latest turn, as recorded by
     /// [`GameState::record_eval`]; 0 before its first move.
     evals: [i32; 2],
+    /// A skill class that replaces the inferred one ([`GameState::fix_skill`], analysis only).
+    fixed_skill: Option<u8>,
 }
 
 impl Default for GameState {
@@ -76,6 +78,7 @@ impl GameState {
             last_loss: 0,
             eval,
             evals: [0; 2],
+            fixed_skill: None,
         }
     }
 
@@ -138,9 +141,20 @@ impl GameState {
         self.evals[self.pos.turn() as usize]
     }
 
+    /// Makes [`GameState::skill`] return `class` (`0..SKILLS`) for both sides from now on,
+    /// whatever their moves: an ablation of the skill inference for analysis (`tune trace
+    /// --skill`). Archives are always coded with the inferred classes.
+    pub fn fix_skill(&mut self, class: usize) {
+        assert!(class < crate::model::features::SKILLS, "skill class {class} out of range");
+        self.fixed_skill = Some(class as u8);
+    }
+
     /// Skill class of the side to move from its moves so far: 0 while fewer than 4 moves are
     /// known, then 1..=4 for average losses below 25, 60, 120 centipawns and above.
     pub fn skill(&self) -> usize {
+        if let Some(class) = self.fixed_skill {
+            return class as usize;
+        }
         let (sum, n) = self.losses[self.pos.turn() as usize];
         if n < 4 {
             return 0;
@@ -184,6 +198,21 @@ mod tests {
                 assert_eq!(st.static_eval(), static_eval(&st.pos));
             }
         }
+    }
+
+    #[test]
+    fn a_fixed_skill_class_holds_whatever_the_losses() {
+        let mut st = GameState::new();
+        for loss in [0, 500, 500, 500, 500, 500, 500, 500, 500] {
+            st.record_loss(loss);
+            st.play(st.pos.legal_moves()[0]);
+        }
+        assert_eq!(st.skill(), 4, "Black, to move, lost 500 centipawns in each of its 4 moves: the weakest class");
+        st.fix_skill(1);
+        assert_eq!(st.skill(), 1);
+        st.record_loss(1200);
+        assert_eq!(st.skill(), 1);
+        assert!(std::panic::catch_unwind(|| GameState::new().fix_skill(5)).is_err());
     }
 
     #[test]

@@ -103,12 +103,13 @@ fn shows_every_origin(game: &Game) -> bool {
 /// Compresses the lines of `text` (a whole number of lines) with `model`, in the newest
 /// coding ([`Coding::NEWEST`]).
 pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
-    let (block, stats, _) = encode_block_traced(model, text, false);
+    let (block, stats, _) = encode_block_traced(model, text, None);
     (block, stats)
 }
 
-/// [`encode_block`], also returning prediction statistics when `trace` is set.
-pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedBlock, BlockStats, Option<Trace>) {
+/// [`encode_block`], also returning prediction statistics when `trace` is given: they start
+/// from it (normally [`Trace::default`]; its `fixed_skill` applies to the coding).
+pub fn encode_block_traced(model: &Model, text: &[u8], trace: Option<&Trace>) -> (EncodedBlock, BlockStats, Option<Trace>) {
     // Most blocks are canonical SAN: they are coded as such until a line shows another
     // notation, and then again from the start with the notation models. A block with other
     // notations is decoded once more and compared: should it not give back its text, its
@@ -126,10 +127,10 @@ pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedB
 
 /// [`encode_block_traced`] with lines in other notations handled as `mode` says; `None` if
 /// `mode` refuses them and a line needs them.
-fn encode_with(model: &Model, text: &[u8], trace: bool, mode: Notations) -> Option<(EncodedBlock, BlockStats, Option<Trace>)> {
+fn encode_with(model: &Model, text: &[u8], trace: Option<&Trace>, mode: Notations) -> Option<(EncodedBlock, BlockStats, Option<Trace>)> {
     let notations = mode == Notations::Coded;
     let mut coder = BlockCoder::new(model, notations);
-    coder.games.trace = trace.then(Trace::default);
+    coder.games.trace = trace.cloned();
     let mut enc = Measured { inner: Encoder::new(), info: Information::default() };
     let mut flag = notations as usize;
     enc.code(Cdf::new(&NOTATIONS_FLAG), &mut flag).expect("encoding cannot fail");
@@ -252,13 +253,13 @@ mod tests {
         let model = crate::model::Model::builtin(1);
         let text = b"e4 e5 Nf3 1-0\ne2-e4 e7-e5 0-1\nd4 d5 *\n";
         for (mode, raw_lines) in [(Notations::Coded, 0), (Notations::Raw, 1)] {
-            let (block, stats, _) = encode_with(model, text, false, mode).expect("the mode accepts the block");
+            let (block, stats, _) = encode_with(model, text, None, mode).expect("the mode accepts the block");
             assert_eq!((stats.games, stats.raw_lines), (3 - raw_lines, raw_lines));
             let mut out = Vec::new();
             decode_block(model, Coding::NEWEST, &block, 3, text.len(), &mut out).expect("decodes");
             assert_eq!(out, text);
         }
-        assert!(encode_with(model, text, false, Notations::Refused).is_none());
+        assert!(encode_with(model, text, None, Notations::Refused).is_none());
     }
 
     /// A model with a (random) move network codes and decodes a block of the benchmark.
@@ -268,7 +269,7 @@ mod tests {
         let model = crate::model::Model::builtin(2).clone().with_network(net);
         assert_ne!(model.id(), crate::model::Model::builtin(2).id());
         let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();
-        let (encoded, ..) = encode_block_traced(&model, text.as_bytes(), false);
+        let (encoded, ..) = encode_block_traced(&model, text.as_bytes(), None);
         let mut decoded = Vec::new();
         decode_block(&model, Coding::NEWEST, &encoded, 30, text.len(), &mut decoded).expect("decodes");
         assert_eq!(decoded, text.as_bytes());

@@ -100,6 +100,9 @@ impl<'m> GameCoder<'m> {
             None => None,
         };
         let mut st = start;
+        if let Some(class) = self.trace.as_ref().and_then(|t| t.fixed_skill) {
+            st.fix_skill(class);
+        }
         loop {
             let ply = st.ply as usize;
             let mut played = None;

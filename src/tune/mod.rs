@@ -282,8 +282,10 @@ pub fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
 }
 
 /// Codes `text` (movetext) with `model` in blocks of `block_lines` lines, in parallel, and
-/// returns the merged prediction statistics.
-pub fn trace(model: &Model, text: &[u8], block_lines: usize) -> Trace {
+/// returns the merged prediction statistics; with `fixed_skill`, every player's skill class is
+/// that one instead of the inferred one ([`Trace::fixed_skill`]).
+pub fn trace(model: &Model, text: &[u8], block_lines: usize, fixed_skill: Option<usize>) -> Trace {
+    let template = Trace { fixed_skill, ..Trace::default() };
     let mut blocks = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -291,8 +293,10 @@ pub fn trace(model: &Model, text: &[u8], block_lines: usize) -> Trace {
         blocks.push(&rest[..cut]);
         rest = &rest[cut..];
     }
-    let traces: Vec<Trace> =
-        blocks.par_iter().map(|b| crate::movetext::block::encode_block_traced(model, b, true).2.expect("tracing was requested")).collect();
+    let traces: Vec<Trace> = blocks
+        .par_iter()
+        .map(|b| crate::movetext::block::encode_block_traced(model, b, Some(&template)).2.expect("tracing was requested"))
+        .collect();
     let mut all = Trace::default();
     for t in &traces {
         all.merge(t);

@@ -24,3 +24,4 @@ mod reference;
 mod round_trip_real;
 mod search;
 mod tune_outcome;
+mod tune_trace;
