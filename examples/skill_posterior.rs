@@ -1,11 +1,12 @@
 //! Would a posterior over the network's skill classes beat their inference from the average
 //! centipawn loss? Codes every game of a movetext file with an embedded model five more times,
-//! each player's skill class fixed at 0..=4 ([`chesszip::tune::trace`] with a fixed class), and
-//! prints bits per ply of:
+//! with both players' skill class fixed at 0, 1, 2, 3 and 4 in turn ([`chesszip::tune::trace`]
+//! with a fixed class), and prints bits per ply of:
 //! - the inferred classes (as archives are coded);
 //! - each fixed class over the whole file;
 //! - the best fixed class per game (an oracle: it knows the game's moves);
-//! - a Bayesian mixture over the five fixed-class models per game with a uniform prior,
+//! - a Bayesian mixture over the five fixed-class models per game (one class for both
+//!   players) with a uniform prior,
 //!   `-log2(sum_k 2^-bits_k / 5)`: what a posterior over the classes, updated identically by
 //!   the encoder and the decoder move by move, codes a game to.
 //!

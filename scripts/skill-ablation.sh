@@ -13,7 +13,7 @@ cargo build --release --bin tune -q
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 bits() { # LEVEL FILE [CLASS]: bits per ply
-  ./target/release/tune trace --level "$1" "$2" --out-dir "$dir" ${3:+--skill "$3"} | sed -E 's/.* ([0-9.]+) bits per move.*/\1/'
+  cargo run --release -q --bin tune -- trace --level "$1" "$2" --out-dir "$dir" ${3:+--skill "$3"} | sed -E 's/.* ([0-9.]+) bits per move.*/\1/'
 }
 echo "| level | games | inferred | class 0 | class 1 | class 2 | class 3 | class 4 | best fixed - inferred |"
 echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -25,8 +25,8 @@ for level in "${levels[@]}"; do
     for class in 0 1 2 3 4; do
       b=$(bits "$level" "${f%%:*}" "$class")
       row="$row | $b"
-      best=$(python3 -c "print(min(float('$b'), float('${best:-$b}')))")
+      best=$(awk -v a="$b" -v b="${best:-$b}" 'BEGIN { print (a < b ? a : b) }')
     done
-    echo "$row | $(python3 -c "print(f'{$best - $inferred:+.4f}')") |"
+    echo "$row | $(awk -v b="$best" -v i="$inferred" 'BEGIN { printf "%+.4f", b - i }') |"
   done
 done

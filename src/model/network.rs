@@ -352,7 +352,12 @@ impl Network {
     }
 
     /// A network with pseudo-random weights of moderate size (for tests and benchmarks).
+    ///
+    /// # Panics
+    /// If the sizes are not ones [`Network::parse`] accepts.
     pub fn random(h1: usize, h2: usize, d: usize, seed: u64) -> Network {
+        let ok = |x: usize, max: usize| x > 0 && x <= max && x.is_multiple_of(16);
+        assert!(ok(h1, MAX_H1) && ok(h2, MAX_H2) && [32, 64, 128].contains(&d), "layer sizes {h1}, {h2}, {d}");
         let mut state = seed | 1;
         let mut next = move |range: i64| {
             // xorshift64*
@@ -382,9 +387,12 @@ impl Network {
     }
 }
 
-/// At most this many hand features are active for one move (8 in
-/// [`super::features::MoveContext::features`] itself, including the two loss features, and 10
-/// tactical ones); [`Network::check_bounds`] relies on it.
+/// At most this many hand features are active for one move: in
+/// [`super::features::MoveContext::features`], the two loss features and 8 others (origin,
+/// destination, capture, recapture, promotion, check, same piece, distance), then 10 tactical
+/// ones. [`Network::check_bounds`] relies on it; `Collect` checks it in debug builds (the
+/// tests), since were it exceeded, the features dropped would depend on the move tower's
+/// folding.
 pub const MAX_HAND: usize = 20;
 
 /// The first layer's piece-square sums of the current position, for both perspectives, and the
@@ -517,6 +525,8 @@ pub struct NetworkState {
     to_rows: Vec<i32>,
     to_linear: Vec<i64>,
     simd: Simd,
+    /// [`Network::hash`] of the network the folded rows come from.
+    net_hash: u64,
 }
 
 impl NetworkState {
@@ -550,11 +560,13 @@ impl NetworkState {
             q: vec![0; net.d],
             dots: vec![0; net.h2.max(2 * net.d)],
             simd: simd.min(Simd::best()),
+            net_hash: net.hash(),
         }
     }
 
     /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logits`]).
     pub fn prepare(&mut self, net: &Network, st: &GameState) {
+        debug_assert_eq!(net.hash(), self.net_hash, "the network the state was made for");
         self.acc.update(net, st.pos.board());
         match self.simd {
             // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
@@ -574,8 +586,9 @@ impl NetworkState {
         acc.copy_from_slice(self.acc.sums(st.pos.turn()));
         add_i32(acc, &net.b1);
         state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
-        // SAFETY (all three calls): the caller runs with AVX2; h1 and h2 are multiples of 16
-        // (`Network::parse`) and the row counts h2 and d multiples of 4.
+        // SAFETY (all three calls): the caller runs with AVX2, which is all the kernels need
+        // (they assert their shapes, which `Network::parse` and `Network::random` ensure: h1
+        // and h2 multiples of 16, d of 32).
         unsafe {
             x86::clamp_to_i16(acc, &mut self.a);
             x86::dense(&net.w2, &self.a, &mut self.dots[..h2]);
@@ -614,11 +627,14 @@ impl NetworkState {
         }
     }
 
-    /// The logits of all `moves` of `ctx`'s position into `out` (cleared first), returning their
+    /// The logits of all moves of `ctx` (`ctx.moves`) into `out` (cleared first), returning their
     /// maximum (`i32::MIN` without moves): for each move, the network's part plus the linear
-    /// model (the weights given to [`NetworkState::new`]) over the move's hand features, in 1/[`LOGIT_ONE`] nat.
-    /// [`NetworkState::prepare`] must have run for the position; `turn` is its side to move.
-    pub fn logits(&mut self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+    /// model (the weights given to [`NetworkState::new`]) over the move's hand features, in
+    /// 1/[`LOGIT_ONE`] nat. [`NetworkState::prepare`] must have run for `ctx`'s position, and
+    /// `net` must be the network given to [`NetworkState::new`].
+    pub fn logits(&mut self, net: &Network, ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        debug_assert_eq!(net.hash(), self.net_hash, "the network the state was made for");
+        let (turn, moves) = (ctx.pos.turn(), ctx.moves);
         out.clear();
         match self.simd {
             // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
@@ -725,7 +741,10 @@ mod x86 {
     /// `out[i] = clamp(x[i], 0, 512)` as i16, 16 at a time.
     ///
     /// # Safety
-    /// The processor supports AVX2; `x.len()` is a multiple of 16 and `out` at least as long.
+    /// The processor supports AVX2.
+    ///
+    /// # Panics
+    /// Unless `x.len()` is a multiple of 16 and `out` at least as long.
     #[target_feature(enable = "avx2")]
     pub unsafe fn clamp_to_i16(x: &[i32], out: &mut [i16]) {
         assert!(x.len().is_multiple_of(16) && out.len() >= x.len());
@@ -748,12 +767,15 @@ mod x86 {
     /// with `n = x.len()`: four rows at a time share each load of `x`.
     ///
     /// # Safety
-    /// The processor supports AVX2; `n` is a multiple of 16, `out.len()` a multiple of 4 and
-    /// `w` holds at least `out.len() * n` values.
+    /// The processor supports AVX2.
+    ///
+    /// # Panics
+    /// Unless `n` is a multiple of 16, `out.len()` a multiple of 4 and `w` holds at least
+    /// `out.len() * n` values.
     #[target_feature(enable = "avx2")]
     pub unsafe fn dense(w: &[i16], x: &[i16], out: &mut [i32]) {
         let n = x.len();
-        assert!(n.is_multiple_of(16) && out.len().is_multiple_of(4) && w.len() >= out.len() * n);
+        assert!(n.is_multiple_of(16) && out.len().is_multiple_of(4) && out.len().checked_mul(n).is_some_and(|len| w.len() >= len));
         let (wp, xp) = (w.as_ptr(), x.as_ptr());
         for (r, o) in out.chunks_exact_mut(4).enumerate() {
             let (mut s0, mut s1, mut s2, mut s3) =
@@ -837,23 +859,26 @@ mod tests {
         ((lin >> 8) + (z >> 14)) as i32
     }
 
-    #[test]
-    fn incremental_accumulator_matches_a_fresh_one_and_simd_matches_scalar() {
-        let net = Network::random(64, 32, 32, 7);
+    /// Runs `net` over the first `n` benchmark games with the scalar and the fastest path,
+    /// checking at every ply: the incremental first layer against a fresh one and against its
+    /// definition, both paths' board towers and logits against each other, and every logit
+    /// against [`defined_logit`]. Returns the last scalar state and the number of positions and
+    /// of promotions with capture seen.
+    fn check_paths(net: &Network, n: usize) -> (NetworkState, usize, usize) {
         let model = Model::builtin(2).clone();
         let mut predictor = Predictor::new(&model);
         let (mut scalar, mut simd) = (
-            NetworkState::with_simd(&net, &model.move_weights, Simd::Scalar),
-            NetworkState::with_simd(&net, &model.move_weights, Simd::best()),
+            NetworkState::with_simd(net, &model.move_weights, Simd::Scalar),
+            NetworkState::with_simd(net, &model.move_weights, Simd::best()),
         );
-        let mut positions = 0;
-        for game in games(40) {
+        let (mut positions, mut promotion_captures) = (0, 0);
+        for game in games(n) {
             let mut st = GameState::new();
             for m in &game.moves {
-                let mut fresh = Accumulator::new(&net);
-                fresh.update(&net, st.pos.board());
-                scalar.prepare(&net, &st);
-                simd.prepare(&net, &st);
+                let mut fresh = Accumulator::new(net);
+                fresh.update(net, st.pos.board());
+                scalar.prepare(net, &st);
+                simd.prepare(net, &st);
                 for view in [Color::White, Color::Black] {
                     assert_eq!(scalar.acc.sums(view), fresh.sums(view), "incremental sums at ply {}", st.ply);
                 }
@@ -867,12 +892,13 @@ mod tests {
                 let ctx = predictor.move_context(&st);
                 let turn = st.pos.turn();
                 let (mut a, mut b) = (Vec::new(), Vec::new());
-                let best = scalar.logits(&net, turn, predictor.moves(), &ctx, &mut a);
-                simd.logits(&net, turn, predictor.moves(), &ctx, &mut b);
+                let best = scalar.logits(net, &ctx, &mut a);
+                simd.logits(net, &ctx, &mut b);
                 assert_eq!(a, b);
                 assert_eq!(best, a.iter().copied().max().unwrap_or(i32::MIN));
                 for (i, &p) in predictor.moves().iter().enumerate() {
-                    assert_eq!(a[i], defined_logit(&net, &model.move_weights, &scalar, turn, p, &ctx, i), "move {i} at ply {}", st.ply);
+                    assert_eq!(a[i], defined_logit(net, &model.move_weights, &scalar, turn, p, &ctx, i), "move {i} at ply {}", st.ply);
+                    promotion_captures += (p.promotion() != 0 && p.capture() != 0) as usize;
                 }
                 let played = predictor.index_of(m).expect("legal");
                 predictor.observe(&mut st, played);
@@ -880,9 +906,22 @@ mod tests {
                 positions += 1;
             }
         }
-        assert!(positions > 2000);
+        (scalar, positions, promotion_captures)
+    }
+
+    #[test]
+    fn incremental_accumulator_matches_a_fresh_one_and_simd_matches_scalar() {
+        let (state, positions, promotion_captures) = check_paths(&Network::random(64, 32, 32, 7), 200);
+        assert!(positions > 10_000 && promotion_captures > 0, "{positions} positions, {promotion_captures} promotions with capture");
         // The random network is not degenerate: the board tower's outputs vary.
-        assert!(scalar.c.iter().any(|&c| c > 0 && c < 512));
+        assert!(state.c.iter().any(|&c| c > 0 && c < 512));
+    }
+
+    #[test]
+    fn the_released_network_computes_its_logits_as_defined_on_every_path() {
+        let net = Model::builtin(2).network.as_deref().expect("level 2 has a network");
+        let (_, positions, _) = check_paths(net, 60);
+        assert!(positions > 3000);
     }
 
     #[test]

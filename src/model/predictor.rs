@@ -224,7 +224,7 @@ impl<'m> Predictor<'m> {
             (Some(net), Some(mut state)) => {
                 state.prepare(net, st);
                 let ctx = self.move_context(st);
-                let best = state.logits(net, st.pos.turn(), &self.moves, &ctx, &mut logits);
+                let best = state.logits(net, &ctx, &mut logits);
                 self.network = Some(state);
                 best
             }

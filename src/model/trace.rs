@@ -19,18 +19,11 @@ pub struct Trace {
     pub by_ply: Vec<(u64, f64)>,
     /// Per calibration bin: (candidate moves, of which played, sum of predicted probabilities).
     pub calibration: Vec<(u64, u64, f64)>,
-    /// Code every game as if both players' skill class were this ([`GameState::fix_skill`]),
-    /// an ablation of the skill inference; `None` (the default) codes as archives are coded.
-    /// For canonical SAN: a block with other notations is checked by decoding it, which
-    /// infers the classes, and so would be measured as raw text.
-    ///
-    /// [`GameState::fix_skill`]: crate::model::GameState::fix_skill
-    pub fixed_skill: Option<usize>,
 }
 
 impl Default for Trace {
     fn default() -> Self {
-        Trace { by_ply: vec![(0, 0.0); PLY_BUCKETS], calibration: vec![(0, 0, 0.0); BINS_PER_DECADE * DECADES + 1], fixed_skill: None }
+        Trace { by_ply: vec![(0, 0.0); PLY_BUCKETS], calibration: vec![(0, 0, 0.0); BINS_PER_DECADE * DECADES + 1] }
     }
 }
 

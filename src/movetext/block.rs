@@ -103,34 +103,63 @@ fn shows_every_origin(game: &Game) -> bool {
 /// Compresses the lines of `text` (a whole number of lines) with `model`, in the newest
 /// coding ([`Coding::NEWEST`]).
 pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
-    let (block, stats, _) = encode_block_traced(model, text, None);
+    let (block, stats, _) = encode_block_traced(model, text, false);
     (block, stats)
 }
 
-/// [`encode_block`], also returning prediction statistics when `trace` is given: they start
-/// from it (normally [`Trace::default`]; its `fixed_skill` applies to the coding).
-pub fn encode_block_traced(model: &Model, text: &[u8], trace: Option<&Trace>) -> (EncodedBlock, BlockStats, Option<Trace>) {
+/// [`encode_block`], also returning prediction statistics when `trace` is set.
+pub fn encode_block_traced(model: &Model, text: &[u8], trace: bool) -> (EncodedBlock, BlockStats, Option<Trace>) {
+    encode_analysed(model, text, trace, None)
+}
+
+/// The prediction statistics of coding `text` with every player's skill class fixed at
+/// `fixed_skill` (`0..SKILLS`) instead of inferred ([`GameState::fix_skill`]; `None`: as
+/// [`encode_block_traced`]): an ablation for analysis. No block is returned, since a decoder
+/// would infer the classes. Meant for canonical SAN: a block with other notations is checked by
+/// decoding it, which fails with a fixed class, and is then measured as raw text.
+///
+/// # Panics
+/// If `fixed_skill` is `SKILLS` or more.
+pub fn trace_block(model: &Model, text: &[u8], fixed_skill: Option<usize>) -> Trace {
+    if let Some(class) = fixed_skill {
+        assert!(class < crate::model::features::SKILLS, "skill class {class} out of range");
+    }
+    encode_analysed(model, text, true, fixed_skill).2.expect("tracing was requested")
+}
+
+/// [`encode_block_traced`], with the skill classes fixed when `fixed_skill` is set.
+fn encode_analysed(model: &Model, text: &[u8], trace: bool, fixed_skill: Option<usize>) -> (EncodedBlock, BlockStats, Option<Trace>) {
+    let analysis = Analysis { trace, fixed_skill };
     // Most blocks are canonical SAN: they are coded as such until a line shows another
     // notation, and then again from the start with the notation models. A block with other
     // notations is decoded once more and compared: should it not give back its text, its
     // lines in other notations are stored raw instead (no data loss, whatever a notation bug).
-    if let Some(coded) = encode_with(model, text, trace, Notations::Refused) {
+    if let Some(coded) = encode_with(model, text, analysis, Notations::Refused) {
         return coded;
     }
-    let coded = encode_with(model, text, trace, Notations::Coded).expect("notations allowed");
+    let coded = encode_with(model, text, analysis, Notations::Coded).expect("notations allowed");
     let mut back = Vec::new();
     match decode_block(model, Coding::NEWEST, &coded.0, coded.1.lines, text.len(), &mut back) {
         Ok(_) if back == text => coded,
-        _ => encode_with(model, text, trace, Notations::Raw).expect("raw lines allowed"),
+        _ => encode_with(model, text, analysis, Notations::Raw).expect("raw lines allowed"),
     }
+}
+
+/// What an encoding records and changes for analysis: prediction statistics, and a fixed skill
+/// class. The default codes as archives are coded.
+#[derive(Clone, Copy, Default)]
+struct Analysis {
+    trace: bool,
+    fixed_skill: Option<usize>,
 }
 
 /// [`encode_block_traced`] with lines in other notations handled as `mode` says; `None` if
 /// `mode` refuses them and a line needs them.
-fn encode_with(model: &Model, text: &[u8], trace: Option<&Trace>, mode: Notations) -> Option<(EncodedBlock, BlockStats, Option<Trace>)> {
+fn encode_with(model: &Model, text: &[u8], analysis: Analysis, mode: Notations) -> Option<(EncodedBlock, BlockStats, Option<Trace>)> {
     let notations = mode == Notations::Coded;
     let mut coder = BlockCoder::new(model, notations);
-    coder.games.trace = trace.cloned();
+    coder.games.trace = analysis.trace.then(Trace::default);
+    coder.games.fixed_skill = analysis.fixed_skill;
     let mut enc = Measured { inner: Encoder::new(), info: Information::default() };
     let mut flag = notations as usize;
     enc.code(Cdf::new(&NOTATIONS_FLAG), &mut flag).expect("encoding cannot fail");
@@ -253,13 +282,13 @@ mod tests {
         let model = crate::model::Model::builtin(1);
         let text = b"e4 e5 Nf3 1-0\ne2-e4 e7-e5 0-1\nd4 d5 *\n";
         for (mode, raw_lines) in [(Notations::Coded, 0), (Notations::Raw, 1)] {
-            let (block, stats, _) = encode_with(model, text, None, mode).expect("the mode accepts the block");
+            let (block, stats, _) = encode_with(model, text, Analysis::default(), mode).expect("the mode accepts the block");
             assert_eq!((stats.games, stats.raw_lines), (3 - raw_lines, raw_lines));
             let mut out = Vec::new();
             decode_block(model, Coding::NEWEST, &block, 3, text.len(), &mut out).expect("decodes");
             assert_eq!(out, text);
         }
-        assert!(encode_with(model, text, None, Notations::Refused).is_none());
+        assert!(encode_with(model, text, Analysis::default(), Notations::Refused).is_none());
     }
 
     /// A model with a (random) move network codes and decodes a block of the benchmark.
@@ -269,7 +298,7 @@ mod tests {
         let model = crate::model::Model::builtin(2).clone().with_network(net);
         assert_ne!(model.id(), crate::model::Model::builtin(2).id());
         let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();
-        let (encoded, ..) = encode_block_traced(&model, text.as_bytes(), None);
+        let (encoded, ..) = encode_block_traced(&model, text.as_bytes(), false);
         let mut decoded = Vec::new();
         decode_block(&model, Coding::NEWEST, &encoded, 30, text.len(), &mut decoded).expect("decodes");
         assert_eq!(decoded, text.as_bytes());

@@ -39,6 +39,9 @@ pub struct GameCoder<'m> {
     pub move_info: Information,
     /// Prediction statistics, when analysing (encoder only).
     pub trace: Option<Trace>,
+    /// A skill class for every player instead of the inferred ones ([`GameState::fix_skill`]),
+    /// when analysing (encoder only; `None` codes as archives are coded, which a decoder needs).
+    pub fixed_skill: Option<usize>,
 }
 
 impl<'m> GameCoder<'m> {
@@ -53,6 +56,7 @@ impl<'m> GameCoder<'m> {
             notations: None,
             move_info: Information::default(),
             trace: None,
+            fixed_skill: None,
         }
     }
 
@@ -100,7 +104,7 @@ impl<'m> GameCoder<'m> {
             None => None,
         };
         let mut st = start;
-        if let Some(class) = self.trace.as_ref().and_then(|t| t.fixed_skill) {
+        if let Some(class) = self.fixed_skill {
             st.fix_skill(class);
         }
         loop {

@@ -283,9 +283,14 @@ pub fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
 
 /// Codes `text` (movetext) with `model` in blocks of `block_lines` lines, in parallel, and
 /// returns the merged prediction statistics; with `fixed_skill`, every player's skill class is
-/// that one instead of the inferred one ([`Trace::fixed_skill`]).
+/// that one instead of the inferred one (an ablation, [`crate::movetext::block::trace_block`]).
+///
+/// # Panics
+/// If `fixed_skill` is `SKILLS` (5) or more.
 pub fn trace(model: &Model, text: &[u8], block_lines: usize, fixed_skill: Option<usize>) -> Trace {
-    let template = Trace { fixed_skill, ..Trace::default() };
+    if let Some(class) = fixed_skill {
+        assert!(class < crate::model::features::SKILLS, "skill class {class} out of range");
+    }
     let mut blocks = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -293,10 +298,7 @@ pub fn trace(model: &Model, text: &[u8], block_lines: usize, fixed_skill: Option
         blocks.push(&rest[..cut]);
         rest = &rest[cut..];
     }
-    let traces: Vec<Trace> = blocks
-        .par_iter()
-        .map(|b| crate::movetext::block::encode_block_traced(model, b, Some(&template)).2.expect("tracing was requested"))
-        .collect();
+    let traces: Vec<Trace> = blocks.par_iter().map(|b| crate::movetext::block::trace_block(model, b, fixed_skill)).collect();
     let mut all = Trace::default();
     for t in &traces {
         all.merge(t);
