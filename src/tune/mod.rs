@@ -286,11 +286,10 @@ pub fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
 /// that one instead of the inferred one (an ablation, [`crate::movetext::block::trace_block`]).
 ///
 /// # Panics
-/// If `fixed_skill` is `SKILLS` (5) or more.
+/// If `fixed_skill` is `SKILLS` (5) or more and `text` is not empty ([`trace_block`]'s check).
+///
+/// [`trace_block`]: crate::movetext::block::trace_block
 pub fn trace(model: &Model, text: &[u8], block_lines: usize, fixed_skill: Option<usize>) -> Trace {
-    if let Some(class) = fixed_skill {
-        assert!(class < crate::model::features::SKILLS, "skill class {class} out of range");
-    }
     let mut blocks = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
