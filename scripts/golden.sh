@@ -59,4 +59,11 @@ for level in 2 3 4 5 6 7 8 9; do
 done
 make 2 notations.txt notations.txt.l2.v4.chz
 make 2 notations.pgn notations.pgn.l2.v4.chz
+# Version 5 (version 4's networks fine-tuned with more sampled games), coding 1.
+make 2 lichess.pgn lichess.pgn.l2.v5.chz
+for level in 2 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.v5.chz"
+done
+make 2 notations.txt notations.txt.l2.v5.chz
+make 2 notations.pgn notations.pgn.l2.v5.chz
 ls -l tests/golden

@@ -14,7 +14,10 @@ other legal moves. Plies are matched by (game, ply): the export visits the games
 order, every move of every non-empty line. Each label's move played must be the export's, and
 its legal move count the export's: a mismatch stops the join.
 
-usage: python join.py --games FILE --export DIR --labels DIR [DIR ...] --out DIR
+A games file may hold a range of `sample.py`'s games (`--first-game`, the index of its first
+line, and `--stem`, the shards' stem): only the shards of that range are joined.
+
+usage: python join.py --games FILE --export DIR --labels DIR [DIR ...] --out DIR [--first-game N --stem STEM]
 """
 
 import argparse
@@ -44,9 +47,12 @@ def main():
     ap.add_argument("--export", required=True)
     ap.add_argument("--labels", nargs="+", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--first-game", type=int, default=0, help="the labels' game index of the file's first game")
+    ap.add_argument("--stem", help="the shards' stem (default: the games file's)")
     a = ap.parse_args()
-    stem = os.path.splitext(os.path.basename(a.games))[0]
+    stem = a.stem or os.path.splitext(os.path.basename(a.games))[0]
     lengths = [len(line.split()) - 1 for line in open(a.games) if line.strip()]
+    games = range(a.first_game, a.first_game + len(lengths))
     game_off = np.concatenate([[0], np.cumsum(lengths)])
     meta = json.load(open(os.path.join(a.export, "meta.json")))
     assert game_off[-1] == meta["plies"], (game_off[-1], meta["plies"])
@@ -56,9 +62,13 @@ def main():
     soft = np.zeros(meta["moves"], np.float32)
     has = np.zeros(meta["plies"], np.uint8)
     for part in load_labels(a.labels, stem):
+        inside = [int(g) in games for g in (part["game"].min(), part["game"].max())]
+        if not any(inside):
+            continue
+        assert all(inside), (stem, "a shard straddles the games file's range")
         c0 = 0
         for i in range(len(part["game"])):
-            n = int(part["ply"][i]) + game_off[part["game"][i]]
+            n = int(part["ply"][i]) + game_off[part["game"][i] - a.first_game]
             m0, m1 = move_off[n], move_off[n + 1]
             codes = uci[m0:m1]
             k = int(part["ncand"][i])
@@ -78,7 +88,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     soft.tofile(os.path.join(a.out, "soft.f32"))
     has.tofile(os.path.join(a.out, "has.u8"))
-    info = {"plies": meta["plies"], "moves": meta["moves"], "labelled": int(has.sum()), "labels": a.labels, "games": a.games}
+    info = {"plies": meta["plies"], "moves": meta["moves"], "labelled": int(has.sum()), "labels": a.labels, "games": a.games, "first_game": a.first_game}
     json.dump(info, open(os.path.join(a.out, "meta.json"), "w"))
     print(f"{stem}: {int(has.sum())} of {meta['plies']} plies labelled -> {a.out}")
 

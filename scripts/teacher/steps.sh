@@ -38,3 +38,18 @@ export_and_join() {
     "$venv/bin/python" -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["labelled"] == m["plies"], m' "$work/soft/$s/meta.json"
   done
 }
+
+# export_and_join_range GAMES FIRST LABEL_DIR: as export_and_join, for a games file that holds
+# `sample.py`'s games FIRST, FIRST+1, ... (a range made by `sample.py --from FIRST`): exports
+# it at levels 2 and 3 and joins the shards of LABEL_DIR that fall in its range.
+export_and_join_range() {
+  local g=$1 first=$2 dir=$3 level s
+  s=$(basename "$g" .txt)
+  for level in 2 3; do
+    [[ -f $work/l$level/$s/meta.json ]] ||
+      ./target/release/tune export --level "$level" --model "models/v2/level$level.txt" "$g" --out "$work/l$level/$s"
+  done
+  "$venv/bin/python" scripts/teacher/join.py --games "$g" --export "$work/l2/$s" --labels "$dir" \
+    --first-game "$first" --stem teacher_sampled --out "$work/soft/$s"
+  "$venv/bin/python" -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["labelled"] == m["plies"], m' "$work/soft/$s/meta.json"
+}

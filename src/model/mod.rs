@@ -267,12 +267,23 @@ const NET_V4_LEVEL2: &[u8] = include_bytes!("../../models/v4/level2.net");
 /// network fine-tuned on the features of level 3's search, with the same soft targets.
 const NET_V4_SEARCH: &[u8] = include_bytes!("../../models/v4/search.net");
 
+/// The move network of version 5's level 2 (`models/v5/level2.net`): version 4's network
+/// fine-tuned 3 epochs with 18,000 more games sampled from the teacher (33,000 games, 1,725,282
+/// plies).
+const NET_V5_LEVEL2: &[u8] = include_bytes!("../../models/v5/level2.net");
+
+/// The move network of version 5's levels 3-9 (`models/v5/search.net`): version 4's levels-3-9
+/// network fine-tuned as version 5's level 2, on the features of level 3's search.
+const NET_V5_SEARCH: &[u8] = include_bytes!("../../models/v5/search.net");
+
 /// Every released model, oldest first. Version 1 (`models/levelN.txt`): the linear models of
 /// levels 1-9. Version 2 (`models/v2/`): levels 2-9, linear models plus a move network
 /// ([`network`]); level 1 stays linear (the fast level). Version 3 (`models/v3/`): levels 2-9,
 /// version 2's architecture with networks distilled from a stronger teacher. Version 4
 /// (`models/v4/`): levels 2-9, version 3's recipe on more sampled games, and game-end models
-/// with five more feature groups ([`features::END_GROUPS_V1`]).
+/// with five more feature groups ([`features::END_GROUPS_V1`]). Version 5 (`models/v5/`):
+/// levels 2-9, version 4's networks fine-tuned with twice the sampled games, version 4's end
+/// and result weights.
 pub const RELEASES: &[Release] = &[
     release!(1, "level1"),
     release!(2, "level2"),
@@ -310,6 +321,15 @@ pub const RELEASES: &[Release] = &[
     release!(7, "v4/level7", NET_V4_SEARCH),
     release!(8, "v4/level8", NET_V4_SEARCH),
     release!(9, "v4/level9", NET_V4_SEARCH),
+    // Version 5: version 4 fine-tuned with 18,000 more sampled games (scripts/teacher/build-v5.sh).
+    release!(2, "v5/level2", NET_V5_LEVEL2),
+    release!(3, "v5/level3", NET_V5_SEARCH),
+    release!(4, "v5/level4", NET_V5_SEARCH),
+    release!(5, "v5/level5", NET_V5_SEARCH),
+    release!(6, "v5/level6", NET_V5_SEARCH),
+    release!(7, "v5/level7", NET_V5_SEARCH),
+    release!(8, "v5/level8", NET_V5_SEARCH),
+    release!(9, "v5/level9", NET_V5_SEARCH),
 ];
 
 /// The releases, each parsed when first used (a run needs one or two), with its [`Model::id`]:

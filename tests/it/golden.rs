@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 57] = [
+const GOLDEN: [(&str, &str, u8); 68] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -73,6 +73,18 @@ const GOLDEN: [(&str, &str, u8); 57] = [
     ("movetext.txt", "movetext.l9.v4.chz", 9),
     ("notations.txt", "notations.txt.l2.v4.chz", 2),
     ("notations.pgn", "notations.pgn.l2.v4.chz", 2),
+    // Version 5: version 4's networks fine-tuned with more sampled games.
+    ("lichess.pgn", "lichess.pgn.l2.v5.chz", 2),
+    ("movetext.txt", "movetext.l2.v5.chz", 2),
+    ("movetext.txt", "movetext.l3.v5.chz", 3),
+    ("movetext.txt", "movetext.l4.v5.chz", 4),
+    ("movetext.txt", "movetext.l5.v5.chz", 5),
+    ("movetext.txt", "movetext.l6.v5.chz", 6),
+    ("movetext.txt", "movetext.l7.v5.chz", 7),
+    ("movetext.txt", "movetext.l8.v5.chz", 8),
+    ("movetext.txt", "movetext.l9.v5.chz", 9),
+    ("notations.txt", "notations.txt.l2.v5.chz", 2),
+    ("notations.pgn", "notations.pgn.l2.v5.chz", 2),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
