@@ -5,14 +5,17 @@
 #   SAMPLED=DIR SAMPLED5=DIR V4WORK=DIR scripts/teacher/build-v5.sh OUT_DIR   # OUT_DIR must not exist
 # SAMPLED holds the labels of the sampled games 6,300-14,999 (as for build-v4.sh), SAMPLED5
 # those of the games of RANGES (`sample.py --model maia3-5m-batch-int8.onnx --lengths
-# ../shared/data/train/lichess_train.txt --from FIRST --games END --out SAMPLED5`, one process
-# per range; deterministic per shard of 100 games; about 230 positions/s per core, so the
-# 942,031 plies of 15,000-32,999 took 35 minutes of two processes, 15,000-23,999 and 24,000-32,999).
+# ../shared/data/train/lichess_train.txt --from FIRST --games END --out SAMPLED5`, split between
+# processes, one per core; deterministic per shard of 100 games; about 230 positions/s per core:
+# the 942,031 plies of 15,000-32,999 took 35 minutes of two processes, 15,000-23,999 and
+# 24,000-32,999).
 # Their games are committed (data/teacher/sampled-v5/, as chesszip archives), their labels are
 # not (50 MB limit). V4WORK is build-v4.sh's work folder, whose level2.pt and search.pt (the
-# float checkpoints of version 4's networks) the fine-tuning starts from.
+# float checkpoints of version 4's networks) the fine-tuning starts from. models/v5 was
+# fine-tuned from the released version 4's checkpoints, which are not committed: a rebuild
+# starts from a rebuilt version 4 (within 0.0011 bits/ply of it, scripts/teacher/README.md).
 # Writes OUT_DIR/level2.{net,txt}, OUT_DIR/search.net, OUT_DIR/level{3..9}.txt: what models/v5
-# holds, up to floating-point reduction order. Work files: ${WORK:-/tmp/chesszip-v5}.
+# holds, up to that starting point and floating-point reduction order. Work files: ${WORK:-/tmp/chesszip-v5}.
 set -euo pipefail
 # The sampled ranges (first game, end) of version 5: one export and one join each.
 RANGES=("15000 33000")

@@ -62,10 +62,13 @@ def main():
     soft = np.zeros(meta["moves"], np.float32)
     has = np.zeros(meta["plies"], np.uint8)
     for part in load_labels(a.labels, stem):
+        if len(part["game"]) == 0:
+            continue
         inside = [int(g) in games for g in (part["game"].min(), part["game"].max())]
         if not any(inside):
             continue
-        assert all(inside), (stem, "a shard straddles the games file's range")
+        if not all(inside):
+            raise SystemExit(f"{stem}: a shard of games {part['game'].min()}-{part['game'].max()} straddles the file's range {games}")
         c0 = 0
         for i in range(len(part["game"])):
             n = int(part["ply"][i]) + game_off[part["game"][i] - a.first_game]
@@ -88,7 +91,9 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     soft.tofile(os.path.join(a.out, "soft.f32"))
     has.tofile(os.path.join(a.out, "has.u8"))
-    info = {"plies": meta["plies"], "moves": meta["moves"], "labelled": int(has.sum()), "labels": a.labels, "games": a.games, "first_game": a.first_game}
+    info = {"plies": meta["plies"], "moves": meta["moves"], "labelled": int(has.sum()), "labels": a.labels, "games": a.games}
+    if a.first_game:
+        info["first_game"] = a.first_game
     json.dump(info, open(os.path.join(a.out, "meta.json"), "w"))
     print(f"{stem}: {int(has.sum())} of {meta['plies']} plies labelled -> {a.out}")
 

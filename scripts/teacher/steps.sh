@@ -1,4 +1,4 @@
-# Steps shared by the release recipes build-v3.sh and build-v4.sh (sourced, from the repository
+# Steps shared by the release recipes build-v3.sh, build-v4.sh and build-v5.sh (sourced, from the repository
 # root, after `set -euo pipefail`; they read $data, $labels, $work and $venv).
 
 # Checks the training data, makes the network venv and builds `tune`.
