@@ -66,4 +66,8 @@ for level in 2 3 4 5 6 7 8 9; do
 done
 make 2 notations.txt notations.txt.l2.v5.chz
 make 2 notations.pgn notations.pgn.l2.v5.chz
+# Version 6 (levels 3-9: version 5's network widened), coding 1.
+for level in 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.v6.chz"
+done
 ls -l tests/golden

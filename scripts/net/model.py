@@ -65,6 +65,33 @@ class MoveNet(nn.Module):
         self.no_hand = False
         self.no_board = False
 
+    def load_narrower(self, state):
+        """Loads a checkpoint's state whose `h1`, `h2` and `d` are at most this network's, so that
+        this network computes the same logits (function-preserving widening, as in Net2Net:
+        Chen, Goodfellow and Shlens, ICLR 2016, arXiv:1511.05641). The old units keep their
+        weights; each new unit keeps its random incoming weights and gets zero outgoing ones
+        (its columns of `l2`, `p` and `q`, its entries of `v`, its columns of `gf` and `gt`), so it
+        starts silent and is trained from there."""
+        h1, h2, d = state["b1"].shape[0], state["l2.bias"].shape[0], state["v"].shape[0]
+        assert h1 <= self.h1 and h2 <= self.h2 and d <= self.d, "the checkpoint is wider than this network"
+        with torch.no_grad():
+            self.w1.weight[:, :h1] = state["w1.weight"]
+            self.b1[:h1] = state["b1"]
+            for layer, old_out, old_in in ((self.l2, h2, h1), (self.p, d, h2), (self.q, d, h2)):
+                name = "l2" if layer is self.l2 else "p" if layer is self.p else "q"
+                layer.weight[:old_out, :old_in] = state[f"{name}.weight"]
+                layer.weight[:old_out, old_in:] = 0.0
+                if layer.bias is not None:
+                    layer.bias[:old_out] = state[f"{name}.bias"]
+            for name in ("ef", "et", "f"):
+                getattr(self, name).weight[:, :d] = state[f"{name}.weight"]
+            for name in ("gf", "gt"):
+                getattr(self, name).weight[:, :d] = state[f"{name}.weight"]
+                getattr(self, name).weight[:, d:] = 0.0
+            self.v[:d] = state["v"]
+            self.v[d:] = 0.0
+            self.linear.weight.copy_(state["linear.weight"])
+
     def w(self, t, bits):
         return ste_round(t, bits) if self.qat else t
 

@@ -53,7 +53,7 @@ def main():
     ap.add_argument("--fraction", type=float, default=1.0, help="use this fraction of each training split (learning curves)")
     ap.add_argument("--no-hand", action="store_true", help="ablation: without the hand features (no linear model, no F)")
     ap.add_argument("--no-board", action="store_true", help="ablation: without the board context")
-    ap.add_argument("--init", help="start from this checkpoint (fine-tuning, e.g. for another level's features)")
+    ap.add_argument("--init", help="start from this checkpoint (fine-tuning, e.g. for another level's features; a narrower one is widened to --h1/--h2/--d, computing the same logits)")
     ap.add_argument("--teacher-root", help="folder of join.py outputs, one per training split, named as the split's folder")
     ap.add_argument("--alpha", type=float, default=0.0, help="weight of the teacher's soft targets on labelled plies")
     ap.add_argument("--temperature", type=float, default=1.0, help="teacher distribution ** (1/T), renormalised")
@@ -86,7 +86,11 @@ def main():
     net = MoveNet(hand, train[0].linear, args.h1, args.h2, args.d)
     net.no_hand, net.no_board = args.no_hand, args.no_board
     if args.init:
-        net.load_state_dict(torch.load(args.init, map_location="cpu")["state"])
+        state = torch.load(args.init, map_location="cpu")["state"]
+        if state["b1"].shape[0] == args.h1 and state["l2.bias"].shape[0] == args.h2 and state["v"].shape[0] == args.d:
+            net.load_state_dict(state)
+        else:
+            net.load_narrower(state)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(batches), pct_start=0.1)
     net.qat = False

@@ -276,6 +276,16 @@ const NET_V5_LEVEL2: &[u8] = include_bytes!("../../models/v5/level2.net");
 /// network fine-tuned as version 5's level 2, on the features of level 3's search.
 const NET_V5_SEARCH: &[u8] = include_bytes!("../../models/v5/search.net");
 
+/// The move network of version 6's level 3 (`models/v6/level3.net`): version 5's levels-3-9
+/// network widened (first layer 256 to 1024, second 64 to 256, move tower 64 to 128; new units
+/// starting silent) and fine-tuned on version 5's training plies and level 3's features.
+const NET_V6_LEVEL3: &[u8] = include_bytes!("../../models/v6/level3.net");
+
+/// The move network of version 6's levels 4-9 (`models/v6/search.net`): version 6's level-3
+/// network fine-tuned on level 5's features (the strongest level's search: full capture
+/// quiescence).
+const NET_V6_SEARCH: &[u8] = include_bytes!("../../models/v6/search.net");
+
 /// Every released model, oldest first. Version 1 (`models/levelN.txt`): the linear models of
 /// levels 1-9. Version 2 (`models/v2/`): levels 2-9, linear models plus a move network
 /// ([`network`]); level 1 stays linear (the fast level). Version 3 (`models/v3/`): levels 2-9,
@@ -283,7 +293,9 @@ const NET_V5_SEARCH: &[u8] = include_bytes!("../../models/v5/search.net");
 /// (`models/v4/`): levels 2-9, version 3's recipe on more sampled games, and game-end models
 /// with five more feature groups ([`features::END_GROUPS_V1`]). Version 5 (`models/v5/`):
 /// levels 2-9, version 4's networks fine-tuned with twice the sampled games, version 4's end
-/// and result weights.
+/// and result weights. Version 6 (`models/v6/`): levels 3-9, version 5's network widened
+/// 4x/4x/2x and fine-tuned (level 3 on its own features, levels 4-9 on level 5's), version 5's
+/// end and result weights; level 2 stays version 5's.
 pub const RELEASES: &[Release] = &[
     release!(1, "level1"),
     release!(2, "level2"),
@@ -330,6 +342,14 @@ pub const RELEASES: &[Release] = &[
     release!(7, "v5/level7", NET_V5_SEARCH),
     release!(8, "v5/level8", NET_V5_SEARCH),
     release!(9, "v5/level9", NET_V5_SEARCH),
+    // Version 6: levels 3-9, version 5's network widened (scripts/teacher/build-v6.sh).
+    release!(3, "v6/level3", NET_V6_LEVEL3),
+    release!(4, "v6/level4", NET_V6_SEARCH),
+    release!(5, "v6/level5", NET_V6_SEARCH),
+    release!(6, "v6/level6", NET_V6_SEARCH),
+    release!(7, "v6/level7", NET_V6_SEARCH),
+    release!(8, "v6/level8", NET_V6_SEARCH),
+    release!(9, "v6/level9", NET_V6_SEARCH),
 ];
 
 /// The releases, each parsed when first used (a run needs one or two), with its [`Model::id`]:

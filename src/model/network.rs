@@ -20,8 +20,9 @@
 //! king's destination for castling), squares mirrored vertically when Black moves. `hand(m)` are
 //! the move's hand features with values in units of 1/[`ONE`].
 //!
-//! Everything is integer, as in Stockfish's NNUE: i16 weights, i32 sums, clipped ReLUs in fixed
-//! point, shifts that round down. Fixed-point scales (a value `x` is stored as `x * 2^s`):
+//! Everything is integer, as in Stockfish's NNUE: i16 weights, i32 sums (the query's two dot
+//! products in i64 where a network needs it), clipped ReLUs in fixed point, shifts that round
+//! down. Fixed-point scales (a value `x` is stored as `x * 2^s`):
 //!
 //! | tensor | shape | scale |
 //! | --- | --- | --- |
@@ -179,6 +180,10 @@ pub struct Network {
     f: Vec<i16>,
     v: Vec<i16>,
     hash: u64,
+    /// Whether the query's dot products (`q . Gf`, `q . Gt`) could exceed `i32` in the worst
+    /// case, so that the move tower sums them in `i64` ([`Network::check_bounds`]); the same
+    /// integers either way wherever `i32` suffices.
+    wide_query: bool,
 }
 
 impl std::fmt::Debug for Network {
@@ -225,7 +230,8 @@ impl Network {
     ///
     /// # Errors
     /// [`Error::Model`] if the magic, the dimensions, the length or the checksum are wrong, or
-    /// if the weights could overflow an `i32` sum (see [`Network::check_bounds`]).
+    /// if the weights could overflow an `i32` sum that is not widened to `i64` (see
+    /// [`Network::check_bounds`]).
     pub fn parse(name: &str, bytes: &[u8]) -> Result<Network, Error> {
         if bytes.len() < MAGIC.len() + 4 || &bytes[..MAGIC.len()] != MAGIC {
             return Err(bad(name, "not a chesszip network file"));
@@ -244,7 +250,7 @@ impl Network {
         if !ok(h1, MAX_H1) || !ok(h2, MAX_H2) || ![32, 64, 128].contains(&d) {
             return Err(bad(name, "layer sizes must be positive multiples of 16 within the limits, the move tower's 32, 64 or 128"));
         }
-        let net = Network {
+        let mut net = Network {
             h1,
             h2,
             d,
@@ -262,11 +268,12 @@ impl Network {
             f: r.i16s(move_layout::LEN * d)?,
             v: r.i16s(d)?,
             hash: fnv1a64(bytes),
+            wide_query: false,
         };
         if !r.bytes.is_empty() {
             return Err(bad(name, "trailing bytes"));
         }
-        net.check_bounds().map_err(|m| bad(name, &m))?;
+        net.wide_query = net.check_bounds().map_err(|m| bad(name, &m))?;
         Ok(net)
     }
 
@@ -275,11 +282,15 @@ impl Network {
     /// the context projections with inputs at their clamp, a move's hidden sums with
     /// [`MAX_HAND`] hand features of value at most [`ONE`], and each of the logit's three dot
     /// products (`v . h`, `q . Gf`, `q . Gt`, summed in `i64`) with the hidden layer and the query
-    /// at their largest.
+    /// at their largest. `v . h` must fit `i32`; the query's two may not, and then the move tower
+    /// sums them in `i64` (the widened networks of model version 6, whose worst cases are 2.0x and 2.5x
+    /// `i32::MAX`).
+    ///
+    /// Returns whether the query's dot products need `i64`.
     ///
     /// # Errors
     /// A message naming the layer whose worst case does not fit.
-    pub fn check_bounds(&self) -> Result<(), String> {
+    pub fn check_bounds(&self) -> Result<bool, String> {
         const LIMIT: i64 = i32::MAX as i64 / 2;
         let (h1, h2, d) = (self.h1, self.h2, self.d);
         let col_max =
@@ -299,7 +310,8 @@ impl Network {
         let (mut zv, mut zf, mut zt) = (0, 0, 0);
         for i in 0..d {
             let pc = self.pb[i].unsigned_abs() as i64 + 512 * row_abs(&self.p, h2, i);
-            let q = (512 * row_abs(&self.q, h2, i)) >> 11;
+            // The shift floors: a negative query's magnitude can be one more than the sum's >> 11.
+            let q = (512 * row_abs(&self.q, h2, i) + 2047) >> 11;
             if pc > LIMIT || q > i16::MAX as i64 {
                 return Err("context projections could overflow".into());
             }
@@ -312,10 +324,10 @@ impl Network {
             zf += q * col_max(&self.gf, SQUARE_INPUTS, d, i);
             zt += q * col_max(&self.gt, SQUARE_INPUTS, d, i);
         }
-        if zv.max(zf).max(zt) > i32::MAX as i64 {
+        if zv > i32::MAX as i64 {
             return Err("move logit sums could overflow".into());
         }
-        Ok(())
+        Ok(zf.max(zt) > i32::MAX as i64)
     }
 
     /// FNV-1a of the file's bytes: part of the id of a model that uses this network.
@@ -381,7 +393,8 @@ impl Network {
         let b1 = i16s(h1, 200).into_iter().map(i32::from).collect();
         let b2 = i16s(h2, 1000).into_iter().map(|x| x as i32 * 512).collect();
         let pb = i16s(d, 1000).into_iter().map(|x| x as i32 * 512).collect();
-        let mut net = Network { h1, h2, d, w1, b1, w2, b2, p, pb, q, ef, et, gf, gt, f, v, hash: 0 };
+        let mut net = Network { h1, h2, d, w1, b1, w2, b2, p, pb, q, ef, et, gf, gt, f, v, hash: 0, wide_query: false };
+        net.wide_query = net.check_bounds().expect("random weights within the bounds");
         net.hash = fnv1a64(&net.to_bytes());
         net
     }
@@ -469,6 +482,13 @@ fn sub_row(acc: &mut [i32], row: &[i16]) {
 #[inline(always)]
 fn dot16(w: &[i16], x: &[i16]) -> i32 {
     w.iter().zip(x).fold(0i32, |s, (&w, &x)| s.wrapping_add(w as i32 * x as i32))
+}
+
+/// `w . x` summed in `i64`: exact for any lengths up to 2^33, the same integer as [`dot16`]
+/// wherever that fits.
+#[inline]
+fn dot16_i64(w: &[i16], x: &[i16]) -> i64 {
+    w.iter().zip(x).map(|(&w, &x)| (w as i32 * x as i32) as i64).sum()
 }
 
 /// The hand features of one move: `(index, value)`, value in 1/[`ONE`].
@@ -712,10 +732,13 @@ impl NetworkState {
             for k in 0..D {
                 hidden[k] = (pc[k] + (sum[k] >> 8)).clamp(0, 4096) as i16;
             }
-            // Each dot product fits i32 (`check_bounds`); their sum is taken in i64. For a network
+            // `v . h` fits i32 (`check_bounds`), the query's two products too unless
+            // `wide_query`, when they are summed in i64; the three are added in i64. For a network
             // whose three sums together fit i32 (every network of model version 2) this is the
             // same integer as an i32 sum.
-            let z = dot16(v, &hidden) as i64 + dot16(q, &row(&net.gf, from)) as i64 + dot16(q, &row(&net.gt, to)) as i64;
+            let (gf, gt) = (row(&net.gf, from), row(&net.gt, to));
+            let zq = if net.wide_query { dot16_i64(q, &gf) + dot16_i64(q, &gt) } else { dot16(q, &gf) as i64 + dot16(q, &gt) as i64 };
+            let z = dot16(v, &hidden) as i64 + zq;
             debug_assert_eq!(LOGIT_ONE, 256);
             let logit = (linear_logit + (z >> 14)).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
             best = best.max(logit);
@@ -851,10 +874,13 @@ mod tests {
     }
 
     #[test]
-    fn the_released_network_computes_its_logits_as_defined_on_every_path() {
-        let net = Model::builtin(2).network.as_deref().expect("level 2 has a network");
-        let (_, positions, _) = check_paths(net, 60);
-        assert!(positions > 3000);
+    fn the_released_networks_compute_their_logits_as_defined_on_every_path() {
+        // Level 2's network, and version 6's two wider ones (level 3's; levels 4-9's).
+        for level in [2, 3, 5] {
+            let net = Model::builtin(level).network.as_deref().expect("levels 2-9 have a network");
+            let (_, positions, _) = check_paths(net, 60);
+            assert!(positions > 3000);
+        }
     }
 
     #[test]
@@ -888,7 +914,7 @@ mod tests {
     }
 
     #[test]
-    fn each_logit_dot_product_must_fit_i32_but_not_their_sum() {
+    fn v_dot_h_must_fit_i32_the_query_products_are_summed_in_i64_where_they_might_not() {
         // Q at 1024 everywhere puts every query at its bound (512 * 16 * 1024) >> 11 = 4096, so
         // that q . Gf[from] is at most 32 * 4096 * |Gf|, and so is q . Gt[to].
         let mut net = Network::random(32, 16, 32, 5);
@@ -896,10 +922,38 @@ mod tests {
         // 1.29e9 each: both fit i32, their sum (2.58e9) does not; the logit sums them in i64.
         net.gf.iter_mut().for_each(|w| *w = 9830);
         net.gt.iter_mut().for_each(|w| *w = -9830);
-        assert!(Network::parse("net", &net.to_bytes()).is_ok());
-        // 2.6e9: q . Gf alone could overflow.
+        assert!(!Network::parse("net", &net.to_bytes()).expect("fits").wide_query);
+        // 2.6e9: q . Gf alone could exceed i32, so both query products are summed in i64.
         net.gf.iter_mut().for_each(|w| *w = 20000);
+        assert!(Network::parse("net", &net.to_bytes()).expect("accepted").wide_query);
+        // v . h at its bound: 32 * 4096 * 32767 = 4.3e9 does not fit i32.
+        net.v.iter_mut().for_each(|w| *w = i16::MAX);
         let err = Network::parse("net", &net.to_bytes()).unwrap_err().to_string();
         assert!(err.contains("move logit"), "{err}");
+    }
+
+    #[test]
+    fn the_i64_dot_product_is_exact_where_i32_would_wrap() {
+        let max = [i16::MAX; 128];
+        let min = [i16::MIN; 128];
+        assert_eq!(dot16_i64(&max, &max), 128 * 32767 * 32767);
+        assert_eq!(dot16_i64(&min, &max), -128 * 32768 * 32767);
+        assert!(dot16_i64(&max, &max) > i32::MAX as i64);
+        // Where the sum fits i32, both give the same integer.
+        let (w, x): (Vec<i16>, Vec<i16>) = (0..128).map(|i| ((i * 37 % 200) as i16 - 100, (i * 91 % 4097) as i16)).unzip();
+        assert_eq!(dot16(&w, &x) as i64, dot16_i64(&w, &x));
+    }
+
+    #[test]
+    fn a_network_whose_query_products_need_i64_computes_its_logits_as_defined() {
+        // A random network of move-tower width 128 whose Gf and Gt rows are scaled up until the
+        // query products' worst case passes i32 (as with model version 6's network).
+        let mut net = Network::random(64, 32, 128, 11);
+        net.gf.iter_mut().chain(net.gt.iter_mut()).for_each(|w| *w = w.saturating_mul(64));
+        net.q.iter_mut().for_each(|w| *w = w.saturating_mul(8));
+        let net = Network::parse("net", &net.to_bytes()).expect("accepted");
+        assert!(net.wide_query);
+        let (_, positions, _) = check_paths(&net, 40);
+        assert!(positions > 2000);
     }
 }

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 68] = [
+const GOLDEN: [(&str, &str, u8); 75] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -85,6 +85,14 @@ const GOLDEN: [(&str, &str, u8); 68] = [
     ("movetext.txt", "movetext.l9.v5.chz", 9),
     ("notations.txt", "notations.txt.l2.v5.chz", 2),
     ("notations.pgn", "notations.pgn.l2.v5.chz", 2),
+    // Version 6: levels 3-9, version 5's network widened.
+    ("movetext.txt", "movetext.l3.v6.chz", 3),
+    ("movetext.txt", "movetext.l4.v6.chz", 4),
+    ("movetext.txt", "movetext.l5.v6.chz", 5),
+    ("movetext.txt", "movetext.l6.v6.chz", 6),
+    ("movetext.txt", "movetext.l7.v6.chz", 7),
+    ("movetext.txt", "movetext.l8.v6.chz", 8),
+    ("movetext.txt", "movetext.l9.v6.chz", 9),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
