@@ -70,4 +70,8 @@ make 2 notations.pgn notations.pgn.l2.v5.chz
 for level in 3 4 5 6 7 8 9; do
   make "$level" movetext.txt "movetext.l$level.v6.chz"
 done
+# Version 7 (level 9: an ensemble of version 6's levels 5 and 9 and version 5's level 5),
+# coding 1; the notations input also has null moves, which the members' states skip.
+make 9 movetext.txt movetext.l9.v7.chz
+make 9 notations.txt notations.txt.l9.v7.chz
 ls -l tests/golden

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, Optional, Union
 
 from . import _native
-from ._native import DEFAULT_BLOCK_LINES, DEFAULT_LEVEL
+from ._native import DEFAULT_LEVEL
 
 #: What names an archive to read: a path (``str`` or :class:`os.PathLike`), the archive itself
 #: as a bytes-like object, or a binary file object (read to its end).
@@ -40,7 +40,7 @@ def compress(
     data: bytes,
     level: int = DEFAULT_LEVEL,
     *,
-    block_lines: int = DEFAULT_BLOCK_LINES,
+    block_lines: Optional[int] = None,
     threads: int = 0,
     format: Optional[str] = None,
 ) -> bytes:
@@ -50,7 +50,8 @@ def compress(
     holding ``data``.
 
     :param level: 1 (fastest) to 9 (strongest); the default 2 is the command line's.
-    :param block_lines: lines (movetext) or games (PGN) per block, as ``--block-lines``.
+    :param block_lines: lines (movetext) or games (PGN) per block, as ``--block-lines``;
+        ``None``: the level's default (1000 at levels 1-3, 5000 at levels 4-9).
     :param threads: worker threads; 0 means one per core.
     :param format: ``"movetext"``, ``"pgn"`` or ``None`` to detect it from the content.
     :raises ValueError: for a level or option out of range.
@@ -135,7 +136,7 @@ class ChesszipCompressor:
         self,
         level: int = DEFAULT_LEVEL,
         *,
-        block_lines: int = DEFAULT_BLOCK_LINES,
+        block_lines: Optional[int] = None,
         threads: int = 0,
         format: Optional[str] = None,
     ) -> None:

@@ -9,7 +9,7 @@ from typing import IO, Any, BinaryIO, Optional, Union
 
 from . import _native
 from ._api import ChesszipCompressor, _bytes
-from ._native import DEFAULT_BLOCK_LINES, DEFAULT_LEVEL
+from ._native import DEFAULT_LEVEL
 
 #: A file name (``str``, ``bytes`` or :class:`os.PathLike`) or a binary file object.
 FileArg = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", BinaryIO]
@@ -84,7 +84,7 @@ class ChesszipFile(io.BufferedIOBase):
         to write it to (it is not closed).
     :param mode: ``"r"``, ``"rb"``, ``"w"``, ``"wb"``, ``"x"`` or ``"xb"``.
     :param level: compression level (writing), 1 to 9.
-    :param block_lines: lines or games per block (writing).
+    :param block_lines: lines or games per block (writing); ``None``: the level's default.
     :param threads: worker threads; 0 means one per core.
     :param format: ``"movetext"``, ``"pgn"`` or ``None`` to detect it (writing).
     """
@@ -95,7 +95,7 @@ class ChesszipFile(io.BufferedIOBase):
         mode: str = "rb",
         *,
         level: int = DEFAULT_LEVEL,
-        block_lines: int = DEFAULT_BLOCK_LINES,
+        block_lines: Optional[int] = None,
         threads: int = 0,
         format: Optional[str] = None,
     ) -> None:
@@ -256,7 +256,7 @@ def open(
     mode: str = "rb",
     *,
     level: int = DEFAULT_LEVEL,
-    block_lines: int = DEFAULT_BLOCK_LINES,
+    block_lines: Optional[int] = None,
     threads: int = 0,
     format: Optional[str] = None,
     encoding: Optional[str] = None,

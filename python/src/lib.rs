@@ -72,11 +72,13 @@ fn check_level(level: u8) -> PyResult<()> {
     }
 }
 
-fn compress_options(level: u8, block_lines: u32, threads: usize, format: Option<&str>) -> PyResult<CompressOptions> {
+/// `block_lines = None` is the level's default ([`chesszip::archive::default_block_lines`]).
+fn compress_options(level: u8, block_lines: Option<u32>, threads: usize, format: Option<&str>) -> PyResult<CompressOptions> {
     check_level(level)?;
-    if block_lines == 0 {
+    if block_lines == Some(0) {
         return Err(PyValueError::new_err("block_lines must be at least 1"));
     }
+    let block_lines = block_lines.unwrap_or(0);
     let format = match format {
         None => None,
         Some("movetext") => Some(InputFormat::Movetext),
@@ -88,12 +90,12 @@ fn compress_options(level: u8, block_lines: u32, threads: usize, format: Option<
 
 /// Compresses `data` into an archive, exactly as the command line compresses a file holding it.
 #[pyfunction]
-#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = chesszip::archive::DEFAULT_BLOCK_LINES, threads = 0, format = None))]
+#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None))]
 fn compress<'py>(
     py: Python<'py>,
     data: &[u8],
     level: u8,
-    block_lines: u32,
+    block_lines: Option<u32>,
     threads: usize,
     format: Option<&str>,
 ) -> PyResult<Bound<'py, PyBytes>> {
@@ -363,8 +365,8 @@ impl Compressor {
 #[pymethods]
 impl Compressor {
     #[new]
-    #[pyo3(signature = (level = DEFAULT_LEVEL, *, block_lines = chesszip::archive::DEFAULT_BLOCK_LINES, threads = 0, format = None))]
-    fn new(level: u8, block_lines: u32, threads: usize, format: Option<&str>) -> PyResult<Self> {
+    #[pyo3(signature = (level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None))]
+    fn new(level: u8, block_lines: Option<u32>, threads: usize, format: Option<&str>) -> PyResult<Self> {
         let opts = compress_options(level, block_lines, threads, format)?;
         let (tx, rx) = sync_channel(QUEUED_CHUNKS);
         let output = SharedOutput::default();

@@ -311,11 +311,25 @@ fn load_model(level: u8, model: Option<&PathBuf>, net: Option<&PathBuf>) -> anyh
     Ok(m)
 }
 
+/// Refuses an ensemble ([`chesszip::model::Member`]) where one model's move weights or features
+/// are fitted or exported: the members' logits would be left out.
+fn single(model: &Model, what: &str) -> anyhow::Result<()> {
+    if let Some(m) = model.members.first() {
+        bail!(
+            "{what} works on one model, and level {}'s is an ensemble (with {} and others): use its members' levels",
+            model.level,
+            m.name
+        );
+    }
+    Ok(())
+}
+
 fn export(args: ExportArgs) -> anyhow::Result<()> {
     if args.input.file_name().is_some_and(|n| n == "Chess_Games.txt") {
         bail!("{} is the benchmark file: never train on it", args.input.display());
     }
     let model = load_model(args.level, args.model.as_ref(), None)?;
+    single(&model, "export")?;
     let games = load_games(&std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?);
     let c = chesszip::tune::export::export(&model, &games, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
@@ -360,6 +374,7 @@ fn ablate(args: AblateArgs) -> anyhow::Result<()> {
         bail!("level {level} out of range");
     }
     let base = Model::builtin(level);
+    single(base, "ablate")?;
     let drops: Vec<Vec<String>> = if args.drops.is_empty() {
         let names: Vec<&str> = move_layout::GROUPS.iter().map(|g| g.name).collect();
         let pst: Vec<String> = names.iter().filter(|n| n.starts_with("from.") || n.starts_with("to.")).map(|n| n.to_string()).collect();
@@ -415,6 +430,7 @@ fn fit(args: Args) -> anyhow::Result<()> {
     if base.level != args.data.level {
         bail!("{} is for level {}, not {}", from.display(), base.level, args.data.level);
     }
+    single(&base, "fit")?;
     let (train, heldout) = args.data.load()?;
     let opts = TuneOptions { drop_groups: args.drop.clone(), max_iter: args.iterations, ..Default::default() };
     let r = tune(&base, &train, &heldout, &opts, &mut |s| eprintln!("  {s}"));

@@ -94,9 +94,9 @@ pub struct BenchArgs {
     /// Do not run xz and zstd.
     #[arg(long)]
     pub no_peers: bool,
-    /// Lines (games) per block.
-    #[arg(long, value_name = "N", default_value_t = chesszip::archive::DEFAULT_BLOCK_LINES)]
-    pub block_lines: u32,
+    /// Lines (games) per block [default: 1000 at levels 1-3, 5000 at levels 4-9]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub block_lines: Option<u32>,
 }
 
 /// Options of every command that turns files into other files.
@@ -144,10 +144,10 @@ pub struct CompressArgs {
     #[command(flatten)]
     pub level: LevelArgs,
     /// Lines (games) per block: smaller blocks give more parallelism and faster `extract`,
-    /// larger ones a little better compression.
-    #[arg(long, value_name = "N", default_value_t = chesszip::archive::DEFAULT_BLOCK_LINES,
-          value_parser = clap::value_parser!(u32).range(1..))]
-    pub block_lines: u32,
+    /// larger ones better compression (the online book learns from more games) [default: 1000
+    /// at levels 1-3, 5000 at levels 4-9]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub block_lines: Option<u32>,
     /// Input format: `pgn` or `movetext` (one game per line); detected from the content when
     /// not given. With -d, `movetext` writes the archive's games as movetext instead of the
     /// original bytes (as `expand --format movetext`), FILE.pgn.chz to FILE.txt.

@@ -122,10 +122,10 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             bail!("level {level} is not in 1..=9");
         }
         eprint!("level {level}...");
-        let (bytes, c, e, p) = measure(&data, level, threads, args.block_lines, repeat)?;
+        let (bytes, c, e, p) = measure(&data, level, threads, args.block_lines.unwrap_or(0), repeat)?;
         plies = p;
         let single = if args.per_core {
-            let (_, c1, e1, _) = measure(&data, level, 1, args.block_lines, repeat)?;
+            let (_, c1, e1, _) = measure(&data, level, 1, args.block_lines.unwrap_or(0), repeat)?;
             Some((c1, e1))
         } else {
             None

@@ -44,7 +44,7 @@ pub fn main() -> ExitCode {
 fn compress_options(args: &CompressArgs) -> CompressOptions {
     CompressOptions {
         level: args.level.level,
-        block_lines: args.block_lines,
+        block_lines: args.block_lines.unwrap_or(0),
         threads: args.common.threads,
         format: args.format.as_deref().map(|f| match f {
             "pgn" => InputFormat::Pgn,

@@ -61,6 +61,57 @@ pub struct Model {
     /// The move network whose logits are added to the linear model's, if any (a separate
     /// `.net` file; see [`network`]). Part of [`Model::id`].
     pub network: Option<Arc<Network>>,
+    /// The other members of an ensemble, empty for a single model: released models whose move
+    /// logits are mixed with this model's (see [`Member`]). Part of [`Model::id`].
+    pub members: Vec<Member>,
+}
+
+/// A member of an ensemble: another released model, run on the same game with its own search,
+/// features and network, whose move logits are mixed into the ensemble's.
+///
+/// The ensemble's move logits are the weighted mean `(w_0 z_0 + sum_k w_k z_k) >> 8` of its own
+/// logits `z_0` and each member's `z_k` (integers in 1/[`softmax::LOGIT_ONE`] nat), with
+/// `w_0 = 256 - sum_k w_k`: a geometric mixture (log-linear pooling) of their move
+/// distributions. The book, the floor and the end and result models are the ensemble's own.
+///
+/// A parameter file names a member by its release (`member.v6/level9.txt 102`): members are
+/// always embedded models, so that an ensemble stays a fixed function of the binary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// The member's release name ([`Release::name`], e.g. `v6/level9.txt`).
+    pub name: String,
+    /// Its weight in the mixture, in 1/256 (`1..=255`; the ensemble's own weight is 256 minus
+    /// all members' weights).
+    pub weight: u32,
+    /// The member's model (which has no members of its own).
+    pub model: &'static Model,
+}
+
+/// Reads the `member.<release name> <weight>` entries of a parameter file (see [`Member`]).
+fn parse_members(name: &str, file: &ParamFile) -> Result<Vec<Member>, Error> {
+    let err = |message: String| Error::Model { name: name.into(), line: 0, message };
+    let mut members = Vec::new();
+    for (key, values) in &file.entries {
+        let Some(release) = key.strip_prefix("member.") else { continue };
+        let [weight] = values[..] else { return Err(err(format!("`{key}` needs one value, has {}", values.len()))) };
+        if !(1..=255).contains(&weight) {
+            return Err(err(format!("`{key}` = {weight} is outside 1..=255")));
+        }
+        // A file cannot name itself (its parse would wait on itself).
+        let index = RELEASES
+            .iter()
+            .position(|r| r.name == release && r.name != name)
+            .ok_or_else(|| err(format!("member `{release}` is not an embedded release")))?;
+        let model = Model::release(index);
+        if !model.members.is_empty() {
+            return Err(err(format!("member `{release}` is an ensemble itself")));
+        }
+        members.push(Member { name: release.to_string(), weight: weight as u32, model });
+    }
+    if members.iter().map(|m| m.weight).sum::<u32>() >= 256 {
+        return Err(err("the members' weights leave the model itself no weight (their sum must be below 256)".into()));
+    }
+    Ok(members)
 }
 
 impl Model {
@@ -107,6 +158,7 @@ impl Model {
             end_weights: file.weights(name, "end", end_layout::GROUPS, end_layout::LEN, lenient)?,
             result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN, lenient)?,
             network: None,
+            members: parse_members(name, &file)?,
         })
     }
 
@@ -133,6 +185,9 @@ impl Model {
         let _ = writeln!(s, "book.alpha {}", self.book_alpha);
         let _ = writeln!(s, "book.max_ply {}", self.book_max_ply);
         let _ = writeln!(s, "book.prior_weight {}", self.book_prior_weight);
+        for m in &self.members {
+            let _ = writeln!(s, "member.{} {}", m.name, m.weight);
+        }
         write_weights(&mut s, "move", move_layout::GROUPS, &self.move_weights);
         let (v1, later) = end_layout::GROUPS.split_at(features::END_GROUPS_V1);
         write_weights(&mut s, "end", v1, &self.end_weights);
@@ -144,7 +199,7 @@ impl Model {
     }
 
     /// 64-bit id of the parameters (FNV-1a of [`Model::to_text`] and, when used, of the prior
-    /// book and of the network's hash), stored in archives so that an archive is only ever
+    /// book, of the network's hash and of the members' ids), stored in archives so that an archive is only ever
     /// expanded with the model that made it.
     pub fn id(&self) -> u64 {
         let mut bytes = self.to_text().into_bytes();
@@ -154,6 +209,10 @@ impl Model {
         if let Some(net) = &self.network {
             bytes.extend_from_slice(b"network ");
             bytes.extend_from_slice(&net.hash().to_le_bytes());
+        }
+        for m in &self.members {
+            bytes.extend_from_slice(b"member ");
+            bytes.extend_from_slice(&m.model.id().to_le_bytes());
         }
         fnv1a64(&bytes)
     }
@@ -350,6 +409,9 @@ pub const RELEASES: &[Release] = &[
     release!(7, "v6/level7", NET_V6_SEARCH),
     release!(8, "v6/level8", NET_V6_SEARCH),
     release!(9, "v6/level9", NET_V6_SEARCH),
+    // Version 7: level 9 is an ensemble of version 6's level 5 (its own model), version 6's
+    // level 9 and version 5's level 5 ([`Member`]).
+    release!(9, "v7/level9", NET_V6_SEARCH),
 ];
 
 /// The releases, each parsed when first used (a run needs one or two), with its [`Model::id`]:
@@ -429,6 +491,35 @@ mod tests {
         assert_eq!(parsed, limited);
         assert_ne!(parsed.id(), base.id());
         assert!(Model::parse("too deep", &text.replace("search.qdepth 2", "search.qdepth 256")).is_err());
+    }
+
+    #[test]
+    fn ensemble_members_round_trip_and_are_checked() {
+        let v7 = RELEASES.iter().find(|r| r.name == "v7/level9.txt").unwrap().parse().unwrap();
+        let names: Vec<(&str, u32)> = v7.members.iter().map(|m| (m.name.as_str(), m.weight)).collect();
+        assert_eq!(names, [("v5/level5.txt", 52), ("v6/level9.txt", 102)]);
+        for m in &v7.members {
+            assert!(std::ptr::eq(m.model, Model::by_id(m.model.id()).unwrap()), "{} is the embedded release", m.name);
+        }
+        let text = v7.to_text();
+        assert!(text.contains("\nmember.v6/level9.txt 102\n"));
+        assert_eq!(Model::parse("again", &text).unwrap(), Model { network: None, ..v7.clone() });
+        // The members' weights are part of the id, and so is each member's own id.
+        let reweighted = Model::parse("again", &text.replace("member.v6/level9.txt 102", "member.v6/level9.txt 101")).unwrap();
+        assert_ne!(reweighted.id(), Model { network: None, ..v7.clone() }.id());
+        // Without members, the text names none (every earlier model's id is unchanged).
+        assert!(!Model::builtin(5).to_text().contains("member."));
+        let bad = |from: &str, to: &str| Model::parse("v7/level9.txt", &text.replace(from, to)).unwrap_err().to_string();
+        assert!(bad("member.v6/level9.txt 102", "member.v6/level10.txt 102").contains("not an embedded release"));
+        assert!(bad("member.v6/level9.txt 102", "member.v6/level9.txt 0").contains("outside 1..=255"));
+        assert!(bad("member.v6/level9.txt 102", "member.v6/level9.txt 204").contains("sum must be below 256"));
+        assert!(bad("member.v6/level9.txt 102", "member.v6/level9.txt 1 2").contains("needs one value"));
+        assert!(
+            bad("member.v6/level9.txt 102", "member.v7/level9.txt 102").contains("not an embedded release"),
+            "a file cannot name itself"
+        );
+        let nested = Model::parse("nested", &text.replace("member.v6/level9.txt 102", "member.v7/level9.txt 102")).unwrap_err().to_string();
+        assert!(nested.contains("is an ensemble itself"), "{nested}");
     }
 
     #[test]

@@ -50,23 +50,74 @@ pub struct Predictor<'m> {
     prepared_ply: Option<(u32, u64)>,
     /// The move network's state, when the model has a network.
     network: Option<NetworkState>,
+    /// The other members of the model's ensemble ([`Model::members`]; empty for most models).
+    members: Vec<MemberPredictor<'m>>,
+    /// Scratch: the members' weighted sum of logits.
+    mixed: Vec<i64>,
+    /// Whether this predictor is a member of an ensemble: it has no book of its own and only
+    /// gives logits ([`MemberPredictor`]).
+    is_member: bool,
+}
+
+/// A member of an ensemble inside the ensemble's [`Predictor`]: the member model's own
+/// predictor (search, features, network; no book) and its own game state, which follows the
+/// coded game so that the member sees the game (its loss and evaluation history, the skill
+/// classes) as it would coding alone.
+struct MemberPredictor<'m> {
+    predictor: Predictor<'m>,
+    state: GameState,
+    /// Weight in the mixture, in 1/256.
+    weight: i64,
+    /// Scratch: the member's logits of the prepared ply.
+    logits: Vec<i32>,
+}
+
+impl MemberPredictor<'_> {
+    /// Brings the member's state to `st`'s position: it follows the game through
+    /// [`Predictor::observe`]; anywhere else (a new game, a null move) it starts again as a
+    /// copy of `st`. The same calls in the encoder and the decoder give the same states.
+    fn follow(&mut self, st: &GameState) {
+        if self.state.ply != st.ply || self.state.hash != st.hash {
+            self.state = st.clone();
+        }
+    }
 }
 
 impl Drop for Predictor<'_> {
     /// Hands the online book's tables on to the next predictor of this thread.
     fn drop(&mut self) {
-        std::mem::replace(&mut self.book, Book::unallocated()).recycle();
+        if !self.is_member {
+            std::mem::replace(&mut self.book, Book::unallocated()).recycle();
+        }
     }
 }
 
 impl<'m> Predictor<'m> {
     /// A predictor with an empty book.
     pub fn new(model: &'m Model) -> Self {
+        let mut p = Predictor::bookless(model);
+        p.book = Book::reused();
+        p.is_member = false;
+        p.members = model
+            .members
+            .iter()
+            .map(|m| MemberPredictor {
+                predictor: Predictor::bookless(m.model),
+                state: GameState::new(),
+                weight: m.weight as i64,
+                logits: Vec::new(),
+            })
+            .collect();
+        p
+    }
+
+    /// A member's predictor: no book, no members.
+    fn bookless(model: &'m Model) -> Self {
         Predictor {
             model,
             move_weights: MoveWeights::new(&model.move_weights),
             searcher: Searcher::new(),
-            book: Book::reused(),
+            book: Book::unallocated(),
             moves: Vec::with_capacity(256),
             move_list: Vec::new(),
             scores: Vec::new(),
@@ -78,6 +129,9 @@ impl<'m> Predictor<'m> {
             end_cache: [(i32::MIN, 0); END_CACHE],
             prepared_ply: None,
             network: model.network.as_deref().map(|net| NetworkState::new(net, &model.move_weights)),
+            members: Vec::new(),
+            mixed: Vec::new(),
+            is_member: true,
         }
     }
 
@@ -110,7 +164,7 @@ impl<'m> Predictor<'m> {
     /// that the memory access overlaps the scoring work.
     #[inline]
     fn prefetch_book(&self, st: &GameState) {
-        if st.ply < self.model.book_max_ply {
+        if st.ply < self.model.book_max_ply && !self.is_member {
             self.book.prefetch(st.hash);
             if self.model.book_prior_weight > 0 {
                 PRIOR.book.prefetch(st.hash);
@@ -220,22 +274,58 @@ impl<'m> Predictor<'m> {
     /// Table over the prepared legal moves (which must not be empty).
     pub fn move_table(&mut self, st: &GameState) -> Cdf<'_> {
         let mut logits = std::mem::take(&mut self.logits);
-        let z_max = match (&self.model.network, self.network.take()) {
-            (Some(net), Some(mut state)) => {
-                state.prepare(net, st);
-                let ctx = self.move_context(st);
-                let best = state.logits(net, &ctx, &mut logits);
-                self.network = Some(state);
-                best
-            }
-            _ => self.move_context(st).logits(&self.move_weights, &mut logits),
-        };
+        let mut z_max = self.move_logits(st, &mut logits);
+        if !self.members.is_empty() {
+            z_max = self.mix_members(st, &mut logits);
+        }
         softmax_with_max(&logits, z_max, self.model.move_floor, &mut self.weights, &mut self.table);
         self.logits = logits;
         if st.ply < self.model.book_max_ply {
             self.mix_book(st.hash);
         }
         self.table.cdf()
+    }
+
+    /// The model's own logits of the prepared moves into `logits` (the linear model's, plus the
+    /// network's when it has one), returning their maximum.
+    fn move_logits(&mut self, st: &GameState, logits: &mut Vec<i32>) -> i32 {
+        match (&self.model.network, self.network.take()) {
+            (Some(net), Some(mut state)) => {
+                state.prepare(net, st);
+                let ctx = self.move_context(st);
+                let best = state.logits(net, &ctx, logits);
+                self.network = Some(state);
+                best
+            }
+            _ => self.move_context(st).logits(&self.move_weights, logits),
+        }
+    }
+
+    /// Replaces `logits` (this model's own) with the ensemble's weighted mean of its own and its
+    /// members' logits, `(w_0 z_0 + sum_k w_k z_k) >> 8` ([`super::Member`]), and returns their
+    /// maximum. Each member is prepared on its own state first (its own search).
+    fn mix_members(&mut self, st: &GameState, logits: &mut [i32]) -> i32 {
+        let own = 256 - self.members.iter().map(|m| m.weight).sum::<i64>();
+        self.mixed.clear();
+        self.mixed.extend(logits.iter().map(|&z| own * z as i64));
+        for m in &mut self.members {
+            m.follow(st);
+            m.predictor.prepare(&m.state);
+            debug_assert_eq!(m.predictor.moves, self.moves, "a member's legal moves differ");
+            let mut member_logits = std::mem::take(&mut m.logits);
+            m.predictor.move_logits(&m.state, &mut member_logits);
+            for (x, &z) in self.mixed.iter_mut().zip(&member_logits) {
+                *x += m.weight * z as i64;
+            }
+            m.logits = member_logits;
+        }
+        let mut best = i32::MIN;
+        for (z, &x) in logits.iter_mut().zip(&self.mixed) {
+            // The mean of i32 values is an i32; `>>` rounds down, as everywhere in the model.
+            *z = (x >> 8) as i32;
+            best = best.max(*z);
+        }
+        best
     }
 
     /// Mixes the online book into the move table: `p_i = (c_i + alpha q_i) / (C + alpha)`
@@ -275,6 +365,23 @@ impl<'m> Predictor<'m> {
         if st.ply < self.model.book_max_ply {
             self.book.observe(st.hash, self.moves[index].key());
         }
+        self.record(st, index);
+        if !self.members.is_empty() {
+            let m = self.move_at(index);
+            for member in &mut self.members {
+                // A member prepared at this ply ([`Predictor::move_table`]) plays the move on its
+                // own state; otherwise its state lags and is copied again at the next ply.
+                if member.predictor.prepared_ply == Some((st.ply, st.hash)) && member.state.ply == st.ply && member.state.hash == st.hash {
+                    member.predictor.record(&mut member.state, index);
+                    member.state.play(m);
+                }
+            }
+        }
+    }
+
+    /// Records the played move's loss and the position's evaluation in `st` (the skill and
+    /// end features).
+    fn record(&self, st: &mut GameState, index: usize) {
         st.record_loss(self.best - self.scores[index]);
         st.record_eval(st.static_eval() + self.best);
     }
@@ -337,6 +444,49 @@ const fn pst_by_index(flip: usize, row_offset: usize) -> [i32; 512] {
 mod tests {
     use super::*;
     use crate::model::game::GameState;
+
+    /// An ensemble's logits are `(w_0 z_0 + sum_k w_k z_k) >> 8` of the logits its own model and
+    /// each member compute coding the game alone (each with its own state), at every ply,
+    /// across games of one block.
+    #[test]
+    fn ensemble_logits_are_the_weighted_mean_of_its_models_coding_alone() {
+        let ensemble = Model::builtin(9);
+        assert_eq!(ensemble.members.len(), 2, "level 9's newest model is an ensemble");
+        let own = Model { members: Vec::new(), ..ensemble.clone() };
+        let alone: Vec<(&Model, i64)> = std::iter::once((&own, 256 - ensemble.members.iter().map(|m| m.weight as i64).sum::<i64>()))
+            .chain(ensemble.members.iter().map(|m| (m.model, m.weight as i64)))
+            .collect();
+        let mut mixed = Predictor::new(ensemble);
+        let mut singles: Vec<Predictor> = alone.iter().map(|(m, _)| Predictor::new(m)).collect();
+        let mut plies = 0;
+        for line in include_str!("../../data/Chess_Games.txt").lines().take(6) {
+            let game = crate::text::parse_game(line.as_bytes()).unwrap();
+            let mut st = GameState::new();
+            let mut states: Vec<GameState> = alone.iter().map(|_| GameState::new()).collect();
+            for m in game.moves {
+                mixed.prepare(&st);
+                let index = mixed.index_of(&m).unwrap();
+                let _ = mixed.move_table(&st);
+                let mut expected = vec![0i64; mixed.moves().len()];
+                for ((p, s), (_, w)) in singles.iter_mut().zip(&mut states).zip(&alone) {
+                    p.prepare(s);
+                    let mut z = Vec::new();
+                    p.move_logits(s, &mut z);
+                    for (e, z) in expected.iter_mut().zip(z) {
+                        *e += w * z as i64;
+                    }
+                    p.observe(s, index);
+                    s.play(m);
+                }
+                let expected: Vec<i32> = expected.iter().map(|&x| (x >> 8) as i32).collect();
+                assert_eq!(mixed.logits, expected, "ply {}", st.ply);
+                mixed.observe(&mut st, index);
+                st.play(m);
+                plies += 1;
+            }
+        }
+        assert!(plies > 300, "{plies} plies");
+    }
 
     #[test]
     fn move_values_match_the_engine() {

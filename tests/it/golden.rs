@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 75] = [
+const GOLDEN: [(&str, &str, u8); 77] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -93,6 +93,9 @@ const GOLDEN: [(&str, &str, u8); 75] = [
     ("movetext.txt", "movetext.l7.v6.chz", 7),
     ("movetext.txt", "movetext.l8.v6.chz", 8),
     ("movetext.txt", "movetext.l9.v6.chz", 9),
+    // Version 7: level 9 an ensemble (version 6's levels 5 and 9, version 5's level 5).
+    ("movetext.txt", "movetext.l9.v7.chz", 9),
+    ("notations.txt", "notations.txt.l9.v7.chz", 9),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
