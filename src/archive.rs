@@ -39,7 +39,7 @@ pub fn default_block_lines(level: u8) -> u32 {
 
 /// Blocks read (or decoded) per round, per worker thread: each round ends at a barrier, where a
 /// worker that finished its share waits for the others, so fewer, larger rounds keep the
-/// threads busier (the benchmark's 10 blocks fit in one round with two threads).
+/// threads busier (the benchmark's 10 blocks of 1,000 games fit in one round with two threads).
 const BLOCKS_PER_THREAD: usize = 8;
 
 /// Most bytes of text in flight per round, whatever the thread count: a round also ends once

@@ -5,7 +5,7 @@ from typing import Any, Dict, Iterator, Optional, Union
 MIN_LEVEL: int
 MAX_LEVEL: int
 DEFAULT_LEVEL: int
-DEFAULT_BLOCK_LINES: int
+DEFAULT_BLOCK_LINES: int  # lines per block at levels 1-3 (block_lines=None); levels 4-9 use 5000
 
 class ChesszipError(ValueError):
     """An error of chesszip: the same message as the command line's."""

@@ -65,22 +65,23 @@ pub struct Predictor<'m> {
 /// classes) as it would coding alone.
 struct MemberPredictor<'m> {
     predictor: Predictor<'m>,
-    state: GameState,
+    /// `None` until the first ply: then a copy of the coder's state (with its fixed skill
+    /// class, when analysing).
+    state: Option<GameState>,
     /// Weight in the mixture, in 1/256.
     weight: i64,
     /// Scratch: the member's logits of the prepared ply.
     logits: Vec<i32>,
 }
 
-impl MemberPredictor<'_> {
-    /// Brings the member's state to `st`'s position: it follows the game through
-    /// [`Predictor::observe`]; anywhere else (a new game, a null move) it starts again as a
-    /// copy of `st`. The same calls in the encoder and the decoder give the same states.
-    fn follow(&mut self, st: &GameState) {
-        if self.state.ply != st.ply || self.state.hash != st.hash {
-            self.state = st.clone();
-        }
+/// Brings a member's state to `st`'s position: it follows the game through
+/// [`Predictor::observe`]; anywhere else (the first ply, a new game, a null move) it starts
+/// again as a copy of `st`. The same calls in the encoder and the decoder give the same states.
+fn follow<'s>(state: &'s mut Option<GameState>, st: &GameState) -> &'s GameState {
+    if !state.as_ref().is_some_and(|s| s.ply == st.ply && s.hash == st.hash) {
+        *state = Some(st.clone());
     }
+    state.as_ref().expect("just set")
 }
 
 impl Drop for Predictor<'_> {
@@ -101,12 +102,7 @@ impl<'m> Predictor<'m> {
         p.members = model
             .members
             .iter()
-            .map(|m| MemberPredictor {
-                predictor: Predictor::bookless(m.model),
-                state: GameState::new(),
-                weight: m.weight as i64,
-                logits: Vec::new(),
-            })
+            .map(|m| MemberPredictor { predictor: Predictor::bookless(m.model), state: None, weight: m.weight as i64, logits: Vec::new() })
             .collect();
         p
     }
@@ -309,11 +305,11 @@ impl<'m> Predictor<'m> {
         self.mixed.clear();
         self.mixed.extend(logits.iter().map(|&z| own * z as i64));
         for m in &mut self.members {
-            m.follow(st);
-            m.predictor.prepare(&m.state);
+            let state = follow(&mut m.state, st);
+            m.predictor.prepare(state);
             debug_assert_eq!(m.predictor.moves, self.moves, "a member's legal moves differ");
             let mut member_logits = std::mem::take(&mut m.logits);
-            m.predictor.move_logits(&m.state, &mut member_logits);
+            m.predictor.move_logits(state, &mut member_logits);
             for (x, &z) in self.mixed.iter_mut().zip(&member_logits) {
                 *x += m.weight * z as i64;
             }
@@ -371,9 +367,12 @@ impl<'m> Predictor<'m> {
             for member in &mut self.members {
                 // A member prepared at this ply ([`Predictor::move_table`]) plays the move on its
                 // own state; otherwise its state lags and is copied again at the next ply.
-                if member.predictor.prepared_ply == Some((st.ply, st.hash)) && member.state.ply == st.ply && member.state.hash == st.hash {
-                    member.predictor.record(&mut member.state, index);
-                    member.state.play(m);
+                if member.predictor.prepared_ply == Some((st.ply, st.hash)) {
+                    let predictor = &member.predictor;
+                    if let Some(state) = member.state.as_mut().filter(|s| s.ply == st.ply && s.hash == st.hash) {
+                        predictor.record(state, index);
+                        state.play(m);
+                    }
                 }
             }
         }
