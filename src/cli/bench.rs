@@ -117,15 +117,17 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     let repeat = args.repeat.max(1);
     let mut rows = Vec::new();
     let mut plies = 0;
+    // 0: each level's default block size.
+    let block_lines = args.block_lines.unwrap_or(0);
     for &level in &args.levels {
         if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
             bail!("level {level} is not in 1..=9");
         }
         eprint!("level {level}...");
-        let (bytes, c, e, p) = measure(&data, level, threads, args.block_lines.unwrap_or(0), repeat)?;
+        let (bytes, c, e, p) = measure(&data, level, threads, block_lines, repeat)?;
         plies = p;
         let single = if args.per_core {
-            let (_, c1, e1, _) = measure(&data, level, 1, args.block_lines.unwrap_or(0), repeat)?;
+            let (_, c1, e1, _) = measure(&data, level, 1, block_lines, repeat)?;
             Some((c1, e1))
         } else {
             None

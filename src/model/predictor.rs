@@ -78,10 +78,15 @@ struct MemberPredictor<'m> {
 /// [`Predictor::observe`]; anywhere else (the first ply, a new game, a null move) it starts
 /// again as a copy of `st`. The same calls in the encoder and the decoder give the same states.
 fn follow<'s>(state: &'s mut Option<GameState>, st: &GameState) -> &'s GameState {
-    if !state.as_ref().is_some_and(|s| s.ply == st.ply && s.hash == st.hash) {
+    if !state.as_ref().is_some_and(|s| at_same_ply(s, st)) {
         *state = Some(st.clone());
     }
     state.as_ref().expect("just set")
+}
+
+/// Whether a member's state `s` is at `st`'s ply and position.
+fn at_same_ply(s: &GameState, st: &GameState) -> bool {
+    s.ply == st.ply && s.hash == st.hash
 }
 
 impl Drop for Predictor<'_> {
@@ -369,7 +374,7 @@ impl<'m> Predictor<'m> {
                 // own state; otherwise its state lags and is copied again at the next ply.
                 if member.predictor.prepared_ply == Some((st.ply, st.hash)) {
                     let predictor = &member.predictor;
-                    if let Some(state) = member.state.as_mut().filter(|s| s.ply == st.ply && s.hash == st.hash) {
+                    if let Some(state) = member.state.as_mut().filter(|s| at_same_ply(s, st)) {
                         predictor.record(state, index);
                         state.play(m);
                     }
