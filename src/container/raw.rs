@@ -541,7 +541,11 @@ impl<R: BufRead> RawReader<R> {
                 }
                 Dec::Zstd(d) => {
                     let s = d.run_on_buffers(input, buf).map_err(|e| Error::Corrupt(format!("raw archive: {e}")))?;
-                    (s.bytes_read, s.bytes_written, s.remaining == 0 && s.bytes_written < buf.len())
+                    // zstd returns 0 exactly when the frame is decoded *and* flushed, also when
+                    // that fills the buffer to its last byte: a frame that ends at the end of
+                    // a full buffer has ended (waiting for the next call would find no input
+                    // and call a whole archive truncated).
+                    (s.bytes_read, s.bytes_written, s.remaining == 0)
                 }
                 Dec::Lzma(s) => {
                     let (in0, out0) = (s.total_in(), s.total_out());
