@@ -34,6 +34,7 @@ fn main() {
             format: Some(InputFormat::Pgn),
             block_bytes: chesszip::container::MAX_BLOCK_TEXT,
             raw_form: false,
+            verify: true,
         };
         let t = Instant::now();
         let archive = compress_bytes(&data, &opts);
@@ -69,6 +70,7 @@ fn main() {
             format: Some(InputFormat::Movetext),
             block_bytes: chesszip::container::MAX_BLOCK_TEXT,
             raw_form: false,
+            verify: true,
         };
         let mut mt_archive = Vec::new();
         let mt_summary = chesszip::compress(&mt[..], &mut mt_archive, &mt_opts, &|_| {}).unwrap();

@@ -84,6 +84,10 @@ pub struct CompressOptions {
     /// Whether the archive may take the whole-input raw form when that is smaller (see
     /// [`form`]); `false` always writes the block container.
     pub raw_form: bool,
+    /// Whether every block and raw form is decoded and compared with its input before it is
+    /// written (see [`compress`]); `true` by default. Turning it off saves about the time of
+    /// an `expand` and trusts the encoder.
+    pub verify: bool,
 }
 
 impl CompressOptions {
@@ -95,7 +99,15 @@ impl CompressOptions {
 
 impl Default for CompressOptions {
     fn default() -> Self {
-        CompressOptions { level: DEFAULT_LEVEL, block_lines: 0, threads: 0, format: None, block_bytes: MAX_BLOCK_TEXT, raw_form: true }
+        CompressOptions {
+            level: DEFAULT_LEVEL,
+            block_lines: 0,
+            threads: 0,
+            format: None,
+            block_bytes: MAX_BLOCK_TEXT,
+            raw_form: true,
+            verify: true,
+        }
     }
 }
 
@@ -154,6 +166,15 @@ pub(crate) fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 /// The archive is a block container, or the whole-input raw form when `opts.raw_form` allows
 /// it and it is smaller (see [`form`]).
 ///
+/// # Round trip before success
+/// With `opts.verify` (the default), nothing is written that was not checked by its reader:
+/// each block is decoded in the worker that coded it and compared with its text; a block that
+/// differs is coded again with every line stored raw ([`BlockFormat::encode_stored`]), checked
+/// the same way. A held raw form is decoded and compared before it is chosen; a streamed one
+/// is decoded as it is written, its length, line count and CRC-32 compared with the input's at
+/// the end. Should a check still fail, [`Error::SelfCheck`] is returned (for a streamed
+/// archive, after its bytes were written: the caller must not keep them).
+///
 /// ```
 /// use chesszip::{CompressOptions, ExpandOptions, compress, expand};
 ///
@@ -177,7 +198,8 @@ pub(crate) fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 /// ```
 ///
 /// # Errors
-/// [`Error::Io`] from reading or writing. Every input is accepted.
+/// [`Error::Io`] from reading or writing; [`Error::SelfCheck`] should the check above fail
+/// (a bug, never the input's fault). Every input is accepted.
 ///
 /// # Panics
 /// If `opts.level` is outside `MIN_LEVEL..=MAX_LEVEL`, or `opts.block_bytes` is 0.
@@ -227,19 +249,17 @@ fn compress_blocks<R: BufRead, W: Write>(
         }
         // One task per block (`with_max_len(1)`): rayon would otherwise hand a thread runs of
         // two or three blocks, and a thread that finishes early could only wait for them.
-        let coded: Vec<(EncodedBlock, BlockStats)> =
-            pool.install(|| texts.par_iter().with_max_len(1).map(|t| coder.encode(model, t)).collect());
-        for (text, (block, stats)) in texts.iter().zip(coded) {
-            let header = BlockHeader {
-                lines: stats.lines as u32,
-                text_len: text.len() as u32,
-                text_crc: crc32fast::hash(text),
-                plies: stats.plies as u32,
-                raw_lines: stats.raw_lines as u32,
-                games: stats.games as u32,
-                partial_line: text.last() != Some(&b'\n'),
-                ..BlockHeader::default()
-            };
+        let first = summary.blocks;
+        let coded: Vec<Result<(BlockHeader, EncodedBlock, BlockStats), Error>> = pool.install(|| {
+            texts
+                .par_iter()
+                .with_max_len(1)
+                .enumerate()
+                .map(|(i, t)| encode_checked(header, model, first + i as u64, t, opts.verify))
+                .collect()
+        });
+        for (text, coded) in texts.iter().zip(coded) {
+            let (header, block, stats) = coded?;
             writer.write_block(&header, &block)?;
             summary.text_bytes += text.len() as u64;
             summary.blocks += 1;
@@ -250,6 +270,48 @@ fn compress_blocks<R: BufRead, W: Write>(
     let (_, size) = writer.finish()?;
     summary.archive_bytes = size;
     Ok(summary)
+}
+
+/// The block header of `text` coded with counts `stats`.
+fn block_header(text: &[u8], stats: &BlockStats) -> BlockHeader {
+    BlockHeader {
+        lines: stats.lines as u32,
+        text_len: text.len() as u32,
+        text_crc: crc32fast::hash(text),
+        plies: stats.plies as u32,
+        raw_lines: stats.raw_lines as u32,
+        games: stats.games as u32,
+        partial_line: text.last() != Some(&b'\n'),
+        ..BlockHeader::default()
+    }
+}
+
+/// Codes `text` as block number `n` of an archive with header `file` and, if `verify`, decodes
+/// it as [`expand`] would and compares; a block that does not give back its text is coded
+/// again with every line stored ([`BlockFormat::encode_stored`]) and checked again.
+///
+/// # Errors
+/// [`Error::SelfCheck`] if the stored block does not decode to `text` either.
+fn encode_checked(
+    file: FileHeader,
+    model: &Model,
+    n: u64,
+    text: &[u8],
+    verify: bool,
+) -> Result<(BlockHeader, EncodedBlock, BlockStats), Error> {
+    let coder = block_format(file.format);
+    let (block, stats) = coder.encode(model, text);
+    let header = block_header(text, &stats);
+    if !verify || expand_one(file, model, n, &header, &block).is_ok_and(|back| back == text) {
+        return Ok((header, block, stats));
+    }
+    let (block, stats) = coder.encode_stored(model, text);
+    let header = block_header(text, &stats);
+    match expand_one(file, model, n, &header, &block) {
+        Ok(back) if back == text => Ok((header, block, stats)),
+        Ok(_) => Err(Error::SelfCheck(format!("block {n} stored raw decodes to other text"))),
+        Err(e) => Err(Error::SelfCheck(format!("block {n} stored raw does not decode: {e}"))),
+    }
 }
 
 /// The model an archive was made with: the embedded release of its level with its id.
@@ -371,9 +433,13 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
 }
 
 /// Compresses a byte slice in memory.
+///
+/// # Panics
+/// As [`compress`], and on [`Error::SelfCheck`] (a bug of chesszip: the archive failed its
+/// own check); [`compress`] returns that error instead.
 pub fn compress_bytes(input: &[u8], opts: &CompressOptions) -> Vec<u8> {
     let mut out = Vec::new();
-    compress(input, &mut out, opts, &|_| {}).expect("in-memory compression cannot fail");
+    compress(input, &mut out, opts, &|_| {}).unwrap_or_else(|e| panic!("{e}"));
     out
 }
 

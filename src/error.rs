@@ -21,6 +21,11 @@ pub enum Error {
     /// this binary does not embed).
     #[error("unsupported archive: {0}")]
     Unsupported(String),
+    /// An archive being written failed its own check: it did not decode to its input, and
+    /// no fallback form did either. Nothing should be kept of it (the command line removes
+    /// the output); this is a bug of chesszip, never of the input.
+    #[error("internal error, please report it: {0} (the archive would not expand to its input, so it was not kept)")]
+    SelfCheck(String),
     /// A model parameter file could not be parsed.
     #[error("model file {name}, line {line}: {message}")]
     Model {

@@ -21,6 +21,11 @@ pub trait BlockFormat: Sync {
     /// newest coding ([`Coding::NEWEST`]).
     fn encode(&self, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats);
 
+    /// Codes one block's text as [`BlockFormat::encode`] does, but with every line (or game)
+    /// stored raw, no move coded: the fallback of a block that does not decode to its text
+    /// (see [`crate::archive`]), decodable by [`BlockFormat::decode`] in the same coding.
+    fn encode_stored(&self, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats);
+
     /// Decodes `block`, whose header records `lines` lines and `max_len` bytes of text, with
     /// `model` in `coding` (the archive's) into `out`; returns the counts of what was decoded.
     ///

@@ -65,7 +65,7 @@ pub(crate) fn compress<R: BufRead, W: Write>(
     if head.len() <= MAX_HELD {
         let mut container = Vec::new();
         let summary = compress_blocks(&head[..], &mut container, &container_opts, progress)?;
-        let (bytes, summary) = match smallest_raw(&head, format, container.len(), opts.threads)? {
+        let (bytes, summary) = match smallest_raw(&head, format, container.len(), opts)? {
             Some(raw) => {
                 let summary = raw_summary(Totals::of(&head), raw.len() as u64);
                 (raw, summary)
@@ -79,10 +79,21 @@ pub(crate) fn compress<R: BufRead, W: Write>(
     let probe_len = head[..PROBE].iter().rposition(|&b| b == b'\n').map_or(PROBE, |i| i + 1);
     let mut probe = Vec::new();
     let found = compress_blocks(&head[..probe_len], &mut probe, &container_opts, &|_| {})?;
-    let mut input = (&head[..]).chain(input);
+    let input = (&head[..]).chain(input);
     if found.stats.games > 0 && probe.len() as f64 <= GATE * raw::estimate_len(&head[..probe_len]) as f64 {
         return compress_blocks(input, output, &container_opts, progress);
     }
+    if opts.verify {
+        let mut checked = CheckedOutput::new(output);
+        let summary = stream(input, &mut checked, format, progress)?;
+        checked.finish()?;
+        return Ok(summary);
+    }
+    stream(input, output, format, progress)
+}
+
+/// Writes all of `input` to `output` as one streamed raw archive.
+fn stream<R: BufRead, W: Write>(mut input: R, output: W, format: InputFormat, progress: Progress<'_>) -> Result<Summary, Error> {
     let mut writer = StreamedWriter::new(output, format)?;
     let mut done = 0u64;
     loop {
@@ -104,17 +115,110 @@ pub(crate) fn compress<R: BufRead, W: Write>(
     Ok(raw_summary(totals, size))
 }
 
+/// Chunks of archive queued for the checking thread of [`CheckedOutput`] (each at most the
+/// streamed writer's buffer, 128 KiB).
+const QUEUED_CHUNKS: usize = 16;
+
+/// An output that also decodes what is written to it, in a thread of its own, with the reader
+/// that `expand` uses ([`RawReader`]): the streamed raw form's round trip before success. The
+/// reader checks the text's length, line count and CRC-32 against the trailer, which the
+/// writer computed from the input, so a stream that decodes to anything but the input fails
+/// (but for a CRC-32 collision). Memory: zstd's decoder window (128 MiB at most) and the
+/// queue.
+struct CheckedOutput<W: Write> {
+    out: W,
+    queue: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    check: Option<std::thread::JoinHandle<Result<(), Error>>>,
+}
+
+impl<W: Write> CheckedOutput<W> {
+    fn new(out: W) -> Self {
+        let (queue, chunks) = std::sync::mpsc::sync_channel::<Vec<u8>>(QUEUED_CHUNKS);
+        let check = std::thread::spawn(move || {
+            let mut reader = RawReader::new(std::io::BufReader::new(ChunkReader { chunks, chunk: Vec::new(), at: 0 }))?;
+            reader.copy_to(&mut std::io::sink())?;
+            Ok(())
+        });
+        CheckedOutput { out, queue: Some(queue), check: Some(check) }
+    }
+
+    /// Ends the check: [`Error::SelfCheck`] if the archive written did not decode.
+    fn finish(mut self) -> Result<(), Error> {
+        self.queue = None;
+        self.join()
+    }
+
+    fn join(&mut self) -> Result<(), Error> {
+        let check = self.check.take().expect("joined once");
+        match check.join() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Error::SelfCheck(format!("the streamed raw archive does not decode: {e}"))),
+            Err(_) => Err(Error::SelfCheck("the streamed raw archive's check stopped".into())),
+        }
+    }
+}
+
+impl<W: Write> Write for CheckedOutput<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        let sent = self.queue.as_ref().is_some_and(|q| q.send(buf[..n].to_vec()).is_ok());
+        if !sent {
+            // The checking thread stopped early: the archive so far does not decode.
+            self.queue = None;
+            let e = self.join().err().unwrap_or_else(|| Error::SelfCheck("the streamed raw archive's check ended early".into()));
+            return Err(std::io::Error::other(e));
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// The bytes sent to a channel, as a reader (end of input once the sender is dropped).
+struct ChunkReader {
+    chunks: std::sync::mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Read for ChunkReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// The smallest held raw archive of `text` if the raw codecs run (see the [module](self)) and
-/// it is smaller than the container's `container_len` bytes.
-fn smallest_raw(text: &[u8], format: InputFormat, container_len: usize, threads: usize) -> Result<Option<Vec<u8>>, Error> {
+/// it is smaller than the container's `container_len` bytes; with `opts.verify`, the smallest
+/// of those that decode to `text` (the container, checked block by block, is the fallback).
+fn smallest_raw(text: &[u8], format: InputFormat, container_len: usize, opts: &CompressOptions) -> Result<Option<Vec<u8>>, Error> {
     if text.len() > ALWAYS_TRY && container_len as f64 <= GATE * raw::estimate_len(text) as f64 {
         return Ok(None);
     }
-    let pool = super::worker_pool(threads)?;
+    let pool = super::worker_pool(opts.threads)?;
     let (zstd, lzma) =
         pool.install(|| rayon::join(|| raw::encode_held(text, format, Codec::Zstd), || raw::encode_held(text, format, Codec::Lzma2)));
     let stored = raw::encode_held(text, format, Codec::Stored);
-    Ok([stored, zstd, lzma].into_iter().min_by_key(Vec::len).filter(|a| a.len() < container_len))
+    let mut candidates: Vec<Vec<u8>> = [stored, zstd, lzma].into_iter().filter(|a| a.len() < container_len).collect();
+    candidates.sort_by_key(Vec::len);
+    Ok(candidates.into_iter().find(|a| !opts.verify || decodes_to(a, text)))
+}
+
+/// Whether the held raw archive `archive` decodes, through the reader that `expand` uses, to
+/// exactly `text`.
+fn decodes_to(archive: &[u8], text: &[u8]) -> bool {
+    let mut back = Vec::with_capacity(text.len());
+    RawReader::new(archive).and_then(|mut r| r.copy_to(&mut back)).is_ok() && back == text
 }
 
 /// The summary of a raw archive of `archive_bytes` bytes holding text of totals `t`: no

@@ -682,6 +682,52 @@ mod tests {
         }
     }
 
+    /// [`decode`] reading into a buffer of `buf_len` bytes.
+    fn decode_by(archive: &[u8], buf_len: usize) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::new();
+        let mut r = RawReader::new(archive)?;
+        let mut buf = vec![0u8; buf_len];
+        loop {
+            match r.read(&mut buf)? {
+                0 => return Ok(out),
+                n => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    }
+
+    /// Repetitive texts whose length is at or next to a multiple of the readers' buffers
+    /// (`copy_to` and `expand` decode 64 KiB at a time): a stream that ends exactly at the end
+    /// of a full buffer once failed its own check as "truncated".
+    #[test]
+    fn repetitive_texts_at_buffer_boundaries_round_trip() {
+        let line = b"e4 e5 Nf3 Nc6 Bb5 a6 1-0\n";
+        for size in [4095, 4096, 65535, 65536, 65537, 131071, 131072, 131073, 3 << 16, 1 << 20] {
+            let zeros = vec![0u8; size];
+            let lines: Vec<u8> = line.iter().copied().cycle().take(size).collect();
+            for text in [zeros, lines] {
+                let mut archives: Vec<Vec<u8>> = Codec::HELD.iter().map(|&c| encode_held(&text, InputFormat::Movetext, c)).collect();
+                archives.push(streamed(&text, InputFormat::Movetext));
+                for (a, codec) in archives.iter().zip(["stored", "zstd", "lzma2", "streamed"]) {
+                    assert_eq!(decode(a).unwrap(), text, "{codec}, {size} bytes");
+                    for buf_len in [1, 4096, 65536, 65537, size, size + 1] {
+                        assert!(decode_by(a, buf_len).unwrap() == text, "{codec}, {size} bytes, buffer {buf_len}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The largest held text (zeros, the case of the bug) in the two codecs that compress it.
+    #[test]
+    fn the_largest_held_text_round_trips() {
+        let text = vec![0u8; MAX_HELD];
+        for codec in [Codec::Zstd, Codec::Lzma2] {
+            let a = encode_held(&text, InputFormat::Movetext, codec);
+            assert!(decode(&a).unwrap() == text, "{codec:?}");
+        }
+        assert!(decode(&streamed(&text, InputFormat::Movetext)).unwrap() == text);
+    }
+
     #[test]
     fn damage_is_detected() {
         let text = b"1. e4 e5 2. Nf3 Nc6 some words that repeat, some words that repeat\n".repeat(50);

@@ -145,6 +145,14 @@ fn encode_analysed(model: &Model, text: &[u8], trace: bool, fixed_skill: Option<
     }
 }
 
+/// [`encode_block`] with every line stored raw ([`Notations::Stored`]): the fallback of a
+/// block that does not decode to its text (see [`crate::archive`]). Any decoder of coding
+/// [`Coding::Notations`] expands it.
+pub fn encode_block_stored(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+    let (block, stats, _) = encode_with(model, text, Analysis::default(), Notations::Stored).expect("stored lines allowed");
+    (block, stats)
+}
+
 /// What an encoding records and changes for analysis: prediction statistics, and a fixed skill
 /// class. The default codes as archives are coded.
 #[derive(Clone, Copy, Default)]
@@ -170,13 +178,13 @@ fn encode_with(model: &Model, text: &[u8], analysis: Analysis, mode: Notations) 
     for line in split_lines(text) {
         // Compact long algebraic (`e2e4 e7e5`) reads as SAN showing every origin, which the
         // spelling model would pay for move by move: the notation models code it for free.
-        let canonical = parse_game_into(line.content, &mut game, &mut plies) && !shows_every_origin(&game);
-        let mut is_game = canonical || parse_lenient_into(line.content, &mut game);
+        let canonical = mode != Notations::Stored && parse_game_into(line.content, &mut game, &mut plies) && !shows_every_origin(&game);
+        let mut is_game = canonical || (mode != Notations::Stored && parse_lenient_into(line.content, &mut game));
         if is_game && !canonical {
             match mode {
                 Notations::Refused => return None,
                 Notations::Coded => {}
-                Notations::Raw => is_game = false,
+                Notations::Raw | Notations::Stored => is_game = false,
             }
         }
         if canonical && notations {

@@ -33,6 +33,10 @@ impl BlockFormat for Movetext {
         block::encode_block(model, text)
     }
 
+    fn encode_stored(&self, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+        block::encode_block_stored(model, text)
+    }
+
     fn decode(
         &self,
         model: &Model,

@@ -29,6 +29,10 @@ pub enum Notations {
     Coded,
     /// Stores them raw (the fallback should a coded block not decode to its text).
     Raw,
+    /// Stores every line or game raw, canonical ones too: the last fallback, should a block
+    /// coded with `Refused` or `Raw` not decode to its text (no move is coded, so no model
+    /// bug can lose it).
+    Stored,
 }
 
 /// How a game that uses other notations is written, as its header codes it.

@@ -291,6 +291,13 @@ pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, Block
     }
 }
 
+/// [`encode_block`] with every game stored raw ([`Notations::Stored`]): the fallback of a
+/// block that does not decode to its text (see [`crate::archive`]).
+pub fn encode_block_stored(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+    let (block, stats, _) = encode_with(model, text, Notations::Stored).expect("stored games allowed");
+    (block, stats)
+}
+
 /// [`encode_block_detailed`] with games in other notations handled as `mode` says; `None` if
 /// `mode` refuses them and a game needs them.
 fn encode_with(model: &Model, text: &[u8], mode: Notations) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
@@ -305,12 +312,12 @@ fn encode_with(model: &Model, text: &[u8], mode: Notations) -> Option<(EncodedBl
     let mut flag = notations as usize;
     c.code(Cdf::new(&NOTATIONS_FLAG), &mut flag).expect("encoding cannot fail");
     for piece in split_games(text) {
-        let mut parsed = parse(piece);
+        let mut parsed = if mode == Notations::Stored { None } else { parse(piece) };
         if parsed.as_ref().is_some_and(|g| g.lines.iter().any(|l| !l.written.is_empty())) {
             match mode {
                 Notations::Refused => return None,
                 Notations::Coded => {}
-                Notations::Raw => parsed = None,
+                Notations::Raw | Notations::Stored => parsed = None,
             }
         }
         let mut p = match parsed {

@@ -93,6 +93,10 @@ impl BlockFormat for Pgn {
         encode_block(model, text)
     }
 
+    fn encode_stored(&self, model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
+        codec::encode_block_stored(model, text)
+    }
+
     fn decode(
         &self,
         model: &Model,

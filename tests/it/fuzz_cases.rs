@@ -5,10 +5,13 @@
 use std::io::Cursor;
 use std::path::Path;
 
+use chesszip::ExpandOptions;
 use chesszip::container::{Coding, EncodedBlock};
 use chesszip::model::Model;
 use chesszip::movetext::block::decode_block;
-use chesszip::{CompressOptions, ExpandOptions};
+
+#[path = "../../fuzz/roundtrip_input.rs"]
+mod roundtrip_input;
 
 /// The contents of the case files of `target`, with their names. `fuzz/seeds/TARGET` must
 /// exist; `tests/fuzz_cases/TARGET` only once fuzzing has found something for TARGET.
@@ -45,25 +48,13 @@ fn expand_cases() {
     }
 }
 
-/// As fuzz/fuzz_targets/roundtrip.rs: the first two bytes choose block sizes.
+/// As fuzz/fuzz_targets/roundtrip.rs: the first two bytes choose the settings and the size
+/// (fuzz/roundtrip_input.rs).
 #[test]
 fn roundtrip_cases() {
     for (name, data) in cases("roundtrip") {
-        let (opts, input) = match &data[..] {
-            [a, b, rest @ ..] => (
-                CompressOptions {
-                    level: 1,
-                    block_lines: 1 + (*a as u32 % 8),
-                    block_bytes: if *b < 128 { 1 + *b as usize } else { chesszip::container::MAX_BLOCK_TEXT },
-                    threads: 1,
-                    format: None,
-                    raw_form: false,
-                },
-                rest,
-            ),
-            _ => (CompressOptions { level: 1, threads: 1, ..Default::default() }, &data[..]),
-        };
-        let archive = chesszip::compress_bytes(input, &opts);
+        let (opts, input) = roundtrip_input::settings(&data);
+        let archive = chesszip::compress_bytes(&input, &opts);
         let back = chesszip::expand_bytes(&archive, &ExpandOptions { threads: 1 }).expect("own archive expands");
         assert!(back == input, "{name}: round trip differs");
     }

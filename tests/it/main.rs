@@ -23,5 +23,6 @@ mod raw_form;
 mod reference;
 mod round_trip_real;
 mod search;
+mod self_check;
 mod tune_outcome;
 mod tune_trace;

@@ -24,8 +24,15 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn round_trip(data: &[u8], format: Option<InputFormat>, block_lines: u32) -> Vec<u8> {
-    let opts =
-        CompressOptions { level: 1, block_lines, threads: 0, format, block_bytes: chesszip::container::MAX_BLOCK_TEXT, raw_form: false };
+    let opts = CompressOptions {
+        level: 1,
+        block_lines,
+        threads: 0,
+        format,
+        block_bytes: chesszip::container::MAX_BLOCK_TEXT,
+        raw_form: false,
+        verify: true,
+    };
     let archive = compress_bytes(data, &opts);
     let back = expand_bytes(&archive, &ExpandOptions::default()).expect("expands");
     assert!(back == data, "round trip differs");
