@@ -38,6 +38,8 @@
 //! ```
 
 #![deny(missing_docs)]
+// The library never prints: the binary decides what reaches the standard streams.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod archive;
 pub mod chess;

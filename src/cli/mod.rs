@@ -34,6 +34,9 @@ use status::{Status, describe, error};
 pub fn main() -> ExitCode {
     memory::bound_heap_growth();
     cleanup::install();
+    if let Err(message) = level::check_digit_clusters(std::env::args_os().skip(1), &<Cli as clap::CommandFactory>::command()) {
+        return status::final_status(error(message)).code();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
