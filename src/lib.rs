@@ -14,7 +14,7 @@
 //! output bytes
 //! ```
 //!
-//! The modules are layers, bottom to top (README, "Layers"; `tests/it/layers.rs` checks that
+//! The modules are layers, bottom to top (docs/architecture.md, "Layers"; `tests/it/layers.rs` checks that
 //! no module imports one above it): [`error`]; [`chess`], [`entropy`] and [`compressed`]; [`text`];
 //! [`engine`]; [`model`]; [`container`]; [`format`](mod@format); [`movetext`]; [`pgn`]; [`archive`] (the
 //! pipeline, blocks in parallel with rayon); [`games`]; [`convert`] and [`inspect`]; [`tune`].
