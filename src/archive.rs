@@ -45,7 +45,7 @@ const BLOCKS_PER_THREAD: usize = 8;
 /// Most bytes of text in flight per round, whatever the thread count: a round also ends once
 /// its blocks hold this much text (it always takes at least one block). With the temporaries
 /// of coding a block (about as large as its text), this sets the memory ceiling of [`compress`]
-/// and [`expand`], independent of the number of threads (README, "Robustness"). Real games come
+/// and [`expand`], independent of the number of threads (docs/robustness.md). Real games come
 /// in blocks of a few hundred KB, so a round holds a hundred of them or more; only inputs of
 /// very long lines (blocks near [`MAX_BLOCK_TEXT`]) are coded two blocks at a time.
 pub const ROUND_TEXT_BYTES: usize = 2 * MAX_BLOCK_TEXT;

@@ -14,7 +14,7 @@
 //! output bytes
 //! ```
 //!
-//! The modules are layers, bottom to top (README, "Layers"; `tests/it/layers.rs` checks that
+//! The modules are layers, bottom to top (docs/architecture.md, "Layers"; `tests/it/layers.rs` checks that
 //! no module imports one above it): [`error`]; [`chess`], [`entropy`] and [`compressed`]; [`text`];
 //! [`engine`]; [`model`]; [`container`]; [`format`](mod@format); [`movetext`]; [`pgn`]; [`archive`] (the
 //! pipeline, blocks in parallel with rayon); [`games`]; [`convert`] and [`inspect`]; [`tune`].
@@ -38,6 +38,8 @@
 //! ```
 
 #![deny(missing_docs)]
+// The library never prints: the binary decides what reaches the standard streams.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod archive;
 pub mod chess;

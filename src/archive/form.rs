@@ -17,7 +17,7 @@
 //!   what `xz -9e` writes (its container adds about 60 bytes to the same stream), and at most
 //!   the zstd frame of `zstd -19 --long` plus as many bytes, whenever the raw codecs ran;
 //! - when they did not run, the container is at most half the estimate, which the raw codecs
-//!   beat only on unusual data (this is not proved, only measured: see the README).
+//!   beat only on unusual data (this is not proved, only measured: see docs/formats.md).
 //!
 //! A longer input is probed: its first [`PROBE`] bytes (cut at a line end) are compressed as
 //! a container. If they hold no game, or their container is larger than [`GATE`] times their

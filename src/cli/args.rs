@@ -72,6 +72,11 @@ pub enum Command {
     Bench(BenchArgs),
 }
 
+/// `-T N`: 0 (one per core) to [`chesszip::archive::MAX_THREADS`].
+fn threads() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(0..=chesszip::archive::MAX_THREADS as u64)
+}
+
 /// Options of `bench`.
 #[derive(Clone, Debug, Args)]
 pub struct BenchArgs {
@@ -80,10 +85,11 @@ pub struct BenchArgs {
     #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub file: Option<PathBuf>,
     /// Levels to measure, e.g. `-l 1,5,9` (default: the default level).
-    #[arg(short, long, value_delimiter = ',', default_values_t = [chesszip::model::DEFAULT_LEVEL])]
+    #[arg(short, long, value_delimiter = ',', default_values_t = [chesszip::model::DEFAULT_LEVEL],
+          value_parser = clap::value_parser!(u8).range(chesszip::MIN_LEVEL as i64..=chesszip::MAX_LEVEL as i64))]
     pub levels: Vec<u8>,
     /// Worker threads; 0 means one per core (at most 256).
-    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
     pub threads: usize,
     /// Runs per measurement; the median time is reported.
     #[arg(short, long, default_value_t = 1)]
@@ -124,7 +130,7 @@ pub struct CommonArgs {
     pub keep: bool,
 
     /// Worker threads; 0 means one per core (at most 256).
-    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
     pub threads: usize,
 
     /// Print nothing but errors (no warnings, no progress bar).
@@ -207,7 +213,7 @@ pub struct ExtractArgs {
     #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]
     pub lines: Option<LineSpec>,
     /// Worker threads; 0 means one per core (at most 256).
-    #[arg(short = 'T', long, value_name = "N", default_value_t = 0)]
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
     pub threads: usize,
     /// Print nothing but errors.
     #[arg(short, long)]

@@ -1,6 +1,7 @@
 //! `chesszip bench`: compress, expand and verify a file at chosen levels, next to `xz -9e` and
 //! `zstd -19 --long` run on the same file in the same run, and print a table.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -11,6 +12,7 @@ use anyhow::{Context, Result, bail};
 use chesszip::{CompressOptions, ExpandOptions, expand_bytes};
 
 use super::args::BenchArgs;
+use super::status::{self, say, say_part};
 
 /// One measured row.
 struct Row {
@@ -123,7 +125,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
             bail!("level {level} is not in 1..=9");
         }
-        eprint!("level {level}...");
+        say_part(format_args!("level {level}..."));
         let (bytes, c, e, p) = measure(&data, level, threads, block_lines, repeat)?;
         plies = p;
         let single = if args.per_core {
@@ -132,7 +134,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
         } else {
             None
         };
-        eprintln!(" {bytes} bytes, verified");
+        say!(" {bytes} bytes, verified");
         rows.push(Row { name: format!("chesszip -{level}"), bytes, compress: c, expand: e, single });
     }
     let mut peers = Vec::new();
@@ -141,70 +143,92 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
             ("xz -9e", &["xz", "-9e", "-c"][..], &["xz", "-d", "-c"][..]),
             ("zstd -19 --long", &["zstd", "-19", "--long", "-c", "-q"][..], &["zstd", "-d", "--long", "-c", "-q"][..]),
         ] {
-            eprint!("{name}...");
+            say_part(format_args!("{name}..."));
             match peer(name, c, d, &data, repeat)? {
                 Some(row) => {
-                    eprintln!(" {} bytes", row.bytes);
+                    say!(" {} bytes", row.bytes);
                     peers.push(row);
                 }
-                None => eprintln!(" not installed, skipped"),
+                None => say!(" not installed, skipped"),
             }
         }
     }
     let xz = peers.iter().find(|r| r.name.starts_with("xz")).map(|r| (r.compress, r.expand));
+    let mut table = String::new();
+    let shape = Shape { file: &file, bytes: data.len(), plies, threads, repeat, per_core: args.per_core };
+    write_table(&mut table, &shape, &rows, &peers, xz).expect("writing to a string");
+    let mut out = status::stdout();
+    out.write_all(table.as_bytes()).context("writing (stdout)")?;
+    out.flush().context("writing (stdout)")?;
+    Ok(())
+}
 
-    println!(
-        "{}: {} bytes, {} plies; {threads} thread(s), median of {repeat} run(s), every archive expanded and compared",
+/// What was measured, for the table's first line and notes.
+struct Shape<'a> {
+    file: &'a Path,
+    bytes: usize,
+    plies: u64,
+    threads: usize,
+    repeat: usize,
+    per_core: bool,
+}
+
+/// The table of [`bench`].
+fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row], xz: Option<(Duration, Duration)>) -> std::fmt::Result {
+    let &Shape { file, bytes, plies, threads, repeat, per_core } = shape;
+    writeln!(
+        out,
+        "{}: {bytes} bytes, {plies} plies; {threads} thread(s), median of {repeat} run(s), every archive expanded and compared",
         file.display(),
-        data.len(),
-        plies
-    );
+    )?;
     // Two header lines: what is measured, then its unit.
-    print!("{:<18} {:>10} {:>9} {:>10} {:>10} {:>13} {:>13}", "", "", "", "compress", "expand", "compress", "expand");
+    write!(out, "{:<18} {:>10} {:>9} {:>10} {:>10} {:>13} {:>13}", "", "", "", "compress", "expand", "compress", "expand")?;
     if xz.is_some() {
-        print!(" {:>10} {:>10}", "compress", "expand");
+        write!(out, " {:>10} {:>10}", "compress", "expand")?;
     }
-    println!();
-    print!(
+    writeln!(out)?;
+    write!(
+        out,
         "{:<18} {:>10} {:>9} {:>10} {:>10} {:>13} {:>13}",
         "", "bytes", "bits/ply", "time (s)", "time (s)", "plies/s/core", "plies/s/core"
-    );
+    )?;
     if xz.is_some() {
-        print!(" {:>10} {:>10}", "time / xz", "time / xz");
+        write!(out, " {:>10} {:>10}", "time / xz", "time / xz")?;
     }
-    println!();
+    writeln!(out)?;
     let secs = |d: Duration| d.as_secs_f64();
-    for r in rows.iter().chain(&peers) {
+    for r in rows.iter().chain(peers) {
         let is_chesszip = r.name.starts_with("chesszip");
-        print!(
+        write!(
+            out,
             "{:<18} {:>10} {:>9.4} {:>10.3} {:>10.3}",
             r.name,
             r.bytes,
             8.0 * r.bytes as f64 / plies.max(1) as f64,
             secs(r.compress),
             secs(r.expand)
-        );
+        )?;
         if is_chesszip {
             // Per core: single-thread runs when measured, else wall time times threads.
             let (c, e) = match r.single {
                 Some((c, e)) => (secs(c), secs(e)),
                 None => (secs(r.compress) * threads as f64, secs(r.expand) * threads as f64),
             };
-            print!(" {:>13.0} {:>13.0}", plies as f64 / c, plies as f64 / e);
+            write!(out, " {:>13.0} {:>13.0}", plies as f64 / c, plies as f64 / e)?;
         } else {
-            print!(" {:>13} {:>13}", "", "");
+            write!(out, " {:>13} {:>13}", "", "")?;
         }
         if let Some((xc, xe)) = xz {
-            print!(" {:>10.2} {:>10.2}", secs(r.compress) / secs(xc), secs(r.expand) / secs(xe));
+            write!(out, " {:>10.2} {:>10.2}", secs(r.compress) / secs(xc), secs(r.expand) / secs(xe))?;
         }
-        println!();
+        writeln!(out)?;
     }
-    println!("(times: wall-clock seconds, median of the runs)");
+    writeln!(out, "(times: wall-clock seconds, median of the runs)")?;
     if xz.is_some() {
-        println!("(time / xz: the row's time over xz -9e's in the same run, compressing over compressing, expanding over expanding)");
+        writeln!(out, "(time / xz: the row's time over xz -9e's in the same run, compressing over compressing, expanding over expanding)")?;
     }
-    if !args.per_core {
-        println!("(plies/s/core = plies / (wall time x threads); --per-core measures one thread instead)");
+    if !per_core {
+        writeln!(out, "(plies/s/core = plies / (wall time x threads); --per-core measures one thread instead)")?;
     }
     Ok(())
 }

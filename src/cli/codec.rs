@@ -14,7 +14,7 @@ use chesszip::{CompressOptions, ExpandOptions, Summary};
 use super::args::CommonArgs;
 use super::labeled::Labeled;
 use super::progress::Progress;
-use super::status::{Status, describe, error, is_broken_pipe, warning};
+use super::status::{self, Status, describe, error, is_broken_pipe, say, stdout_failed, warning};
 use super::target::{
     PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix, movetext_name, open_device, open_input,
     text_name,
@@ -74,6 +74,10 @@ pub fn run(args: &CommonArgs, mode: Mode) -> Status {
             },
         };
         status = status.max(s);
+        if stdout_failed() {
+            // Standard output is lost (a full disk): the next inputs' output would be too.
+            return status.max(Status::Error);
+        }
     }
     status
 }
@@ -180,7 +184,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
             },
             _ => String::new(),
         };
-        eprintln!("chesszip: {}: {c}-compressed input: the archive holds the text inside, not the {c} data{names}", source.name());
+        say!("chesszip: {}: {c}-compressed input: the archive holds the text inside, not the {c} data{names}", source.name());
     }
     let total = match (mode, source) {
         (Mode::Compress(_), _) => len,
@@ -194,7 +198,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     let started = Instant::now();
     let summary = match &sink {
         Sink::Stdout => {
-            let mut out = Labeled::new(BufWriter::with_capacity(1 << 16, io::stdout().lock()), "writing (stdout)".into());
+            let mut out = Labeled::new(BufWriter::with_capacity(1 << 16, status::stdout()), "writing (stdout)".into());
             let s = code(mode, input, &mut out, args, &progress)?;
             out.flush()?;
             s
@@ -262,7 +266,7 @@ fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
     let bits = if s.stats.plies == 0 { String::new() } else { format!(", {:.3} bits/ply", s.bits_per_ply()) };
     let what = format!("{}, {}{bits}, {seconds:.2} s", counted(s.stats.games, "game"), counted(s.stats.plies, "ply"));
     match mode {
-        Mode::Compress(opts) => eprintln!(
+        Mode::Compress(opts) => say!(
             "{}: {} -> {} bytes ({:.2}%), level {}, {what} -> {}",
             source.name(),
             s.text_bytes,
@@ -272,9 +276,9 @@ fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
             sink.name()
         ),
         Mode::Expand | Mode::ExpandMovetext => {
-            eprintln!("{}: {} -> {} bytes, {what} -> {}", source.name(), s.archive_bytes, s.text_bytes, sink.name())
+            say!("{}: {} -> {} bytes, {what} -> {}", source.name(), s.archive_bytes, s.text_bytes, sink.name())
         }
-        Mode::Test => eprintln!("{}: OK, {} bytes of text, {what}", source.name(), s.text_bytes),
+        Mode::Test => say!("{}: OK, {} bytes of text, {what}", source.name(), s.text_bytes),
     }
 }
 

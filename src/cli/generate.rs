@@ -10,13 +10,17 @@ use clap_mangen::Man;
 use clap_mangen::roff::{Roff, bold, roman};
 
 use super::args::Cli;
+use super::status;
 
 /// Writes the completion script for `shell` to standard output.
 pub fn completions(shell: Shell) -> Result<()> {
     let mut cmd = Cli::command();
-    let mut out = io::stdout().lock();
-    clap_complete::generate(shell, &mut cmd, "chesszip", &mut out);
-    out.flush()?;
+    // Generated in memory: clap_complete panics if its writer fails.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "chesszip", &mut script);
+    let mut out = status::stdout();
+    out.write_all(&script).context("writing (stdout)")?;
+    out.flush().context("writing (stdout)")?;
     Ok(())
 }
 
@@ -39,9 +43,9 @@ pub fn manpage(dir: Option<&Path>) -> Result<()> {
         return Ok(());
     }
     let page = single_page()?;
-    let mut out = io::stdout().lock();
-    out.write_all(page.as_bytes())?;
-    out.flush()?;
+    let mut out = status::stdout();
+    out.write_all(page.as_bytes()).context("writing (stdout)")?;
+    out.flush().context("writing (stdout)")?;
     Ok(())
 }
 

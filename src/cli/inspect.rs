@@ -10,7 +10,8 @@ use chesszip::ArchiveInfo;
 
 use super::args::{ExtractArgs, InfoArgs};
 use super::codec::read_stdin_archive;
-use super::status::{Status, describe, error, is_broken_pipe, warning};
+use super::labeled::Labeled;
+use super::status::{self, Status, describe, error, is_broken_pipe, warning};
 use super::target::Source;
 
 /// An archive opened for seeking: a regular file, or standard input, a FIFO or a device read
@@ -45,16 +46,17 @@ impl<T: Read + Seek> ReadSeek for T {}
 /// Prints the statistics of each archive.
 pub fn info(args: &InfoArgs) -> Status {
     let mut status = Status::Success;
-    let mut out = io::stdout().lock();
+    let mut out = status::stdout();
     for (i, file) in args.files.iter().enumerate() {
         let source = Source::from_arg(file);
         match open(&source).and_then(|f| Ok(chesszip::info(f)?)) {
             Ok(info) => {
-                if i > 0 {
-                    let _ = writeln!(out);
-                }
-                if write_info(&mut out, &source.name(), &info).is_err() {
-                    return status;
+                let written = if i > 0 { writeln!(out) } else { Ok(()) };
+                match written.and_then(|()| write_info(&mut out, &source.name(), &info)) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status,
+                    // The output is lost: no use going on.
+                    Err(e) => return error(format_args!("writing (stdout): {e}")),
                 }
             }
             Err(e) => status = status.max(error(format_args!("{}: {}", source.name(), describe(&e)))),
@@ -106,7 +108,7 @@ pub fn extract(args: &ExtractArgs) -> Status {
 
 fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
     let mut archive = open(source)?;
-    let out = BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let out = Labeled::new(BufWriter::with_capacity(1 << 16, status::stdout()), "writing (stdout)".into());
     let (spec, what, written, total) = match (args.games, args.lines) {
         (Some(spec), _) => {
             let last = spec.last.unwrap_or(u64::MAX);

@@ -74,3 +74,88 @@ impl Args for LevelArgs {
         Self::augment_args(cmd)
     }
 }
+
+/// The short and long options of `cmd` and its subcommands that take a value (`-T N`,
+/// `--output FILE`): in `-T16` the digits are `-T`'s value, not levels.
+fn options_with_values(cmd: &Command, shorts: &mut Vec<char>, longs: &mut Vec<String>) {
+    for arg in cmd.get_arguments() {
+        if arg.get_action().takes_values() && !arg.is_positional() {
+            shorts.extend(arg.get_short());
+            longs.extend(arg.get_long().map(str::to_string));
+        }
+    }
+    for sub in cmd.get_subcommands() {
+        options_with_values(sub, shorts, longs);
+    }
+}
+
+/// Refuses a level the digit options cannot give, which clap would otherwise take apart:
+/// `-19` is `-1 -9` to clap (level 9), but zstd users mean level 19, which does not exist;
+/// `-0` is no option at all. Returns the message for the first such argument of `args` (the
+/// command line without the program's name): a cluster of short options with two digits in a
+/// row, or a `0`, before any option that takes a value.
+pub fn check_digit_clusters(args: impl IntoIterator<Item = std::ffi::OsString>, cmd: &Command) -> Result<(), String> {
+    let (mut shorts, mut longs) = (Vec::new(), Vec::new());
+    options_with_values(cmd, &mut shorts, &mut longs);
+    let mut skip_next = false;
+    for arg in args {
+        if std::mem::take(&mut skip_next) {
+            continue;
+        }
+        let Some(arg) = arg.to_str() else { continue };
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            skip_next = !long.contains('=') && longs.iter().any(|l| l == long);
+            continue;
+        }
+        let Some(cluster) = arg.strip_prefix('-') else { continue };
+        let mut previous_digit = false;
+        for (i, c) in cluster.char_indices() {
+            if shorts.contains(&c) {
+                // The rest is the option's value, or the next argument is.
+                skip_next = i + c.len_utf8() == cluster.len();
+                break;
+            }
+            if c == '0' {
+                return Err(format!("-{cluster}: there is no level 0; the levels are {MIN_LEVEL} (fastest) to {MAX_LEVEL} (strongest)"));
+            }
+            if c.is_ascii_digit() && previous_digit {
+                let digits: String = cluster[i - 1..].chars().take_while(char::is_ascii_digit).collect();
+                return Err(format!(
+                    "-{cluster}: level {digits} does not exist; a level is one digit, -{MIN_LEVEL} (fastest) to -{MAX_LEVEL} (strongest), or --level N"
+                ));
+            }
+            previous_digit = c.is_ascii_digit();
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::check_digit_clusters;
+    use crate::cli::args::Cli;
+
+    fn check(line: &str) -> Result<(), String> {
+        check_digit_clusters(line.split_whitespace().map(Into::into), &Cli::command())
+    }
+
+    #[test]
+    fn digits_of_values_are_not_levels() {
+        for ok in ["-9 x", "-1 -9 x", "-9v x", "-T16 x", "-T 16 x", "-vT16 x", "-o -19 x", "--output -19 x", "extract -g12 x", "-- -19"] {
+            assert_eq!(check(ok), Ok(()), "{ok}");
+        }
+    }
+
+    #[test]
+    fn two_digit_levels_and_level_0_are_refused() {
+        for bad in ["-19 x", "-v19 x", "x -10", "-0 x", "-k0"] {
+            assert!(check(bad).is_err(), "{bad}");
+        }
+        assert!(check("-19").unwrap_err().contains("level 19 does not exist"));
+    }
+}

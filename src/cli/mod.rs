@@ -1,5 +1,9 @@
 //! The `chesszip` command line: a thin layer over the library, following gzip's and xz's
 //! conventions (names, standard streams, exit statuses).
+//!
+//! Every write to standard output or standard error goes through [`status`]: a failed write is
+//! an exit status of 1, never a panic (the release build aborts on one).
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod args;
 mod bench;
@@ -30,15 +34,19 @@ use status::{Status, describe, error};
 pub fn main() -> ExitCode {
     memory::bound_heap_growth();
     cleanup::install();
+    if let Err(message) = level::check_digit_clusters(std::env::args_os().skip(1), &<Cli as clap::CommandFactory>::command()) {
+        return status::final_status(error(message)).code();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            // Help and version go to standard output and succeed; usage errors exit 1.
-            return if e.use_stderr() { Status::Error.code() } else { Status::Success.code() };
+            // Help and version go to standard output and succeed (unless they cannot be
+            // written); usage errors exit 1.
+            let printed = e.print().is_ok();
+            return if e.use_stderr() || !printed { Status::Error.code() } else { Status::Success.code() };
         }
     };
-    run(cli).code()
+    status::final_status(run(cli)).code()
 }
 
 fn compress_options(args: &CompressArgs) -> CompressOptions {

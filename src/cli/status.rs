@@ -1,7 +1,15 @@
-//! Exit statuses (those of gzip and xz) and the messages that go with them.
+//! Exit statuses (those of gzip and xz), the messages that go with them, and every write to
+//! standard output and standard error.
+//!
+//! Nothing in the command line uses `print!` or `eprint!` (they panic when the stream fails,
+//! and the release build aborts on a panic): messages go through [`say!`],
+//! which remembers a failed write so that the run still does all its work and then exits 1
+//! ([`final_status`]); requested output goes through [`stdout`], whose errors are returned.
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
+use std::io::{self, Write};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How a run went; a run over several files ends with the worst.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -25,9 +33,88 @@ impl Status {
     }
 }
 
+/// Set once a write to standard error has failed.
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Set once a write to standard output has failed (other than to a closed pipe).
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `message` and a line feed to standard error. A failed write (`2>/dev/full`) stops
+/// nothing: it is remembered, and [`final_status`] makes the run exit 1 when all is done.
+pub fn say_line(message: fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    if writeln!(err, "{message}").and_then(|()| err.flush()).is_err() {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// [`say_line`] with `format!`'s syntax: a line on standard error, never a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::status::say_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use say;
+
+/// Writes `text` to standard error as it is (no line feed), like [`say_line`].
+pub fn say_part(text: fmt::Arguments<'_>) {
+    let mut err = io::stderr().lock();
+    if write!(err, "{text}").and_then(|()| err.flush()).is_err() {
+        STDERR_FAILED.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The status of the whole run: `status`, or [`Status::Error`] if a message or the requested
+/// output could not be written.
+pub fn final_status(status: Status) -> Status {
+    if STDERR_FAILED.load(Ordering::Relaxed) || STDOUT_FAILED.load(Ordering::Relaxed) { status.max(Status::Error) } else { status }
+}
+
+/// Whether a write to standard output has failed (not counting a closed pipe): the output is
+/// lost, so a run over several inputs stops after the current one.
+pub fn stdout_failed() -> bool {
+    STDOUT_FAILED.load(Ordering::Relaxed)
+}
+
+/// Standard output, locked, with its write errors remembered ([`stdout_failed`]) as well as
+/// returned. A closed pipe is not remembered: `chesszip -dc x.chz | head` is no failure.
+pub struct Stdout {
+    inner: io::StdoutLock<'static>,
+}
+
+/// Standard output for requested output (data, `info`, `--list`, completions, tables).
+pub fn stdout() -> Stdout {
+    Stdout { inner: io::stdout().lock() }
+}
+
+impl Stdout {
+    fn check<T>(result: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &result
+            && e.kind() != io::ErrorKind::BrokenPipe
+        {
+            STDOUT_FAILED.store(true, Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Self::check(self.inner.write(buf))
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        Self::check(self.inner.write_all(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Self::check(self.inner.flush())
+    }
+}
+
 /// Prints `chesszip: MESSAGE` for an error and returns [`Status::Error`].
 pub fn error(message: impl Display) -> Status {
-    eprintln!("chesszip: {message}");
+    say!("chesszip: {message}");
     Status::Error
 }
 
@@ -51,7 +138,7 @@ pub fn describe(e: &anyhow::Error) -> String {
 /// Prints `chesszip: MESSAGE` for a warning unless `quiet`, and returns [`Status::Warning`].
 pub fn warning(quiet: bool, message: impl Display) -> Status {
     if !quiet {
-        eprintln!("chesszip: {message}");
+        say!("chesszip: {message}");
     }
     Status::Warning
 }

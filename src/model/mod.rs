@@ -31,7 +31,7 @@ pub const MIN_LEVEL: u8 = 1;
 pub const MAX_LEVEL: u8 = 9;
 /// The level used when none is given: the smallest archive that still compresses and
 /// expands the benchmark (`data/Chess_Games.txt`) in no more time than `xz -9e` compresses it
-/// on two cores (measured with `chesszip bench`; see README.md).
+/// on two cores (measured with `chesszip bench`; see README.md and docs/performance.md).
 pub const DEFAULT_LEVEL: u8 = 2;
 
 /// One complete set of model parameters.

@@ -171,13 +171,42 @@ fn bad_usage_exits_1() {
 }
 
 #[test]
+fn out_of_range_threads_and_levels_are_clear_errors() {
+    let (_dir, path, _) = workdir();
+    // -T: 0 to 256, as --help says, for every command that has it.
+    for args in [&["-T", "257"][..], &["compress", "--threads", "1000"], &["-d", "-T", "257"], &["extract", "-g", "1", "-T", "300"]] {
+        let out = chesszip().args(args).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr_of(&out).contains("is not in 0..=256"), "{args:?}: {}", stderr_of(&out));
+    }
+    let out = chesszip().args(["-T", "256", "-1", "-c"]).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    // -19 would be -1 -9 to clap; levels have one digit, and there is no level 0.
+    for (args, message) in [
+        (&["-19"][..], "-19: level 19 does not exist; a level is one digit, -1 (fastest) to -9 (strongest), or --level N"),
+        (&["compress", "-v10"], "-v10: there is no level 0"),
+        (&["-0"], "-0: there is no level 0; the levels are 1 (fastest) to 9 (strongest)"),
+        (&["--level", "11"], "11 is not in 1..=9"),
+        (&["bench", "-l", "1,10"], "10 is not in 1..=9"),
+    ] {
+        let out = chesszip().args(args).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr_of(&out).contains(message), "{args:?}: {}", stderr_of(&out));
+        assert!(out.stdout.is_empty());
+    }
+    // Digits that are an option's value are no levels.
+    let out = chesszip().args(["-T16", "-1", "-c"]).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+}
+
+#[test]
 fn levels_last_one_wins() {
     let (_dir, path, _) = workdir();
     // Games enough for the block container, which records the level (a tiny input takes the
     // whole-input raw form, which records none).
     let short = first_games(8);
     for (args, level) in
-        [(&["-1"][..], 1u8), (&["-9"], 9), (&["-3", "-2"], 2), (&["--level", "4", "-1"], 1), (&["-1", "--level", "4"], 4), (&["-12"], 2)]
+        [(&["-1"][..], 1u8), (&["-9"], 9), (&["-3", "-2"], 2), (&["--level", "4", "-1"], 1), (&["-1", "--level", "4"], 4), (&["-1k2"], 2)]
     {
         let archive = chesszip().arg("compress").args(args).arg("-c").write_stdin(short.clone()).output().unwrap();
         assert!(archive.status.success(), "{args:?}: {}", stderr_of(&archive));

@@ -155,3 +155,72 @@ fn a_conversion_never_changes_a_game() {
     fs::File::open(dir.path().join("games.pgn.chz")).unwrap().read_to_end(&mut back).unwrap();
     assert_eq!(chesszip::expand_bytes(&back, &common::expand_opts()).unwrap(), pgn, "the archive itself keeps the game");
 }
+
+/// `/dev/full`, where every write fails with "no space left on device".
+fn full() -> Stdio {
+    Stdio::from(fs::OpenOptions::new().write(true).open("/dev/full").unwrap())
+}
+
+/// Runs `cmd` and checks that it exited 1, not killed by a signal (a panic aborts the release
+/// build), with `what` in the message.
+#[track_caller]
+fn exits_1(mut cmd: Command, what: &str) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.signal(), None, "{what}: killed by a signal: {:?}", out.status);
+    assert_eq!(out.status.code(), Some(1), "{what}: {:?}, stderr {}", out.status, String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+#[test]
+fn a_full_standard_error_stops_no_work_and_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.txt");
+    let b = dir.path().join("b.txt");
+    fs::write(&a, first_games(5)).unwrap();
+    fs::write(&b, first_games(7)).unwrap();
+    // -v's line for a.txt cannot be written: b.txt is still compressed.
+    let mut cmd = chesszip();
+    cmd.args(["-1", "-v"]).arg(&a).arg(&b).stderr(full());
+    exits_1(cmd, "compress -v 2>/dev/full");
+    assert_eq!(listing(dir.path()), ["a.txt", "a.txt.chz", "b.txt", "b.txt.chz"]);
+    for (archive, text) in [("a.txt.chz", first_games(5)), ("b.txt.chz", first_games(7))] {
+        let out = chesszip().arg("-dc").arg(dir.path().join(archive)).output().unwrap();
+        assert_eq!(out.stdout, text, "{archive}");
+    }
+    // -t -v of both: both tested (a damaged second archive still fails, with its message lost).
+    let mut cmd = chesszip();
+    cmd.args(["-t", "-v"]).arg(dir.path().join("a.txt.chz")).arg(dir.path().join("b.txt.chz")).stderr(full());
+    exits_1(cmd, "-t -v 2>/dev/full");
+    // Without -v nothing is written to standard error: success.
+    let status = chesszip().arg("-t").arg(dir.path().join("a.txt.chz")).stderr(full()).status().unwrap();
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn a_full_standard_output_is_exit_1_never_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("a.txt");
+    fs::write(&a, first_games(5)).unwrap();
+    assert!(chesszip().arg("-1").arg(&a).status().unwrap().success());
+    let archive = dir.path().join("a.txt.chz");
+    let cases: [&[&str]; 6] =
+        [&["info"], &["-dc"], &["-d", "-o", "-"], &["extract", "--game", "1"], &["completions", "bash"], &["manpage"]];
+    for args in cases {
+        let mut cmd = chesszip();
+        cmd.args(args);
+        if !matches!(args[0], "completions" | "manpage") {
+            cmd.arg(&archive);
+        }
+        cmd.stdout(full());
+        let out = exits_1(cmd, &format!("{args:?} >/dev/full"));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("No space left"), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let mut cmd = chesszip();
+    cmd.arg("--help").stdout(full());
+    exits_1(cmd, "--help >/dev/full");
+    // -dc of two archives: stops after the first, with one message.
+    let mut cmd = chesszip();
+    cmd.arg("-dc").arg(&archive).arg(&archive).stdout(full());
+    let out = exits_1(cmd, "-dc a a >/dev/full");
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -1,4 +1,4 @@
-//! The layering rule of the README's architecture section, checked against the code: every
+//! The layering rule of docs/architecture.md ("Layers"), checked against the code: every
 //! `crate::` path in a library module (its `use` lines and any path written out in full) must
 //! name the module itself or a module of a lower layer, never a name that lib.rs re-exports.
 
@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 /// Modules of the binaries, above the library: not in the layer list.
 const BINARIES: [&str; 3] = ["main", "cli", "bin"];
 
-/// The layers of the README, module -> layer number (0 at the bottom).
+/// The layers of docs/architecture.md, module -> layer number (0 at the bottom).
 fn layers(root: &Path) -> BTreeMap<String, u32> {
-    let readme = fs::read_to_string(root.join("README.md")).expect("README.md is readable");
-    let start = readme.find("<!-- layers:").expect("README.md has the `<!-- layers: ... -->` list");
-    let block = &readme[start..];
+    let doc = fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md is readable");
+    let start = doc.find("<!-- layers:").expect("docs/architecture.md has the `<!-- layers: ... -->` list");
+    let block = &doc[start..];
     let open = block.find("```text\n").expect("the layer list is a ```text block") + "```text\n".len();
     let close = block[open..].find("```").expect("the layer block is closed") + open;
     let mut map = BTreeMap::new();
@@ -132,7 +132,7 @@ fn no_module_imports_a_module_above_or_beside_it() {
             continue;
         }
         let Some(&own) = layer.get(&module) else {
-            wrong.push(format!("{}: module `{module}` is in no layer of the README", file.display()));
+            wrong.push(format!("{}: module `{module}` is in no layer of docs/architecture.md", file.display()));
             continue;
         };
         let code = strip_comments(&fs::read_to_string(file).expect("source file"));
