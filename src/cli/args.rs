@@ -159,6 +159,11 @@ pub struct CompressArgs {
     /// original bytes (as `expand --format movetext`), FILE.pgn.chz to FILE.txt.
     #[arg(long, value_name = "FORMAT", value_parser = ["pgn", "movetext"])]
     pub format: Option<String>,
+    /// Skip the archive's own check: by default every block is decoded and compared with its
+    /// input before it is written (about the time of an `expand` more), so that no archive
+    /// that fails `-t` is ever reported written.
+    #[arg(long)]
+    pub no_verify: bool,
 }
 
 /// Options of `expand`.

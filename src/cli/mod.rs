@@ -58,6 +58,7 @@ fn compress_options(args: &CompressArgs) -> CompressOptions {
             "pgn" => InputFormat::Pgn,
             _ => InputFormat::Movetext,
         }),
+        verify: !args.no_verify,
         ..CompressOptions::default()
     }
 }
