@@ -191,6 +191,10 @@ pub struct GzipArgs {
     /// Test archives (expand in memory, write nothing).
     #[arg(short, long)]
     pub test: bool,
+    /// List archives as `xz -l` does: a line for each (games, plies, level, sizes, ratio), and
+    /// a total when there are several. `info` says more.
+    #[arg(short, long, conflicts_with_all = ["decompress", "test"])]
+    pub list: bool,
     #[command(flatten)]
     pub compress: CompressArgs,
 }

@@ -184,7 +184,7 @@ fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row],
     // Two header lines: what is measured, then its unit.
     write!(out, "{:<18} {:>10} {:>9} {:>10} {:>10} {:>13} {:>13}", "", "", "", "compress", "expand", "compress", "expand")?;
     if xz.is_some() {
-        write!(out, " {:>10} {:>10}", "compress", "expand")?;
+        write!(out, " {:>15} {:>15}", "compress time", "expand time")?;
     }
     writeln!(out)?;
     write!(
@@ -193,7 +193,7 @@ fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row],
         "", "bytes", "bits/ply", "time (s)", "time (s)", "plies/s/core", "plies/s/core"
     )?;
     if xz.is_some() {
-        write!(out, " {:>10} {:>10}", "time / xz", "time / xz")?;
+        write!(out, " {:>15} {:>15}", "/ xz compress", "/ xz expand")?;
     }
     writeln!(out)?;
     let secs = |d: Duration| d.as_secs_f64();
@@ -219,13 +219,19 @@ fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row],
             write!(out, " {:>13} {:>13}", "", "")?;
         }
         if let Some((xc, xe)) = xz {
-            write!(out, " {:>10.2} {:>10.2}", secs(r.compress) / secs(xc), secs(r.expand) / secs(xe))?;
+            // Each time over xz's time for the same work: compressing over xz -9e's compressing,
+            // expanding over xz -d's expanding of the xz -9e archive.
+            write!(out, " {:>15.2} {:>15.2}", secs(r.compress) / secs(xc), secs(r.expand) / secs(xe))?;
         }
         writeln!(out)?;
     }
     writeln!(out, "(times: wall-clock seconds, median of the runs)")?;
     if xz.is_some() {
-        writeln!(out, "(time / xz: the row's time over xz -9e's in the same run, compressing over compressing, expanding over expanding)")?;
+        writeln!(
+            out,
+            "(compress time / xz compress: the row's compress time over xz -9e's, in the same run; \
+             expand time / xz expand: the row's expand time over xz -d's of the xz -9e archive)"
+        )?;
     }
     if !per_core {
         writeln!(out, "(plies/s/core = plies / (wall time x threads); --per-core measures one thread instead)")?;

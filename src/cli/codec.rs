@@ -56,6 +56,11 @@ pub fn run(args: &CommonArgs, mode: Mode) -> Status {
     if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
         return error("standard input given more than once");
     }
+    // As zstd: nobody types an archive, and typed games are a mistake far more often than not.
+    if sources.contains(&Source::Stdin) && io::stdin().is_terminal() && !args.force {
+        let what = if mode.reads_archives() { "an archive" } else { "the text to compress" };
+        return error(format_args!("stdin is a terminal, aborting (name a FILE, or use -f to type {what})"));
+    }
     let mut status = Status::Success;
     // Outputs written by this run: a later input named to the same file is refused, even with -f.
     let mut written = Vec::new();
@@ -131,12 +136,7 @@ fn output_key(path: &Path) -> PathBuf {
 
 fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf>) -> Result<()> {
     let (input, len, permissions): (Box<dyn BufRead>, Option<u64>, _) = match source {
-        Source::Stdin => {
-            if mode.reads_archives() && io::stdin().is_terminal() && !args.force {
-                bail!("refusing to read an archive from a terminal (use -f to force)");
-            }
-            (Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())), None, None)
-        }
+        Source::Stdin => (Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())), None, None),
         Source::File(path) => {
             let meta = fs::metadata(path).context("cannot open")?;
             if meta.is_dir() {
@@ -149,7 +149,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     let input = Labeled::new(input, format!("reading {}", source.name()));
     // Compressed text (x.pgn.zst) is decoded on the fly, so that the archive holds the text
     // inside, named for it.
-    let (compression, input, len): (_, Box<dyn BufRead>, _) = match mode {
+    let (compression, mut input, len): (_, Box<dyn BufRead>, _) = match mode {
         Mode::Compress(_) => match chesszip::compressed::open(input)? {
             (Some(c), decoded) => (Some(c), decoded, None),
             (None, same) => (None, same, len),
@@ -157,6 +157,11 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
         _ => (None, Box::new(input), len),
     };
     let mut sink = sink_for(args, mode, source, compression)?;
+    if mode.reads_archives()
+        && let Some(what) = not_an_archive(input.fill_buf()?, source)
+    {
+        bail!("not a chesszip archive ({what})");
+    }
     if let Sink::File(target) = &sink {
         let key = output_key(target);
         if written.contains(&key) {
@@ -280,6 +285,49 @@ fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
         }
         Mode::Test => say!("{}: OK, {} bytes of text, {what}", source.name(), s.text_bytes),
     }
+}
+
+/// What an input that should be an archive looks like instead, from its first bytes `head`
+/// (as many as one read gave): `None` if it starts like an archive (or is empty, or is
+/// nothing recognisable: the library then says what is wrong).
+pub fn not_an_archive(head: &[u8], source: &Source) -> Option<String> {
+    let starts = |magic: &[u8]| {
+        let n = head.len().min(magic.len());
+        head[..n] == magic[..n]
+    };
+    // The block container's magic, or the whole-input raw form's.
+    if head.is_empty() || starts(&chesszip::container::format::MAGIC) || starts(&chesszip::container::raw::RAW_MAGIC) {
+        return None;
+    }
+    let compressed = chesszip::compressed::Compression::detect(head).or(match head {
+        // bzip2's stricter signature needs 10 bytes; a short read may give fewer.
+        [b'B', b'Z', b'h', b'1'..=b'9', ..] => Some(chesszip::compressed::Compression::Bzip2),
+        _ => None,
+    });
+    if let Some(c) = compressed {
+        return Some(format!("it looks like {} data: try `{} -d`", c.name(), c.name()));
+    }
+    if looks_like_text(head) {
+        let file = match source {
+            Source::File(p) => p.display().to_string(),
+            Source::Stdin => "FILE".into(),
+        };
+        return Some(format!("it looks like text: compress it with `chesszip {file}`"));
+    }
+    None
+}
+
+/// Whether `head` is UTF-8 text (a character cut at its end allowed) without control
+/// characters other than tab, line feed, form feed and carriage return.
+fn looks_like_text(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(4096)];
+    let valid = match std::str::from_utf8(head) {
+        Ok(s) => s,
+        // A character cut by the end of the read.
+        Err(e) if e.error_len().is_none() && e.valid_up_to() > 0 => std::str::from_utf8(&head[..e.valid_up_to()]).expect("valid prefix"),
+        Err(_) => return false,
+    };
+    valid.chars().all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\x0c' | '\r'))
 }
 
 /// Reads all of standard input (for commands that need to seek in an archive).

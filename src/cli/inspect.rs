@@ -2,11 +2,11 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Seek, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use chesszip::ArchiveInfo;
+use chesszip::{ArchiveInfo, InputFormat};
 
 use super::args::{ExtractArgs, InfoArgs};
 use super::codec::read_stdin_archive;
@@ -65,6 +65,77 @@ pub fn info(args: &InfoArgs) -> Status {
     status
 }
 
+/// `-l`: a line for each archive and, for several, a total, as `xz -l` prints.
+pub fn list(files: &[PathBuf]) -> Status {
+    let stdin = [PathBuf::from("-")];
+    let files = if files.is_empty() { &stdin[..] } else { files };
+    let mut status = Status::Success;
+    let mut out = status::stdout();
+    let mut total = Totals::default();
+    let mut result =
+        writeln!(out, "{:>10} {:>12} {:>5} {:>14} {:>14} {:>8}  file", "games", "plies", "level", "compressed", "uncompressed", "ratio");
+    for file in files {
+        if result.is_err() {
+            break;
+        }
+        let source = Source::from_arg(file);
+        match open(&source).and_then(|f| Ok(chesszip::info(f)?)) {
+            Ok(info) => {
+                let level = match info.raw {
+                    Some(_) => "raw".to_string(),
+                    None => info.header.level.to_string(),
+                };
+                total.add(&level, &info);
+                result = list_line(&mut out, info.games, info.plies, &level, info.archive_bytes, info.text_bytes, &source.name());
+            }
+            Err(e) => status = status.max(error(format_args!("{}: {}", source.name(), describe(&e)))),
+        }
+    }
+    if files.len() > 1 && result.is_ok() {
+        let name = format!("total ({} of {} files)", total.files, files.len());
+        let name = if total.files == files.len() { format!("total ({} files)", files.len()) } else { name };
+        let level = total.level.as_deref().unwrap_or("-");
+        result = list_line(&mut out, total.games, total.plies, level, total.archive_bytes, total.text_bytes, &name);
+    }
+    match result.and_then(|()| out.flush()) {
+        Ok(()) => status,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status,
+        Err(e) => error(format_args!("writing (stdout): {e}")),
+    }
+}
+
+/// The sums of `-l`'s total line.
+#[derive(Default)]
+struct Totals {
+    files: usize,
+    games: u64,
+    plies: u64,
+    archive_bytes: u64,
+    text_bytes: u64,
+    /// The level of every archive, or `-` where they differ.
+    level: Option<String>,
+}
+
+impl Totals {
+    fn add(&mut self, level: &str, i: &ArchiveInfo) {
+        self.level = match (self.files, self.level.take()) {
+            (0, _) => Some(level.to_string()),
+            (_, Some(l)) if l == level => Some(l),
+            _ => Some("-".into()),
+        };
+        self.files += 1;
+        self.games += i.games;
+        self.plies += i.plies;
+        self.archive_bytes += i.archive_bytes;
+        self.text_bytes += i.text_bytes;
+    }
+}
+
+fn list_line(out: &mut impl Write, games: u64, plies: u64, level: &str, archive: u64, text: u64, name: &str) -> io::Result<()> {
+    let ratio = format!("{:.2}%", 100.0 * archive as f64 / text.max(1) as f64);
+    writeln!(out, "{games:>10} {plies:>12} {level:>5} {archive:>14} {text:>14} {ratio:>8}  {name}")
+}
+
 fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<()> {
     let model = if i.model_available { "included in this build" } else { "NOT included in this build: cannot expand" };
     writeln!(out, "file:           {name}")?;
@@ -88,10 +159,19 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     writeln!(out, "text bytes:     {}", i.text_bytes)?;
     writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
     writeln!(out, "ratio:          {:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes.max(1) as f64)?;
+    // Every byte of the archive over the plies: in a PGN archive that includes the tags,
+    // comments and layout, which the archive does not record apart from the moves.
+    let whole = match i.header.format {
+        InputFormat::Pgn if i.raw.is_none() => "whole archive: tags, comments and layout included",
+        _ => "whole archive",
+    };
     if i.plies == 0 {
         writeln!(out, "bits per ply:   - (no plies)")?;
     } else {
-        writeln!(out, "bits per ply:   {:.4}", i.bits_per_ply())?;
+        writeln!(out, "bits per ply:   {:.4} ({whole})", i.bits_per_ply())?;
+    }
+    if i.games > 0 && i.raw.is_none() {
+        writeln!(out, "bits per game:  {:.1} ({whole})", 8.0 * i.archive_bytes as f64 / i.games as f64)?;
     }
     out.flush()
 }

@@ -1,11 +1,15 @@
-//! The compression level options: `--level N` and the gzip-style `-1` .. `-9`, the last one
-//! given winning.
+//! The compression level options: `--level N`, the gzip-style `-1` .. `-9`, `--fast` (level 1)
+//! and `--best` (level 9), the last one given winning.
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, value_parser};
 
 use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
 
 const LEVEL: &str = "level";
+/// `--fast`: the fastest level, as in gzip and xz.
+const FAST: &str = "fast";
+/// `--best`: the strongest level, as in gzip and xz.
+const BEST: &str = "best";
 /// The heading of the level options in `--help`.
 const HEADING: &str = "Compression level (-1 .. -9 or --level N)";
 const SHORT_IDS: [&str; 9] = ["level_1", "level_2", "level_3", "level_4", "level_5", "level_6", "level_7", "level_8", "level_9"];
@@ -30,6 +34,11 @@ impl FromArgMatches for LevelArgs {
         for (n, id) in SHORT_IDS.iter().enumerate() {
             if m.get_flag(id) {
                 consider(m.indices_of(id).and_then(|mut i| i.next_back()), n as u8 + 1);
+            }
+        }
+        for (id, level) in [(FAST, MIN_LEVEL), (BEST, MAX_LEVEL)] {
+            if m.get_flag(id) {
+                consider(m.indices_of(id).and_then(|mut i| i.next_back()), level);
             }
         }
         if let Some(&level) = m.get_one::<u8>(LEVEL) {
@@ -67,7 +76,20 @@ impl Args for LevelArgs {
             };
             cmd = cmd.arg(Arg::new(*id).short(char::from(b'0' + level)).action(ArgAction::SetTrue).help_heading(HEADING).help(help));
         }
-        cmd
+        cmd.arg(
+            Arg::new(FAST)
+                .long(FAST)
+                .action(ArgAction::SetTrue)
+                .help_heading(HEADING)
+                .help(format!("Level {MIN_LEVEL}, the fastest (-{MIN_LEVEL})")),
+        )
+        .arg(
+            Arg::new(BEST)
+                .long(BEST)
+                .action(ArgAction::SetTrue)
+                .help_heading(HEADING)
+                .help(format!("Level {MAX_LEVEL}, the strongest (-{MAX_LEVEL})")),
+        )
     }
 
     fn augment_args_for_update(cmd: Command) -> Command {

@@ -67,6 +67,9 @@ fn run(cli: Cli) -> Status {
     let generated = match cli.command {
         None => {
             let g = &cli.gzip;
+            if g.list {
+                return inspect::list(&g.compress.common.files);
+            }
             let mode = if g.test {
                 Mode::Test
             } else if g.decompress {

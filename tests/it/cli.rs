@@ -205,9 +205,19 @@ fn levels_last_one_wins() {
     // Games enough for the block container, which records the level (a tiny input takes the
     // whole-input raw form, which records none).
     let short = first_games(8);
-    for (args, level) in
-        [(&["-1"][..], 1u8), (&["-9"], 9), (&["-3", "-2"], 2), (&["--level", "4", "-1"], 1), (&["-1", "--level", "4"], 4), (&["-1k2"], 2)]
-    {
+    for (args, level) in [
+        (&["-1"][..], 1u8),
+        (&["-9"], 9),
+        (&["-3", "-2"], 2),
+        (&["--level", "4", "-1"], 1),
+        (&["-1", "--level", "4"], 4),
+        (&["-1k2"], 2),
+        (&["--best"], 9),
+        (&["--fast"], 1),
+        (&["-9", "--fast"], 1),
+        (&["--best", "-3"], 3),
+        (&["--fast", "--level", "5"], 5),
+    ] {
         let archive = chesszip().arg("compress").args(args).arg("-c").write_stdin(short.clone()).output().unwrap();
         assert!(archive.status.success(), "{args:?}: {}", stderr_of(&archive));
         let info = chesszip().args(["info", "-"]).write_stdin(archive.stdout).output().unwrap();
@@ -419,6 +429,7 @@ fn help_lists_every_level() {
             assert!(listed, "{flag} in {args:?}: {help}");
         }
         assert!(help.contains("Level 2 (the default)") && help.contains("--level <N>"), "{help}");
+        assert!(help.contains("--fast") && help.contains("Level 9, the strongest (-9)"), "{help}");
     }
 }
 
@@ -472,4 +483,156 @@ fn bench_finds_its_benchmark_anywhere_and_labels_its_columns() {
     let out = chesszip().current_dir(elsewhere.path()).args(["bench", "-l", "1", "--no-peers", "missing.txt"]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr_of(&out).contains("missing.txt"), "{}", stderr_of(&out));
+}
+
+/// A pseudo-terminal's two ends: (controller, terminal). Standard input given the terminal
+/// end is a terminal (`isatty`).
+fn pty() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+    use std::os::fd::FromRawFd;
+    let (mut controller, mut terminal) = (-1, -1);
+    // SAFETY: openpty writes two new descriptors into the pointers; the others may be null.
+    let r = unsafe { libc::openpty(&mut controller, &mut terminal, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
+    assert_eq!(r, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both descriptors are new and owned by nobody else.
+    unsafe { (std::os::fd::OwnedFd::from_raw_fd(controller), std::os::fd::OwnedFd::from_raw_fd(terminal)) }
+}
+
+#[test]
+fn a_terminal_on_standard_input_is_refused_at_once() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    for args in [&[][..], &["-1"], &["-"], &["compress"], &["-d"], &["-t"], &["expand"], &["-dc", "-"]] {
+        let (_controller, terminal) = pty();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_chesszip"))
+            .args(args)
+            .stdin(Stdio::from(terminal))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if started.elapsed() > Duration::from_secs(20) {
+                child.kill().unwrap();
+                panic!("{args:?}: still waiting for the terminal");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr_of(&out).starts_with("chesszip: stdin is a terminal, aborting"), "{args:?}: {}", stderr_of(&out));
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn list_prints_a_line_per_archive_and_a_total() {
+    let (dir, path, _) = workdir();
+    chesszip().args(["-1", "-k"]).arg(&path).assert().success();
+    let other = dir.path().join("other.txt");
+    fs::write(&other, first_games(30)).unwrap();
+    chesszip().args(["-2", "-k"]).arg(&other).assert().success();
+    let (a, b) = (dir.path().join("games.txt.chz"), dir.path().join("other.txt.chz"));
+    let info = |p: &std::path::Path| chesszip::info(fs::File::open(p).unwrap()).unwrap();
+    let (ia, ib) = (info(&a), info(&b));
+    let line = |i: &chesszip::ArchiveInfo, level: &str, name: &str| {
+        let ratio = format!("{:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes as f64);
+        format!("{:>10} {:>12} {level:>5} {:>14} {:>14} {ratio:>8}  {name}", i.games, i.plies, i.archive_bytes, i.text_bytes)
+    };
+    let header = format!("{:>10} {:>12} {:>5} {:>14} {:>14} {:>8}  file", "games", "plies", "level", "compressed", "uncompressed", "ratio");
+
+    let out = chesszip().arg("-l").arg(&a).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{header}\n{}\n", line(&ia, "1", &a.display().to_string())));
+
+    let out = chesszip().arg("--list").arg(&a).arg(&b).output().unwrap();
+    let total = chesszip::ArchiveInfo {
+        games: ia.games + ib.games,
+        plies: ia.plies + ib.plies,
+        archive_bytes: ia.archive_bytes + ib.archive_bytes,
+        text_bytes: ia.text_bytes + ib.text_bytes,
+        ..ia
+    };
+    let expected = format!(
+        "{header}\n{}\n{}\n{}\n",
+        line(&ia, "1", &a.display().to_string()),
+        line(&ib, "2", &b.display().to_string()),
+        line(&total, "-", "total (2 files)")
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    // A file that is no archive: an error, the others listed, the total says how many.
+    let out = chesszip().arg("-l").arg(&a).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(listed.ends_with("total (1 of 2 files)\n"), "{listed}");
+    chesszip().args(["-l", "-d"]).arg(&a).assert().code(1);
+}
+
+#[test]
+fn expanding_what_is_no_archive_says_what_it_looks_like() {
+    let (dir, path, _) = workdir();
+    let mut bzip2 = b"BZh91AY&SY".to_vec();
+    bzip2.extend_from_slice(&[0; 20]);
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        ("x.zst", [&[0x28, 0xb5, 0x2f, 0xfd][..], &[0; 20]].concat(), "it looks like zstd data: try `zstd -d`"),
+        ("x.gz", [&[0x1f, 0x8b, 0x08][..], &[0; 20]].concat(), "it looks like gzip data: try `gzip -d`"),
+        ("x.xz", [&[0xfd, b'7', b'z', b'X', b'Z', 0][..], &[0; 20]].concat(), "it looks like xz data: try `xz -d`"),
+        ("x.bz2", bzip2, "it looks like bzip2 data: try `bzip2 -d`"),
+        ("x.chz", fs::read(&path).unwrap(), "it looks like text: compress it with `chesszip "),
+    ];
+    for (name, bytes, what) in cases {
+        let file = dir.path().join(name);
+        fs::write(&file, bytes).unwrap();
+        for args in [&["-t"][..], &["-dc"], &["expand", "-c"]] {
+            let out = chesszip().args(args).arg(&file).output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{args:?} {name}");
+            let expected = format!("chesszip: {}: not a chesszip archive ({what}", file.display());
+            assert!(stderr_of(&out).starts_with(&expected), "{args:?} {name}: {}", stderr_of(&out));
+            assert!(out.stdout.is_empty());
+        }
+    }
+    // On standard input too, and an unknown suffix is still only skipped (exit 2).
+    let out = chesszip().arg("-t").write_stdin(fs::read(&path).unwrap()).output().unwrap();
+    assert!(stderr_of(&out).contains("(stdin): not a chesszip archive (it looks like text: compress it with `chesszip FILE`)"));
+    chesszip().arg("-d").arg(&path).assert().code(2);
+    // Real archives of both forms still expand, and other bytes are still corrupt.
+    chesszip().args(["-1", "-k"]).arg(&path).assert().success();
+    chesszip().arg("-t").arg(dir.path().join("games.txt.chz")).assert().success();
+    let raw = chesszip::compress_bytes(b"not games at all\n", &chesszip::CompressOptions::default());
+    chesszip().arg("-t").write_stdin(raw).assert().success();
+    let out = chesszip().arg("-t").write_stdin(vec![0x00, 0x01, 0x02, 0xff, 0xfe]).output().unwrap();
+    assert!(stderr_of(&out).contains("corrupt archive"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn info_labels_bits_per_ply_and_per_game_as_the_whole_archive() {
+    let pgn = fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/lichess.pgn.l1.chz")).unwrap();
+    let out = chesszip().args(["info", "-"]).write_stdin(pgn.clone()).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let i = chesszip::info(std::io::Cursor::new(&pgn)).unwrap();
+    let whole = "(whole archive: tags, comments and layout included)";
+    assert!(text.contains(&format!("bits per ply:   {:.4} {whole}\n", i.bits_per_ply())), "{text}");
+    assert!(text.contains(&format!("bits per game:  {:.1} {whole}\n", 8.0 * i.archive_bytes as f64 / i.games as f64)), "{text}");
+    let (_dir, path, _) = workdir();
+    let out = chesszip().args(["-1", "-c"]).arg(&path).output().unwrap();
+    let text = String::from_utf8(chesszip().args(["info", "-"]).write_stdin(out.stdout).output().unwrap().stdout).unwrap();
+    assert!(text.contains(" (whole archive)\nbits per game:  "), "{text}");
+}
+
+#[test]
+fn bench_says_what_each_ratio_divides_by() {
+    let (_dir, path, _) = workdir();
+    let out = chesszip().args(["bench", "-l", "1"]).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    if std::process::Command::new("xz").arg("--version").output().is_err() {
+        assert!(!table.contains("/ xz"), "{table}");
+        return;
+    }
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[1].ends_with("  compress time     expand time"), "{table}");
+    assert!(lines[2].ends_with("  / xz compress     / xz expand"), "{table}");
+    let xz = lines.iter().find(|l| l.starts_with("xz -9e")).expect("an xz row");
+    assert!(xz.ends_with("  1.00            1.00"), "{table}");
+    assert!(table.contains("expand time / xz expand: the row's expand time over xz -d's"), "{table}");
 }
