@@ -1,14 +1,15 @@
 //! The whole pipeline: split input into blocks, code blocks in parallel (rayon), write or read
 //! the container. This is the library API the command line calls.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 
 use rayon::prelude::*;
 
 use crate::container::format::index_len;
 use crate::container::raw;
 use crate::container::{BlockHeader, Coding, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
-use crate::container::{BlockStats, EncodedBlock};
+use crate::container::{BlockStats, EncodedBlock, IndexedReader};
 use crate::error::Error;
 use crate::format::BlockFormat;
 use crate::model::{DEFAULT_LEVEL, Model};
@@ -430,6 +431,256 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
     summary.archive_bytes += (index_len(summary.blocks as u32) + Footer::LEN) as u64;
     output.flush()?;
     Ok(summary)
+}
+
+/// A part of an archive that [`expand_salvage`] could not expand, and left out of its output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DamagedBlock {
+    /// The block's number, from 0 as in every message of chesszip ("block 5" is the sixth);
+    /// for the whole-input raw form, which has no blocks, 0.
+    pub block: u64,
+    /// Lines of text the block held per its index entry; `None` when not known (the index
+    /// could not be read, or the raw form).
+    pub lines: Option<u64>,
+    /// Games the block held per its index entry; `None` when not known.
+    pub games: Option<u64>,
+    /// Lines of text before the block (so its lines are numbered from `first_line + 1`, as
+    /// `extract --line` numbers them); `None` when not known.
+    pub first_line: Option<u64>,
+    /// Where the damaged part lies in the archive, in bytes from its start.
+    pub archive_range: Range<u64>,
+    /// Whether the damaged part reaches the end of the archive: without a usable index the
+    /// blocks after a damaged one cannot be located, so all that follows it is left out too.
+    pub to_end: bool,
+    /// What is wrong, as the error of [`expand`] says it.
+    pub error: String,
+}
+
+/// What [`expand_salvage`] did: the [`Summary`] of what it wrote, and what it left out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Salvage {
+    /// The blocks written (their text, lines, games and archive bytes).
+    pub summary: Summary,
+    /// The damaged parts left out, in archive order; empty if the whole archive expanded.
+    pub damaged: Vec<DamagedBlock>,
+}
+
+impl Salvage {
+    /// Whether nothing was left out.
+    pub fn is_complete(&self) -> bool {
+        self.damaged.is_empty()
+    }
+}
+
+/// Expands what can be expanded of a damaged archive: every block that checks out (its
+/// header, index entry, checksums and counts, as [`expand`] checks them) is written, in
+/// order, and every damaged one is left out and listed in [`Salvage::damaged`]. An undamaged
+/// archive gives what [`expand`] gives.
+///
+/// The blocks are found through the index, so damage to one block does not hide the next. If
+/// the footer or index is damaged, the blocks are read in order from the start instead, up to
+/// the first damaged one: what follows cannot be located, and is reported as one part
+/// reaching the end ([`DamagedBlock::to_end`]). The whole-input raw form has no blocks: its
+/// text up to the damage is written (it is checked only as a whole), and the archive is
+/// reported as one damaged part. Blocks are decoded in parallel rounds, as by [`expand`].
+///
+/// ```
+/// use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_salvage};
+///
+/// let text = b"e4 e5 Nf3 1-0\nd4 d5 0-1\nc4 1/2-1/2\n";
+/// let opts = CompressOptions { level: 1, block_lines: 1, raw_form: false, ..CompressOptions::default() };
+/// let archive = compress_bytes(text, &opts);
+/// let mut back = Vec::new();
+/// let salvage = expand_salvage(std::io::Cursor::new(&archive), &mut back, &ExpandOptions::default(), &|_| {})?;
+/// assert!(salvage.is_complete());
+/// assert_eq!(back, text);
+/// # Ok::<(), chesszip::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] from reading or writing; [`Error::Corrupt`] or [`Error::Unsupported`] when
+/// nothing can be expanded (the file header is damaged, or names a model this build lacks).
+pub fn expand_salvage<R: Read + Seek, W: Write>(
+    mut input: R,
+    mut output: W,
+    opts: &ExpandOptions,
+    progress: Progress<'_>,
+) -> Result<Salvage, Error> {
+    let file_len = input.seek(SeekFrom::End(0))?;
+    input.seek(SeekFrom::Start(0))?;
+    let mut magic = [0u8; 4];
+    let got = raw::read_up_to(&mut input, &mut magic)?;
+    input.seek(SeekFrom::Start(0))?;
+    if raw::is_raw(&magic[..got]) {
+        return match form::expand(std::io::BufReader::new(input), output, progress) {
+            Ok(summary) => Ok(Salvage { summary, damaged: Vec::new() }),
+            Err(Error::Io(e)) => Err(Error::Io(e)),
+            Err(e) => Ok(Salvage {
+                summary: Summary::default(),
+                damaged: vec![DamagedBlock {
+                    block: 0,
+                    lines: None,
+                    games: None,
+                    first_line: Some(0),
+                    archive_range: 0..file_len,
+                    to_end: true,
+                    error: e.to_string(),
+                }],
+            }),
+        };
+    }
+    let mut reader = match IndexedReader::open_index(&mut input) {
+        Ok(r) => r,
+        Err(Error::Io(e)) => return Err(Error::Io(e)),
+        Err(_) => {
+            input.seek(SeekFrom::Start(0))?;
+            return salvage_sequential(input, output, opts, progress, file_len);
+        }
+    };
+    let header = *reader.header();
+    let model = model_for(&header)?;
+    let pool = worker_pool(opts.threads)?;
+    let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
+    let count = reader.entries().len();
+    let mut salvage = Salvage::default();
+    salvage.summary.archive_bytes = file_len;
+    let mut first_line = 0u64;
+    let mut n = 0;
+    while n < count {
+        let len = round_len(reader.entries()[n..].iter().map(|e| e.text_len), batch);
+        let blocks: Vec<Result<(BlockHeader, EncodedBlock), Error>> = (n..n + len).map(|i| reader.read_block(i)).collect();
+        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
+            blocks
+                .par_iter()
+                .with_max_len(1)
+                .enumerate()
+                .map(|(i, b)| match b {
+                    Ok((h, b)) => expand_one(header, model, (n + i) as u64, h, b),
+                    Err(e) => Err(Error::Corrupt(e.to_string())),
+                })
+                .collect()
+        });
+        for (i, (block, text)) in blocks.into_iter().zip(texts).enumerate() {
+            let b = n + i;
+            let entry = reader.entries()[b];
+            match (block, text) {
+                (Ok((h, _)), Ok(text)) => {
+                    output.write_all(&text)?;
+                    let s = &mut salvage.summary;
+                    s.text_bytes += text.len() as u64;
+                    s.blocks += 1;
+                    s.stats.lines += h.lines as u64;
+                    s.stats.plies += h.plies as u64;
+                    s.stats.raw_lines += h.raw_lines as u64;
+                    s.stats.games += h.games as u64;
+                }
+                (Err(Error::Io(e)), _) => return Err(Error::Io(e)),
+                (Err(e), _) | (_, Err(e)) => salvage.damaged.push(DamagedBlock {
+                    block: b as u64,
+                    lines: Some(entry.lines as u64),
+                    games: Some(entry.games as u64),
+                    first_line: Some(first_line),
+                    archive_range: reader.block_range(b),
+                    to_end: false,
+                    error: inner_message(e),
+                }),
+            }
+            first_line += entry.line_feeds();
+        }
+        progress(salvage.summary.text_bytes);
+        n += len;
+    }
+    output.flush()?;
+    Ok(salvage)
+}
+
+/// The message of `e` without the "corrupt archive: " its display starts with (the messages
+/// of read errors carried into a decoding error would repeat it).
+fn inner_message(e: Error) -> String {
+    match e {
+        Error::Corrupt(m) => m.strip_prefix("corrupt archive: ").map(str::to_owned).unwrap_or(m),
+        other => other.to_string(),
+    }
+}
+
+/// [`expand_salvage`] of a block container whose index cannot be used: the blocks in order up
+/// to the first damaged one, which is reported as reaching the end (`file_len`).
+fn salvage_sequential<R: Read, W: Write>(
+    input: R,
+    mut output: W,
+    opts: &ExpandOptions,
+    progress: Progress<'_>,
+    file_len: u64,
+) -> Result<Salvage, Error> {
+    let mut reader = Reader::new(input)?;
+    let header = *reader.header();
+    let model = model_for(&header)?;
+    let pool = worker_pool(opts.threads)?;
+    let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
+    let mut salvage = Salvage::default();
+    let mut offset = FileHeader::LEN as u64;
+    let mut first_line = 0u64;
+    loop {
+        let first = reader.blocks_read();
+        let mut blocks = Vec::with_capacity(batch);
+        let mut round_bytes = 0;
+        let mut failed = None;
+        while blocks.len() < batch && round_bytes < ROUND_TEXT_BYTES {
+            match reader.next_block() {
+                Ok(Some(b)) => {
+                    round_bytes += b.0.text_len as usize;
+                    blocks.push(b)
+                }
+                Ok(None) => break,
+                Err(Error::Io(e)) => return Err(Error::Io(e)),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
+            blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(header, model, first + i as u64, h, b)).collect()
+        });
+        for ((h, b), text) in blocks.iter().zip(texts) {
+            let text = match text {
+                Ok(text) => text,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
+            output.write_all(&text)?;
+            let s = &mut salvage.summary;
+            s.text_bytes += text.len() as u64;
+            s.blocks += 1;
+            s.stats.lines += h.lines as u64;
+            s.stats.plies += h.plies as u64;
+            s.stats.raw_lines += h.raw_lines as u64;
+            s.stats.games += h.games as u64;
+            offset += (BlockHeader::LEN + b.range.len() + b.raw.len()) as u64;
+            first_line += h.lines as u64 - h.partial_line as u64;
+        }
+        progress(salvage.summary.text_bytes);
+        if let Some(e) = failed {
+            salvage.damaged.push(DamagedBlock {
+                block: salvage.summary.blocks,
+                lines: None,
+                games: None,
+                first_line: Some(first_line),
+                archive_range: offset..file_len,
+                to_end: true,
+                error: inner_message(e),
+            });
+            break;
+        }
+        if blocks.is_empty() {
+            break;
+        }
+    }
+    salvage.summary.archive_bytes = file_len;
+    output.flush()?;
+    Ok(salvage)
 }
 
 /// Compresses a byte slice in memory.

@@ -58,7 +58,9 @@ pub mod pgn;
 pub mod text;
 pub mod tune;
 
-pub use archive::{CompressOptions, ExpandOptions, Summary, compress, compress_bytes, expand, expand_bytes};
+pub use archive::{
+    CompressOptions, DamagedBlock, ExpandOptions, Salvage, Summary, compress, compress_bytes, expand, expand_bytes, expand_salvage,
+};
 pub use container::InputFormat;
 pub use error::{Error, Result};
 pub use games::{Blocks, Games};

@@ -180,6 +180,14 @@ pub struct ExpandArgs {
     /// FILE.pgn.chz, FILE.txt.chz and FILE.chz are written to FILE.txt.
     #[arg(long, value_name = "FORMAT", value_parser = ["movetext"])]
     pub format: Option<String>,
+    /// Expand what can be expanded of a damaged archive: every block that checks out is
+    /// written, in order, and each damaged one is left out and reported on standard error
+    /// (its block number from 0, the lines and games it held, its archive bytes); the exit
+    /// status is then 2 (warning) and the output is kept. Without it a damaged archive is an
+    /// error and no output is left. An archive on standard input or a pipe is read into memory
+    /// first (salvage needs to seek to the index).
+    #[arg(long, conflicts_with_all = ["test", "format"])]
+    pub salvage: bool,
 }
 
 /// Options without a command (gzip style).
@@ -195,6 +203,14 @@ pub struct GzipArgs {
     /// a total when there are several. `info` says more.
     #[arg(short, long, conflicts_with_all = ["decompress", "test"])]
     pub list: bool,
+    /// With -d, expand what can be expanded of a damaged archive: every block that checks
+    /// out is written, in order, and each damaged one is left out and reported on standard
+    /// error (its block number from 0, the lines and games it held, its archive bytes); the
+    /// exit status is then 2 (warning) and the output is kept. Without it a damaged archive is
+    /// an error and no output is left. An archive on standard input or a pipe is read into
+    /// memory first (salvage needs to seek to the index).
+    #[arg(long, requires = "decompress", conflicts_with_all = ["test", "list", "format"])]
+    pub salvage: bool,
     #[command(flatten)]
     pub compress: CompressArgs,
 }

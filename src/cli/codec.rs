@@ -29,6 +29,8 @@ pub enum Mode {
     Expand,
     /// Archive to text in the movetext format (one game per line), whatever the archive holds.
     ExpandMovetext,
+    /// Archive to text, leaving out the damaged blocks (`--salvage`).
+    Salvage,
     /// Archive to nothing, checking everything.
     Test,
 }
@@ -204,20 +206,20 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     let summary = match &sink {
         Sink::Stdout => {
             let mut out = Labeled::new(BufWriter::with_capacity(1 << 16, status::stdout()), "writing (stdout)".into());
-            let s = code(mode, input, &mut out, args, &progress)?;
+            let s = code(mode, input, &mut out, args, source, &progress)?;
             out.flush()?;
             s
         }
-        Sink::Discard => code(mode, input, io::sink(), args, &progress)?,
+        Sink::Discard => code(mode, input, io::sink(), args, source, &progress)?,
         Sink::Device(target) => {
             let mut out = open_device(target)?;
-            let s = code(mode, input, &mut out, args, &progress)?;
+            let s = code(mode, input, &mut out, args, source, &progress)?;
             out.flush()?;
             s
         }
         Sink::File(target) => {
             let mut pending = PendingFile::create(target, args.force, permissions)?;
-            let s = code(mode, input, pending.writer(), args, &progress)?;
+            let s = code(mode, input, pending.writer(), args, source, &progress)?;
             pending.commit()?;
             s
         }
@@ -233,11 +235,20 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     }
 }
 
-/// Runs the library on one input. Returns what it did, and a warning when the output is
-/// complete but not the whole input (games left out of a movetext conversion).
-fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, progress: &Progress) -> Result<(Summary, Option<String>)> {
+/// Runs the library on one input, `source`. Returns what it did, and a warning when the
+/// output is not the whole input (games left out of a movetext conversion, damaged blocks
+/// left out by salvage).
+fn code(
+    mode: Mode,
+    input: impl BufRead,
+    output: impl Write,
+    args: &CommonArgs,
+    source: &Source,
+    progress: &Progress,
+) -> Result<(Summary, Option<String>)> {
     let tick = |done| progress.set(done);
     let summary = match mode {
+        Mode::Salvage => return salvage(input, output, args, source, &tick),
         Mode::Compress(opts) => chesszip::compress(input, output, &opts, &tick)?,
         Mode::Expand | Mode::Test => chesszip::expand(input, output, &ExpandOptions { threads: args.threads }, &tick)?,
         Mode::ExpandMovetext => {
@@ -255,6 +266,69 @@ fn code(mode: Mode, input: impl BufRead, output: impl Write, args: &CommonArgs, 
         }
     };
     Ok((summary, None))
+}
+
+/// `expand --salvage` of one input: the archive read with `Seek`, from the file itself when
+/// `source` is a regular file, else from memory (all of `input` read first). Each damaged
+/// block is reported on standard error as it is found in the result (even with -q: it is
+/// text lost); the warning returned sums them up.
+fn salvage(
+    mut input: impl BufRead,
+    output: impl Write,
+    args: &CommonArgs,
+    source: &Source,
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<(Summary, Option<String>)> {
+    let opts = ExpandOptions { threads: args.threads };
+    let file = match source {
+        Source::File(path) if fs::metadata(path).is_ok_and(|m| m.is_file()) => Some(open_input(path)?),
+        _ => None,
+    };
+    let result = match file {
+        Some(file) => {
+            drop(input);
+            chesszip::expand_salvage(BufReader::with_capacity(1 << 16, file), output, &opts, tick)?
+        }
+        None => {
+            let mut bytes = Vec::new();
+            input.read_to_end(&mut bytes)?;
+            chesszip::expand_salvage(io::Cursor::new(bytes), output, &opts, tick)?
+        }
+    };
+    for d in &result.damaged {
+        say!("chesszip: {}: {}", source.name(), damaged_line(d));
+    }
+    let warning = (!result.is_complete()).then(|| {
+        let n = result.damaged.len();
+        let parts = if n == 1 { "1 damaged part was".to_string() } else { format!("{n} damaged parts were") };
+        format!(
+            "{parts} left out; {} of text written ({} in {})",
+            counted(result.summary.text_bytes, "byte"),
+            counted(result.summary.stats.lines, "line"),
+            counted(result.summary.blocks, "block")
+        )
+    });
+    Ok((result.summary, warning))
+}
+
+/// The message for one part that salvage left out.
+fn damaged_line(d: &chesszip::DamagedBlock) -> String {
+    let range = format!("archive bytes {}..{}", d.archive_range.start, d.archive_range.end);
+    let lines = match (d.first_line, d.lines) {
+        (Some(first), Some(0)) => format!("no lines, after line {first}"),
+        (Some(first), Some(n)) => format!("lines {}..{} ({})", first + 1, first + n, counted(n, "line")),
+        (Some(first), None) => format!("the lines from {} on", first + 1),
+        (None, _) => "lines unknown".to_string(),
+    };
+    let games = d.games.map(|g| format!(", {}", counted(g, "game"))).unwrap_or_default();
+    if d.to_end {
+        format!(
+            "block {} damaged: it and all after it left out (the index cannot locate the blocks after it): {lines}{games}, {range}: {}",
+            d.block, d.error
+        )
+    } else {
+        format!("block {} damaged, left out: {lines}{games}, {range}: {}", d.block, d.error)
+    }
 }
 
 /// `n` and `noun`, in the plural unless `n` is 1 ("1 game", "2 plies").
@@ -280,7 +354,7 @@ fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
             opts.level,
             sink.name()
         ),
-        Mode::Expand | Mode::ExpandMovetext => {
+        Mode::Expand | Mode::ExpandMovetext | Mode::Salvage => {
             say!("{}: {} -> {} bytes, {what} -> {}", source.name(), s.archive_bytes, s.text_bytes, sink.name())
         }
         Mode::Test => say!("{}: OK, {} bytes of text, {what}", source.name(), s.text_bytes),

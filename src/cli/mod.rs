@@ -75,6 +75,7 @@ fn run(cli: Cli) -> Status {
             } else if g.decompress {
                 // With -d, --format names the output's format, as in `expand --format`.
                 match g.compress.format.as_deref() {
+                    None if g.salvage => Mode::Salvage,
                     None => Mode::Expand,
                     Some("movetext") => Mode::ExpandMovetext,
                     Some(f) => return error(format_args!("-d --format {f}: expanding can only convert to movetext")),
@@ -94,6 +95,8 @@ fn run(cli: Cli) -> Status {
                     Mode::Test
                 } else if args.format.is_some() {
                     Mode::ExpandMovetext
+                } else if args.salvage {
+                    Mode::Salvage
                 } else {
                     Mode::Expand
                 },

@@ -27,7 +27,21 @@ impl<R: Read + Seek> IndexedReader<R> {
     /// # Errors
     /// [`Error::Corrupt`] for a damaged or truncated archive, [`Error::Unsupported`] for
     /// another format version, [`Error::Io`] from the input.
-    pub fn open(mut input: R) -> Result<Self, Error> {
+    pub fn open(input: R) -> Result<Self, Error> {
+        let mut reader = Self::open_index(input)?;
+        for n in 0..reader.entries.len() {
+            reader.read_header(n)?;
+        }
+        Ok(reader)
+    }
+
+    /// As [`IndexedReader::open`], without reading the block headers: a damaged block is
+    /// found when [`IndexedReader::read_block`] reads it (which checks its header against the
+    /// index), so that the other blocks stay readable (salvage, [`crate::archive::expand_salvage`]).
+    ///
+    /// # Errors
+    /// As [`IndexedReader::open`], for the file header, footer and index.
+    pub fn open_index(mut input: R) -> Result<Self, Error> {
         let file_len = input.seek(SeekFrom::End(0))?;
         input.seek(SeekFrom::Start(0))?;
         if file_len < FileHeader::LEN as u64 {
@@ -69,11 +83,7 @@ impl<R: Read + Seek> IndexedReader<R> {
         if expected != index_offset {
             return Err(Error::Corrupt("index: blocks do not reach the index".into()));
         }
-        let mut reader = IndexedReader { input, header, entries, index_offset, file_len };
-        for n in 0..reader.entries.len() {
-            reader.read_header(n)?;
-        }
-        Ok(reader)
+        Ok(IndexedReader { input, header, entries, index_offset, file_len })
     }
 
     /// Reads block `n`'s header and checks it against the index entry and the room the index
@@ -99,6 +109,19 @@ impl<R: Read + Seek> IndexedReader<R> {
     /// The index: one entry per block, in order.
     pub fn entries(&self) -> &[IndexEntry] {
         &self.entries
+    }
+
+    /// Offset of the index: where the last block ends.
+    pub fn index_offset(&self) -> u64 {
+        self.index_offset
+    }
+
+    /// The archive bytes of block `n`: from its header to the next block (or the index).
+    ///
+    /// # Panics
+    /// If `n` is not below the number of blocks.
+    pub fn block_range(&self, n: usize) -> std::ops::Range<u64> {
+        self.entries[n].offset..self.entries.get(n + 1).map_or(self.index_offset, |next| next.offset)
     }
 
     /// Size of the archive in bytes.

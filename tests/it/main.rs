@@ -22,6 +22,7 @@ mod random_access;
 mod raw_form;
 mod reference;
 mod round_trip_real;
+mod salvage;
 mod search;
 mod self_check;
 mod tune_outcome;
