@@ -141,6 +141,16 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Counts one expanded block of header `h` and `text_len` bytes of text.
+    fn add_block(&mut self, h: &BlockHeader, text_len: usize) {
+        self.text_bytes += text_len as u64;
+        self.blocks += 1;
+        self.stats.lines += h.lines as u64;
+        self.stats.plies += h.plies as u64;
+        self.stats.raw_lines += h.raw_lines as u64;
+        self.stats.games += h.games as u64;
+    }
+
     /// Archive bits per ply, all overhead included.
     pub fn bits_per_ply(&self) -> f64 {
         8.0 * self.archive_bytes as f64 / self.stats.plies.max(1) as f64
@@ -566,13 +576,7 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
             match (block, text) {
                 (Ok((h, _)), Ok(text)) => {
                     output.write_all(&text)?;
-                    let s = &mut salvage.summary;
-                    s.text_bytes += text.len() as u64;
-                    s.blocks += 1;
-                    s.stats.lines += h.lines as u64;
-                    s.stats.plies += h.plies as u64;
-                    s.stats.raw_lines += h.raw_lines as u64;
-                    s.stats.games += h.games as u64;
+                    salvage.summary.add_block(&h, text.len());
                 }
                 (Err(Error::Io(e)), _) => return Err(Error::Io(e)),
                 (Err(e), _) | (_, Err(e)) => salvage.damaged.push(DamagedBlock {
@@ -651,13 +655,7 @@ fn salvage_sequential<R: Read, W: Write>(
                 }
             };
             output.write_all(&text)?;
-            let s = &mut salvage.summary;
-            s.text_bytes += text.len() as u64;
-            s.blocks += 1;
-            s.stats.lines += h.lines as u64;
-            s.stats.plies += h.plies as u64;
-            s.stats.raw_lines += h.raw_lines as u64;
-            s.stats.games += h.games as u64;
+            salvage.summary.add_block(&h, text.len());
             offset += (BlockHeader::LEN + b.range.len() + b.raw.len()) as u64;
             first_line += h.lines as u64 - h.partial_line as u64;
         }
