@@ -655,7 +655,7 @@ fn salvage_sequential<R: Read, W: Write>(
                 }
             };
             output.write_all(&text)?;
-            salvage.summary.add_block(&h, text.len());
+            salvage.summary.add_block(h, text.len());
             offset += (BlockHeader::LEN + b.range.len() + b.raw.len()) as u64;
             first_line += h.lines as u64 - h.partial_line as u64;
         }
