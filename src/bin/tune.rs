@@ -199,7 +199,7 @@ struct Args {
     #[arg(long)]
     from: Option<PathBuf>,
     /// Where to write the fitted parameters: a new file (a released model is never changed;
-    /// add the new file to `RELEASES` in src/model/mod.rs to release it).
+    /// add the new file to `RELEASES` in src/model/registry.rs to release it).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Move-feature groups to leave out (ablations), e.g. `--drop check,recapture`.

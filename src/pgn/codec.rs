@@ -30,7 +30,8 @@ use crate::entropy::budget::{BudgetedDecoder, inflate_side};
 use crate::entropy::{Cdf, Encoder, SymbolCoder};
 use crate::error::Error;
 use crate::model::{GameState, Model};
-use crate::movetext::game_coder::{GameCoder, MoveText};
+use crate::movetext::game_coder::GameCoder;
+use crate::movetext::move_text::MoveText;
 use crate::movetext::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::text::notation::Written;
 
