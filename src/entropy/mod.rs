@@ -6,11 +6,14 @@
 //! exactly as long as the model is deterministic.
 
 pub mod adaptive;
+pub mod binary;
 pub mod budget;
 pub mod cdf;
 pub mod coder;
 pub mod info;
+pub mod metered;
 pub mod range;
+pub mod text;
 
 pub use adaptive::AdaptiveModel;
 pub use budget::{BudgetedDecoder, WorkBudget};

@@ -34,7 +34,7 @@ fn crafted_stream(prefix: &[(&[u64], usize)], bottom: usize) -> Vec<u8> {
 /// 1/2), structured, no CRLF, no tag. From there the first symbol of every table is "not the
 /// end" and "the first legal move".
 ///
-/// [`Bit`]: chesszip::pgn::models::Bit
+/// [`Bit`]: chesszip::entropy::binary::Bit
 const PGN_PREFIX: [(&[u64], usize); 4] = [(&[1, 1], 1), (&[1, 1], 1), (&[1, 1], 0), (&[1, 1], 0)];
 
 /// The prefix that opens a movetext line that is a game (a fresh kind model at 1/2); then the
