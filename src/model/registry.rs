@@ -36,25 +36,25 @@ impl Model {
         Model::release(newest_release(level))
     }
 
-    /// [`Model::id`] of [`Model::builtin`]`(level)`, computed once.
+    /// [`Model::id`] of [`Model::builtin`]`(level)`, from the registry (nothing is parsed).
     pub fn builtin_id(level: u8) -> u64 {
-        release_id(newest_release(level))
+        RELEASES[newest_release(level)].id
     }
 
     /// The model of [`RELEASES`]`[index]`, parsed when first used.
     fn release(index: usize) -> &'static Model {
-        &parsed(index).0
+        parsed(index)
     }
 
     /// The embedded model with id `id`, of any release, if any.
     pub fn by_id(id: u64) -> Option<&'static Model> {
-        (0..RELEASES.len()).find(|&i| release_id(i) == id).map(Model::release)
+        RELEASES.iter().position(|r| r.id == id).map(Model::release)
     }
 
     /// The embedded model of `level` with id `id`, of any release, if any: what expanding an
-    /// archive uses (its header names both). Parses only that level's releases.
+    /// archive uses (its header names both). Parses only that release (and an ensemble's members).
     pub fn released(level: u8, id: u64) -> Option<&'static Model> {
-        (0..RELEASES.len()).filter(|&i| RELEASES[i].level == level).find(|&i| release_id(i) == id).map(Model::release)
+        RELEASES.iter().position(|r| r.level == level && r.id == id).map(Model::release)
     }
 }
 
@@ -64,6 +64,8 @@ impl Model {
 /// uses the newest release of the level.
 #[derive(Clone, Copy, Debug)]
 pub struct Release {
+    /// The model version (1 for `models/levelN.txt`, N for `models/vN/`).
+    pub version: u8,
     /// The compression level.
     pub level: u8,
     /// The parameter file's path below `models/`.
@@ -72,6 +74,9 @@ pub struct Release {
     pub text: &'static str,
     /// The move network file's bytes, if the model has one.
     pub network: Option<&'static [u8]>,
+    /// The model's [`Model::id`], stored so that finding an archive's model parses no other
+    /// (checked against the files by a test, and when the release is parsed).
+    pub id: u64,
 }
 
 impl Release {
@@ -95,18 +100,28 @@ impl Release {
     }
 }
 
-/// Embeds `models/<path>.txt` as a [`Release`] of `level`, with the network `net` (the bytes of
-/// a `.net` file) if given.
+/// One row of [`RELEASES`]: `release!(version, level, "path", [network,] id)` embeds
+/// `models/<path>.txt` (and the network's bytes, if given) with the model's [`Model::id`],
+/// which a test recomputes from the files.
 macro_rules! release {
-    ($level:literal, $path:literal) => {
-        Release { level: $level, name: concat!($path, ".txt"), text: include_str!(concat!("../../models/", $path, ".txt")), network: None }
-    };
-    ($level:literal, $path:literal, $net:expr) => {
+    ($version:literal, $level:literal, $path:literal, $id:literal) => {
         Release {
+            version: $version,
+            level: $level,
+            name: concat!($path, ".txt"),
+            text: include_str!(concat!("../../models/", $path, ".txt")),
+            network: None,
+            id: $id,
+        }
+    };
+    ($version:literal, $level:literal, $path:literal, $net:expr, $id:literal) => {
+        Release {
+            version: $version,
             level: $level,
             name: concat!($path, ".txt"),
             text: include_str!(concat!("../../models/", $path, ".txt")),
             network: Some($net),
+            id: $id,
         }
     };
 }
@@ -165,85 +180,85 @@ const NET_V6_SEARCH: &[u8] = include_bytes!("../../models/v6/search.net");
 /// 4x/4x/2x and fine-tuned (level 3 on its own features, levels 4-9 on level 5's), version 5's
 /// end and result weights; level 2 stays version 5's.
 pub const RELEASES: &[Release] = &[
-    release!(1, "level1"),
-    release!(2, "level2"),
-    release!(3, "level3"),
-    release!(4, "level4"),
-    release!(5, "level5"),
-    release!(6, "level6"),
-    release!(7, "level7"),
-    release!(8, "level8"),
-    release!(9, "level9"),
+    release!(1, 1, "level1", 0xad90f0bec2cef515),
+    release!(1, 2, "level2", 0x68fe5f14893a9c92),
+    release!(1, 3, "level3", 0xc6d192d8b240125d),
+    release!(1, 4, "level4", 0xa2fa8d6b271df34b),
+    release!(1, 5, "level5", 0xffab25ecf9638a87),
+    release!(1, 6, "level6", 0xb3f091b1ecdc976b),
+    release!(1, 7, "level7", 0x089f631694bffcf3),
+    release!(1, 8, "level8", 0xc8186855978f1b69),
+    release!(1, 9, "level9", 0xdfb4b9d8808eb941),
     // Version 2: the move networks (scripts/net/build.sh).
-    release!(2, "v2/level2", NET_V2_LEVEL2),
-    release!(3, "v2/level3", NET_V2_SEARCH),
-    release!(4, "v2/level4", NET_V2_SEARCH),
-    release!(5, "v2/level5", NET_V2_SEARCH),
-    release!(6, "v2/level6", NET_V2_SEARCH),
-    release!(7, "v2/level7", NET_V2_SEARCH),
-    release!(8, "v2/level8", NET_V2_SEARCH),
-    release!(9, "v2/level9", NET_V2_SEARCH),
+    release!(2, 2, "v2/level2", NET_V2_LEVEL2, 0xd458794e756e0df5),
+    release!(2, 3, "v2/level3", NET_V2_SEARCH, 0xde81803db364bf07),
+    release!(2, 4, "v2/level4", NET_V2_SEARCH, 0xe15ed8e16553a5ee),
+    release!(2, 5, "v2/level5", NET_V2_SEARCH, 0xd931475f763647d6),
+    release!(2, 6, "v2/level6", NET_V2_SEARCH, 0xd4904499914be261),
+    release!(2, 7, "v2/level7", NET_V2_SEARCH, 0x7c2fb37f055da54d),
+    release!(2, 8, "v2/level8", NET_V2_SEARCH, 0x9b29a87ea5854680),
+    release!(2, 9, "v2/level9", NET_V2_SEARCH, 0xc9f8fbc356f4235b),
     // Version 3: the networks distilled from the teacher (scripts/teacher/distil.sh).
-    release!(2, "v3/level2", NET_V3_LEVEL2),
-    release!(3, "v3/level3", NET_V3_SEARCH),
-    release!(4, "v3/level4", NET_V3_SEARCH),
-    release!(5, "v3/level5", NET_V3_SEARCH),
-    release!(6, "v3/level6", NET_V3_SEARCH),
-    release!(7, "v3/level7", NET_V3_SEARCH),
-    release!(8, "v3/level8", NET_V3_SEARCH),
-    release!(9, "v3/level9", NET_V3_SEARCH),
+    release!(3, 2, "v3/level2", NET_V3_LEVEL2, 0x692f4e66694f4407),
+    release!(3, 3, "v3/level3", NET_V3_SEARCH, 0xa2536838638eeccc),
+    release!(3, 4, "v3/level4", NET_V3_SEARCH, 0xa0231cf7b067673d),
+    release!(3, 5, "v3/level5", NET_V3_SEARCH, 0xc2847b4dde0166a1),
+    release!(3, 6, "v3/level6", NET_V3_SEARCH, 0x340ca63802904e72),
+    release!(3, 7, "v3/level7", NET_V3_SEARCH, 0x2b02d3e7a60ebbf2),
+    release!(3, 8, "v3/level8", NET_V3_SEARCH, 0xae81fa94f86d7db7),
+    release!(3, 9, "v3/level9", NET_V3_SEARCH, 0xc807fdaae96d84b0),
     // Version 4: more sampled games; end weights refitted with new features (scripts/teacher/build-v4.sh).
-    release!(2, "v4/level2", NET_V4_LEVEL2),
-    release!(3, "v4/level3", NET_V4_SEARCH),
-    release!(4, "v4/level4", NET_V4_SEARCH),
-    release!(5, "v4/level5", NET_V4_SEARCH),
-    release!(6, "v4/level6", NET_V4_SEARCH),
-    release!(7, "v4/level7", NET_V4_SEARCH),
-    release!(8, "v4/level8", NET_V4_SEARCH),
-    release!(9, "v4/level9", NET_V4_SEARCH),
+    release!(4, 2, "v4/level2", NET_V4_LEVEL2, 0xaf4435ad92bda97c),
+    release!(4, 3, "v4/level3", NET_V4_SEARCH, 0x40f29755ddd7172b),
+    release!(4, 4, "v4/level4", NET_V4_SEARCH, 0xa14dc4a5b3708d74),
+    release!(4, 5, "v4/level5", NET_V4_SEARCH, 0xb29e71631fcbb444),
+    release!(4, 6, "v4/level6", NET_V4_SEARCH, 0xaf72a12ba2acfa54),
+    release!(4, 7, "v4/level7", NET_V4_SEARCH, 0xabb96e941a3a8588),
+    release!(4, 8, "v4/level8", NET_V4_SEARCH, 0x4fc9725e8a976818),
+    release!(4, 9, "v4/level9", NET_V4_SEARCH, 0xdf36c28f1f447586),
     // Version 5: version 4 fine-tuned with 18,000 more sampled games (scripts/teacher/build-v5.sh).
-    release!(2, "v5/level2", NET_V5_LEVEL2),
-    release!(3, "v5/level3", NET_V5_SEARCH),
-    release!(4, "v5/level4", NET_V5_SEARCH),
-    release!(5, "v5/level5", NET_V5_SEARCH),
-    release!(6, "v5/level6", NET_V5_SEARCH),
-    release!(7, "v5/level7", NET_V5_SEARCH),
-    release!(8, "v5/level8", NET_V5_SEARCH),
-    release!(9, "v5/level9", NET_V5_SEARCH),
+    release!(5, 2, "v5/level2", NET_V5_LEVEL2, 0x733f8673a756b262),
+    release!(5, 3, "v5/level3", NET_V5_SEARCH, 0x91cba12ca4477ebe),
+    release!(5, 4, "v5/level4", NET_V5_SEARCH, 0xdeeaaa7ba6db2fbd),
+    release!(5, 5, "v5/level5", NET_V5_SEARCH, 0xd6de27f083398df9),
+    release!(5, 6, "v5/level6", NET_V5_SEARCH, 0x4f4028b09aff1549),
+    release!(5, 7, "v5/level7", NET_V5_SEARCH, 0x5f2e6d2c70e79755),
+    release!(5, 8, "v5/level8", NET_V5_SEARCH, 0xf9d4b584ada1f875),
+    release!(5, 9, "v5/level9", NET_V5_SEARCH, 0xdb761d3a2fbe9627),
     // Version 6: levels 3-9, version 5's network widened (scripts/teacher/build-v6.sh).
-    release!(3, "v6/level3", NET_V6_LEVEL3),
-    release!(4, "v6/level4", NET_V6_SEARCH),
-    release!(5, "v6/level5", NET_V6_SEARCH),
-    release!(6, "v6/level6", NET_V6_SEARCH),
-    release!(7, "v6/level7", NET_V6_SEARCH),
-    release!(8, "v6/level8", NET_V6_SEARCH),
-    release!(9, "v6/level9", NET_V6_SEARCH),
+    release!(6, 3, "v6/level3", NET_V6_LEVEL3, 0xbf44b65a89ee0926),
+    release!(6, 4, "v6/level4", NET_V6_SEARCH, 0xa9f7ed11f5bdf376),
+    release!(6, 5, "v6/level5", NET_V6_SEARCH, 0x1a3a20980a6cc106),
+    release!(6, 6, "v6/level6", NET_V6_SEARCH, 0xaaef1da976230274),
+    release!(6, 7, "v6/level7", NET_V6_SEARCH, 0xaa20377f0278cdc4),
+    release!(6, 8, "v6/level8", NET_V6_SEARCH, 0xf973af58ab61e89a),
+    release!(6, 9, "v6/level9", NET_V6_SEARCH, 0x64037a8f5564b9c8),
     // Version 7: level 9 is an ensemble of version 6's level 5 (its own model), version 6's
     // level 9 and version 5's level 5 ([`super::tuned::Member`]).
-    release!(9, "v7/level9", NET_V6_SEARCH),
+    release!(7, 9, "v7/level9", NET_V6_SEARCH, 0x4e1de0bee3dda1fa),
 ];
 
-/// The releases, each parsed when first used (a run needs one or two), with its [`Model::id`]:
-/// computing it serialises the whole model (milliseconds), too slow to repeat for every archive
-/// opened.
-static PARSED: [OnceLock<(Model, u64)>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
+/// The releases, each parsed when first used (a run needs one, or an ensemble and its members).
+static PARSED: [OnceLock<Model>; RELEASES.len()] = [const { OnceLock::new() }; RELEASES.len()];
 
 /// The model of the release named `name` (`v6/level9.txt`), parsed when first used.
 fn release_named(name: &str) -> Option<&'static Model> {
     RELEASES.iter().position(|r| r.name == name).map(Model::release)
 }
 
-/// [`RELEASES`]`[index]` parsed, and its id.
-fn parsed(index: usize) -> &'static (Model, u64) {
+/// [`RELEASES`]`[index]` parsed.
+///
+/// # Panics
+/// If the embedded files do not parse or do not give the row's id (caught by the tests).
+fn parsed(index: usize) -> &'static Model {
     PARSED[index].get_or_init(|| {
-        let model = RELEASES[index].parse().unwrap_or_else(|e| panic!("embedded model {}: {e}", RELEASES[index].name));
-        let id = model.id();
-        (model, id)
+        let release = &RELEASES[index];
+        let model = release.parse().unwrap_or_else(|e| panic!("embedded model {}: {e}", release.name));
+        // Serialising the model costs milliseconds, once per release a run uses: an id that
+        // does not match its files would write archives that no binary expands.
+        assert_eq!(model.id(), release.id, "embedded model {}: the id of its files is not the row's", release.name);
+        model
     })
-}
-
-fn release_id(index: usize) -> u64 {
-    parsed(index).1
 }
 
 /// Index in [`RELEASES`] of the newest release of `level`: the one place a level is
@@ -281,6 +296,10 @@ mod tests {
             let m = release.parse().unwrap_or_else(|e| panic!("{}: {e}", release.name));
             assert_eq!(m.level, release.level);
             assert_eq!(m.network.is_some(), release.network.is_some());
+            // The row's stored id is the one its files give.
+            assert_eq!(m.id(), release.id, "{}: the row's id is not its files' (recomputed: {:#018x})", release.name, m.id());
+            let version = release.name.split_once('/').map_or(1, |(v, _)| v[1..].parse().expect("a vN/ folder"));
+            assert_eq!(release.version, version, "{}", release.name);
             assert!(ids.insert(m.id()), "{} has the id of an earlier release", release.name);
             assert_eq!(Model::by_id(m.id()), Some(Model::release(i)));
         }
