@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::level::{MAX_LEVEL, MIN_LEVEL};
+use super::level::Level;
 use super::network::Network;
 use super::tuned::Model;
 use crate::error::Error;
@@ -265,9 +265,9 @@ fn parsed(index: usize) -> &'static Model {
 /// range-checked inside the library.
 ///
 /// # Panics
-/// If `level` is outside [`MIN_LEVEL`]`..=`[`MAX_LEVEL`] (a bug in the caller).
+/// If `level` is no [`Level`] (a bug in the caller).
 fn newest_release(level: u8) -> usize {
-    assert!((MIN_LEVEL..=MAX_LEVEL).contains(&level), "level {level} out of range");
+    let level = Level::new(level).unwrap_or_else(|e| panic!("{e}")).get();
     RELEASES.iter().rposition(|r| r.level == level).expect("every level has a release")
 }
 
