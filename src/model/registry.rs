@@ -9,7 +9,7 @@ use super::tuned::Model;
 use crate::error::Error;
 
 impl Model {
-    /// Parses a parameter file (see [`params`]); `name` appears in errors.
+    /// Parses a parameter file (see [`super::params`]); `name` appears in errors.
     ///
     /// # Errors
     /// [`Error::Model`] on syntax errors, wrong group lengths or out-of-range settings.
