@@ -111,7 +111,7 @@ fn compress<'py>(
 #[pyfunction]
 #[pyo3(signature = (data, *, threads = 0))]
 fn decompress<'py>(py: Python<'py>, data: &[u8], threads: usize) -> PyResult<Bound<'py, PyBytes>> {
-    let out = py.detach(|| chesszip::expand_bytes(data, &ExpandOptions { threads }));
+    let out = py.detach(|| chesszip::expand_bytes(data, &ExpandOptions { threads, ..Default::default() }));
     Ok(PyBytes::new(py, &out.map_err(py_err)?))
 }
 
