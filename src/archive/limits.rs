@@ -147,7 +147,7 @@ impl DecodeLimits {
             return Err(Error::DecodeLimit {
                 limit: Limit::Output,
                 value: max,
-                detail: format!("the archive records {len} bytes of text"),
+                detail: format!("the archive expands to at least {len} bytes"),
             });
         }
         Ok(())
