@@ -18,6 +18,10 @@ use crate::pgn;
 use crate::pgn::Pgn;
 
 pub mod form;
+pub mod limits;
+
+pub use limits::DecodeLimits;
+use limits::Meter;
 
 /// Default number of lines (games) per block at levels 1-3: large enough for the online book
 /// to learn, small enough for parallelism and random access.
@@ -54,11 +58,18 @@ pub const ROUND_TEXT_BYTES: usize = 2 * MAX_BLOCK_TEXT;
 /// How many of the blocks whose text lengths `text_lens` lists make one round: at most
 /// `max_blocks`, and no more once they hold [`ROUND_TEXT_BYTES`] of text; at least one (if
 /// any).
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn round_len(text_lens: impl IntoIterator<Item = u32>, max_blocks: usize) -> usize {
+    round_len_within(text_lens, max_blocks, ROUND_TEXT_BYTES)
+}
+
+/// [`round_len`] with rounds of at most `max_bytes` of text instead of [`ROUND_TEXT_BYTES`]
+/// (see [`DecodeLimits::memlimit`]).
+pub(crate) fn round_len_within(text_lens: impl IntoIterator<Item = u32>, max_blocks: usize, max_bytes: usize) -> usize {
     let mut bytes = 0usize;
     let mut n = 0;
     for len in text_lens.into_iter().take(max_blocks.max(1)) {
-        if n > 0 && bytes >= ROUND_TEXT_BYTES {
+        if n > 0 && bytes >= max_bytes {
             break;
         }
         bytes += len as usize;
@@ -125,6 +136,8 @@ pub fn block_format(format: InputFormat) -> &'static dyn BlockFormat {
 pub struct ExpandOptions {
     /// Worker threads; 0 means one per core; at most [`MAX_THREADS`].
     pub threads: usize,
+    /// Ceilings for untrusted archives (the default refuses none chesszip writes).
+    pub limits: DecodeLimits,
 }
 
 /// What a run did.
@@ -398,7 +411,7 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
     let got = raw::read_up_to(&mut input, &mut magic)?;
     let input = (&magic[..got]).chain(input);
     if raw::is_raw(&magic[..got]) {
-        return form::expand(std::io::BufReader::new(input), output, progress);
+        return form::expand(std::io::BufReader::new(input), output, &opts.limits, progress);
     }
     let mut reader = Reader::new(input)?;
     let model = model_for(reader.header())?;
@@ -406,13 +419,18 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary { archive_bytes: FileHeader::LEN as u64, ..Summary::default() };
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
+    let mut read_bytes = FileHeader::LEN as u64;
     loop {
         let first = reader.blocks_read();
         let mut blocks = Vec::with_capacity(batch);
         let mut round_bytes = 0;
-        while blocks.len() < batch && round_bytes < ROUND_TEXT_BYTES {
+        while blocks.len() < batch && round_bytes < round_max {
             match reader.next_block()? {
                 Some(b) => {
+                    read_bytes += (BlockHeader::LEN + b.1.range.len() + b.1.raw.len()) as u64;
+                    meter.admit(reader.blocks_read() - 1, &b.0, read_bytes)?;
                     round_bytes += b.0.text_len as usize;
                     blocks.push(b)
                 }
@@ -522,7 +540,8 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
     let got = raw::read_up_to(&mut input, &mut magic)?;
     input.seek(SeekFrom::Start(0))?;
     if raw::is_raw(&magic[..got]) {
-        return match form::expand(std::io::BufReader::new(input), output, progress) {
+        return match form::expand(std::io::BufReader::new(input), output, &opts.limits, progress) {
+            Err(e @ Error::DecodeLimit { .. }) => Err(e),
             Ok(summary) => Ok(Salvage { summary, damaged: Vec::new() }),
             Err(Error::Io(e)) => Err(Error::Io(e)),
             Err(e) => Ok(Salvage {
@@ -556,9 +575,17 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
     salvage.summary.archive_bytes = file_len;
     let mut first_line = 0u64;
     let mut n = 0;
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
     while n < count {
-        let len = round_len(reader.entries()[n..].iter().map(|e| e.text_len), batch);
+        let len = round_len_within(reader.entries()[n..].iter().map(|e| e.text_len), batch, round_max);
         let blocks: Vec<Result<(BlockHeader, EncodedBlock), Error>> = (n..n + len).map(|i| reader.read_block(i)).collect();
+        // A limit is the caller's, not damage: it stops the salvage as it stops `expand`.
+        for (i, b) in blocks.iter().enumerate() {
+            if let Ok((h, _)) = b {
+                meter.admit((n + i) as u64, h, reader.block_range(n + i).end)?;
+            }
+        }
         let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
             blocks
                 .par_iter()
@@ -624,14 +651,19 @@ fn salvage_sequential<R: Read, W: Write>(
     let mut salvage = Salvage::default();
     let mut offset = FileHeader::LEN as u64;
     let mut first_line = 0u64;
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
+    let mut read_bytes = FileHeader::LEN as u64;
     loop {
         let first = reader.blocks_read();
         let mut blocks = Vec::with_capacity(batch);
         let mut round_bytes = 0;
         let mut failed = None;
-        while blocks.len() < batch && round_bytes < ROUND_TEXT_BYTES {
+        while blocks.len() < batch && round_bytes < round_max {
             match reader.next_block() {
                 Ok(Some(b)) => {
+                    read_bytes += (BlockHeader::LEN + b.1.range.len() + b.1.raw.len()) as u64;
+                    meter.admit(reader.blocks_read() - 1, &b.0, read_bytes)?;
                     round_bytes += b.0.text_len as usize;
                     blocks.push(b)
                 }

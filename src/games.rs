@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, worker_pool};
+use crate::archive::limits::Meter;
+use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, worker_pool};
 use crate::container::raw::{self, MAX_HELD, RawReader};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -64,9 +65,10 @@ impl<R: Read + Seek> RawBlocks<R> {
     ///
     /// # Errors
     /// As [`RawReader::read`], for the whole archive.
-    fn open(mut input: R) -> Result<Self, Error> {
+    fn open(mut input: R, limits: &DecodeLimits) -> Result<Self, Error> {
         input.seek(SeekFrom::Start(0))?;
         let mut reader = RawReader::new(BufReader::new(input))?;
+        limits.check_raw(raw::decoder_window(reader.header()), reader.header().held.map(|t| t.text_len))?;
         let mut entries = Vec::new();
         let mut chunk = Vec::new();
         loop {
@@ -74,6 +76,7 @@ impl<R: Read + Seek> RawBlocks<R> {
             if chunk.is_empty() {
                 break;
             }
+            limits.check_raw(0, Some(reader.text_bytes()))?;
             let lines = crate::pgn::codec::count_lines(&chunk) as u32;
             entries.push(IndexEntry {
                 offset: 0,
@@ -148,6 +151,8 @@ pub struct Blocks<R: Read + Seek> {
     /// seek decodes few others.
     ahead: usize,
     max_ahead: usize,
+    /// The limits, and the blocks admitted under them.
+    meter: Meter,
 }
 
 impl<R: Read + Seek> Blocks<R> {
@@ -156,9 +161,21 @@ impl<R: Read + Seek> Blocks<R> {
     /// # Errors
     /// As [`IndexedReader::open`]; [`Error::Unsupported`] if this build lacks the archive's
     /// model; [`Error::Io`] if the threads cannot be started.
-    pub fn open(mut input: R, threads: usize) -> Result<Self, Error> {
+    pub fn open(input: R, threads: usize) -> Result<Self, Error> {
+        Self::open_with(input, &ExpandOptions { threads, ..ExpandOptions::default() })
+    }
+
+    /// Opens an archive for reading with the threads and limits of `opts`: every block is
+    /// admitted under [`ExpandOptions::limits`] before it is decoded (a block decoded again
+    /// after a seek back counts again: the limits bound work), and rounds of blocks decoded
+    /// ahead hold no more than [`DecodeLimits::memlimit`] allows.
+    ///
+    /// # Errors
+    /// As [`Blocks::open`]; [`Error::DecodeLimit`] if a raw archive exceeds a limit.
+    pub fn open_with(mut input: R, opts: &ExpandOptions) -> Result<Self, Error> {
+        let threads = opts.threads;
         let reader = if raw::starts_raw(&mut input)? {
-            Source::Raw(RawBlocks::open(input)?)
+            Source::Raw(RawBlocks::open(input, &opts.limits)?)
         } else {
             let reader = IndexedReader::open(input)?;
             model_for(reader.header())?;
@@ -166,7 +183,15 @@ impl<R: Read + Seek> Blocks<R> {
         };
         let pool = worker_pool(threads)?;
         let threads = pool.current_num_threads();
-        Ok(Blocks { reader, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
+        Ok(Blocks {
+            reader,
+            pool,
+            slots: VecDeque::new(),
+            position: 0,
+            ahead: threads,
+            max_ahead: threads * AHEAD_PER_THREAD,
+            meter: Meter::new(opts.limits),
+        })
     }
 
     /// The archive's file header.
@@ -216,13 +241,15 @@ impl<R: Read + Seek> Blocks<R> {
         // Text in flight, bounded like a round of `expand` whatever the thread count.
         let entries = reader.entries();
         let mut bytes: usize = (self.position..self.position + self.slots.len()).map(|k| entries[k].text_len as usize).sum();
+        let round_max = self.meter.limits.round_bytes(ROUND_TEXT_BYTES);
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
-            if k >= count || (!self.slots.is_empty() && bytes >= ROUND_TEXT_BYTES) {
+            if k >= count || (!self.slots.is_empty() && bytes >= round_max) {
                 break;
             }
             bytes += reader.entries()[k].text_len as usize;
-            let slot = match reader.read_block(k) {
+            let end = reader.block_range(k).end;
+            let slot = match reader.read_block(k).and_then(|b| self.meter.admit(k as u64, &b.0, end).map(|()| b)) {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
@@ -332,6 +359,8 @@ pub struct Games<R: Read + Seek> {
     broken: bool,
     /// Games in the archive, when the index tells (movetext).
     total: Option<u64>,
+    /// The game ceiling.
+    limits: DecodeLimits,
 }
 
 impl<R: Read + Seek> Games<R> {
@@ -340,7 +369,18 @@ impl<R: Read + Seek> Games<R> {
     /// # Errors
     /// As [`Blocks::open`].
     pub fn open(input: R, threads: usize) -> Result<Self, Error> {
-        let blocks = Blocks::open(input, threads)?;
+        Self::open_with(input, &ExpandOptions { threads, ..ExpandOptions::default() })
+    }
+
+    /// Opens an archive for reading its games with the threads and limits of `opts` (see
+    /// [`Blocks::open_with`]); a game (or line) longer than [`DecodeLimits::max_game_bytes`]
+    /// (or [`DecodeLimits::memlimit`]) is refused with [`Error::DecodeLimit`] before it is
+    /// held whole.
+    ///
+    /// # Errors
+    /// As [`Blocks::open_with`].
+    pub fn open_with(input: R, opts: &ExpandOptions) -> Result<Self, Error> {
+        let blocks = Blocks::open_with(input, opts)?;
         let format = blocks.header().format;
         let mut checkpoints = BTreeMap::new();
         let mut total = None;
@@ -372,6 +412,7 @@ impl<R: Read + Seek> Games<R> {
             done: false,
             broken: false,
             total,
+            limits: opts.limits,
         };
         games.restart(0, 0);
         Ok(games)
@@ -421,7 +462,7 @@ impl<R: Read + Seek> Games<R> {
     }
 
     /// Takes one complete line (with its line feed, or the input's last piece without one).
-    fn complete(&mut self, line: &[u8]) {
+    fn complete(&mut self, line: &[u8]) -> Result<(), Error> {
         let start = match self.format {
             InputFormat::Movetext => true,
             InputFormat::Pgn => {
@@ -442,46 +483,58 @@ impl<R: Read + Seek> Games<R> {
             }
         }
         match self.format {
-            InputFormat::Movetext => self.ready.push_back(line.to_vec()),
-            InputFormat::Pgn => self.game.extend_from_slice(line),
+            InputFormat::Movetext => {
+                self.limits.check_game(line.len() as u64)?;
+                self.ready.push_back(line.to_vec());
+            }
+            InputFormat::Pgn => {
+                self.limits.check_game((self.game.len() + line.len()) as u64)?;
+                self.game.extend_from_slice(line);
+            }
         }
+        Ok(())
     }
 
     /// Cuts the text of block `k` into lines.
-    fn feed(&mut self, k: usize, text: &[u8]) {
+    fn feed(&mut self, k: usize, text: &[u8]) -> Result<(), Error> {
         if self.line.is_empty() {
             self.pending = Some((self.started, k));
         }
         let mut at = 0;
         while at < text.len() {
             let Some(i) = memchr::memchr(b'\n', &text[at..]) else {
+                let open = (self.line.len() + text.len() - at) as u64;
+                let held = if self.format == InputFormat::Pgn { open + self.game.len() as u64 } else { open };
+                self.limits.check_game(held)?;
                 self.line.extend_from_slice(&text[at..]);
                 break;
             };
             let end = at + i + 1;
             if self.line.is_empty() {
-                self.complete(&text[at..end]);
+                self.complete(&text[at..end])?;
             } else {
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(&text[at..end]);
-                self.complete(&line);
+                self.complete(&line)?;
                 line.clear();
                 self.line = line;
             }
             at = end;
         }
+        Ok(())
     }
 
     /// Cuts the last game after the last block.
-    fn finish(&mut self) {
+    fn finish(&mut self) -> Result<(), Error> {
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
-            self.complete(&line);
+            self.complete(&line)?;
         }
         if !self.game.is_empty() {
             self.ready.push_back(std::mem::take(&mut self.game));
         }
         self.done = true;
+        Ok(())
     }
 
     /// The next game's text, `None` after the last one.
@@ -492,9 +545,13 @@ impl<R: Read + Seek> Games<R> {
     pub fn next_game(&mut self) -> Result<Option<Vec<u8>>, Error> {
         while self.ready.is_empty() && !self.done {
             let k = self.blocks.position();
-            match self.blocks.next_text() {
+            let fed = match self.blocks.next_text() {
                 Ok(Some(text)) => self.feed(k, &text),
                 Ok(None) => self.finish(),
+                Err(e) => Err(e),
+            };
+            match fed {
+                Ok(()) => {}
                 Err(e) => {
                     self.ready.clear();
                     self.done = true;

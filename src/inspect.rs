@@ -14,12 +14,14 @@
 //! holds exactly its index's `games` games. Other blocks are decoded to count their games.
 //! Blocks decoded to print games are checked against the index.
 
+use std::collections::VecDeque;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, round_len, worker_pool};
+use crate::archive::limits::Meter;
+use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, round_len_within, worker_pool};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -105,14 +107,23 @@ pub fn info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
 /// # Errors
 /// [`Error::Corrupt`] or [`Error::Unsupported`] as for [`crate::archive::expand`], for the archive's
 /// header and index and for the blocks decoded; [`Error::Io`] from reading or writing.
-pub fn extract_lines<R: Read + Seek, W: Write>(
+pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, output: W, threads: usize) -> Result<u64, Error> {
+    extract_lines_with(input, range, output, &ExpandOptions { threads, ..ExpandOptions::default() })
+}
+
+/// [`extract_lines`] with the threads and limits of `opts`: every block decoded is admitted
+/// under [`ExpandOptions::limits`] first, and rounds of blocks fit [`DecodeLimits::memlimit`].
+///
+/// # Errors
+/// As [`extract_lines`]; [`Error::DecodeLimit`] when a limit would be exceeded.
+pub fn extract_lines_with<R: Read + Seek, W: Write>(
     mut input: R,
     range: RangeInclusive<u64>,
     mut output: W,
-    threads: usize,
+    opts: &ExpandOptions,
 ) -> Result<u64, Error> {
     if raw::starts_raw(&mut input)? {
-        return raw_extract_lines(input, range, output);
+        return raw_extract_lines(input, range, output, &opts.limits);
     }
     let mut reader = IndexedReader::open(input)?;
     let model: &Model = model_for(reader.header())?;
@@ -130,16 +141,20 @@ pub fn extract_lines<R: Read + Seek, W: Write>(
     }
     let entries = reader.entries().to_vec();
     let wanted: Vec<usize> = (0..entries.len()).filter(|&k| starts[k] <= last && starts[k] + entries[k].lines as u64 > first).collect();
-    let pool = worker_pool(threads)?;
+    let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * 2;
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
     let mut written = 0;
     let mut rest = &wanted[..];
     while !rest.is_empty() {
-        let (chunk, after) = rest.split_at(round_len(rest.iter().map(|&k| entries[k].text_len), batch));
+        let (chunk, after) = rest.split_at(round_len_within(rest.iter().map(|&k| entries[k].text_len), batch, round_max));
         rest = after;
         let mut blocks = Vec::with_capacity(chunk.len());
         for &k in chunk {
-            blocks.push(reader.read_block(k)?);
+            let b = reader.read_block(k)?;
+            meter.admit(k as u64, &b.0, reader.block_range(k).end)?;
+            blocks.push(b);
         }
         let texts: Vec<Result<Vec<u8>, Error>> =
             pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
@@ -226,7 +241,23 @@ fn pgn_runs(entries: &[IndexEntry]) -> Vec<Run> {
 /// As [`extract_lines`]; also [`Error::Corrupt`] if a decoded block does not hold the games
 /// its index entry counts.
 pub fn extract_games<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, output: W, threads: usize) -> Result<u64, Error> {
-    walk_games(input, range, output, threads).map(|(written, _)| written)
+    extract_games_with(input, range, output, &ExpandOptions { threads, ..ExpandOptions::default() })
+}
+
+/// [`extract_games`] with the threads and limits of `opts`. The blocks are decoded in rounds
+/// and each game is written once complete, so that a game longer than many blocks is never
+/// held whole: past [`DecodeLimits::max_game_bytes`] (or [`DecodeLimits::memlimit`]) it is
+/// refused. Every block decoded is admitted under the limits first.
+///
+/// # Errors
+/// As [`extract_games`]; [`Error::DecodeLimit`] when a limit would be exceeded.
+pub fn extract_games_with<R: Read + Seek, W: Write>(
+    input: R,
+    range: RangeInclusive<u64>,
+    output: W,
+    opts: &ExpandOptions,
+) -> Result<u64, Error> {
+    walk_games(input, range, output, opts).map(|(written, _)| written)
 }
 
 /// Counts the games of an archive: lines in a movetext archive, games as [`extract_games`]
@@ -235,7 +266,15 @@ pub fn extract_games<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u
 /// # Errors
 /// As [`extract_games`].
 pub fn count_games<R: Read + Seek>(input: R, threads: usize) -> Result<u64, Error> {
-    walk_games(input, u64::MAX..=u64::MAX, std::io::sink(), threads).map(|(_, total)| total)
+    count_games_with(input, &ExpandOptions { threads, ..ExpandOptions::default() })
+}
+
+/// [`count_games`] with the threads and limits of `opts` (see [`extract_games_with`]).
+///
+/// # Errors
+/// As [`extract_games_with`].
+pub fn count_games_with<R: Read + Seek>(input: R, opts: &ExpandOptions) -> Result<u64, Error> {
+    walk_games(input, u64::MAX..=u64::MAX, std::io::sink(), opts).map(|(_, total)| total)
 }
 
 /// [`extract_games`], also returning the games before the end of the walk (all games of the
@@ -244,12 +283,12 @@ fn walk_games<R: Read + Seek, W: Write>(
     mut input: R,
     range: RangeInclusive<u64>,
     mut output: W,
-    threads: usize,
+    opts: &ExpandOptions,
 ) -> Result<(u64, u64), Error> {
     let (first, last) = (*range.start(), *range.end());
     if raw::starts_raw(&mut input)? {
         // The raw form's games are those of its text, cut as in the module's documentation.
-        let mut games = Games::open(input, threads)?;
+        let mut games = Games::open_with(input, opts)?;
         if first == 0 || last < first {
             return Ok((0, 0));
         }
@@ -270,14 +309,18 @@ fn walk_games<R: Read + Seek, W: Write>(
     if reader.header().format == InputFormat::Movetext {
         let lines = input_lines(&reader);
         drop(reader);
-        let written = extract_lines(input, range, output, threads)?;
+        let written = extract_lines_with(input, range, output, opts)?;
         return Ok((written, lines));
     }
     let model: &Model = model_for(reader.header())?;
+    let header = *reader.header();
     let entries = reader.entries().to_vec();
     let runs = pgn_runs(&entries);
-    let pool = worker_pool(threads)?;
+    let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * 2;
+    let limits = opts.limits;
+    let mut meter = Meter::new(limits);
+    let round_max = limits.round_bytes(ROUND_TEXT_BYTES);
     let (mut before, mut written) = (0u64, 0u64);
     let mut r = 0;
     while r < runs.len() && before < last {
@@ -307,39 +350,63 @@ fn walk_games<R: Read + Seek, W: Write>(
             break;
         };
         let wanted: Vec<usize> = chosen.iter().flat_map(|&s| runs[s].blocks.clone()).collect();
-        let mut coded = Vec::with_capacity(wanted.len());
-        for &k in &wanted {
-            coded.push(reader.read_block(k)?);
-        }
-        let header = *reader.header();
-        let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| wanted.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
-        let mut texts = texts.into_iter();
+        // The wanted blocks are decoded in rounds, as they are consumed (a run may span many).
+        let mut decoded: VecDeque<Result<Vec<u8>, Error>> = VecDeque::new();
+        let mut at = 0;
+        let mut next_text = |decoded: &mut VecDeque<Result<Vec<u8>, Error>>| -> Result<Vec<u8>, Error> {
+            if decoded.is_empty() {
+                let len = round_len_within(wanted[at..].iter().map(|&k| entries[k].text_len), batch, round_max);
+                let ks = &wanted[at..at + len];
+                at += len;
+                let mut coded = Vec::with_capacity(ks.len());
+                for &k in ks {
+                    let b = reader.read_block(k)?;
+                    meter.admit(k as u64, &b.0, reader.block_range(k).end)?;
+                    coded.push(b);
+                }
+                let texts: Vec<Result<Vec<u8>, Error>> =
+                    pool.install(|| ks.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
+                decoded.extend(texts);
+            }
+            decoded.pop_front().expect("one text per block")
+        };
         for (s, run) in runs.iter().enumerate().take(end + 1).skip(r) {
             if !chosen.contains(&s) {
                 before += run.games.expect("runs not decoded are counted");
                 continue;
             }
+            // The open game: text from the start of the last game seen; the games before it
+            // are complete (a game's start depends only on the lines before it) and written.
             let mut text = Vec::new();
-            for _ in run.blocks.clone() {
-                text.extend(texts.next().expect("one text per block")?);
-            }
-            let games = split_games(&text);
-            if let Some(g) = run.games
-                && g != games.len() as u64
-            {
-                return Err(Error::Corrupt(format!(
-                    "block {}: the index counts {g} games, the block holds {}",
-                    run.blocks.start,
-                    games.len()
-                )));
-            }
-            for game in &games {
-                before += 1;
-                if (first..=last).contains(&before) {
-                    output.write_all(game)?;
-                    written += 1;
+            let mut found = 0u64;
+            let mut take = |games: &[&[u8]], before: &mut u64, written: &mut u64| -> Result<(), Error> {
+                for game in games {
+                    *before += 1;
+                    found += 1;
+                    if (first..=last).contains(before) {
+                        output.write_all(game)?;
+                        *written += 1;
+                    }
                 }
+                Ok(())
+            };
+            for _ in run.blocks.clone() {
+                text.extend(next_text(&mut decoded)?);
+                // Only complete lines decide where games start.
+                let complete = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
+                let games = split_games(&text[..complete]);
+                if games.len() > 1 {
+                    let open = games[games.len() - 1].as_ptr() as usize - text.as_ptr() as usize;
+                    take(&games[..games.len() - 1], &mut before, &mut written)?;
+                    text.drain(..open);
+                }
+                limits.check_game(text.len() as u64)?;
+            }
+            take(&split_games(&text), &mut before, &mut written)?;
+            if let Some(g) = run.games
+                && g != found
+            {
+                return Err(Error::Corrupt(format!("block {}: the index counts {g} games, the block holds {found}", run.blocks.start)));
             }
         }
         r = end + 1;
@@ -423,9 +490,15 @@ impl<W: Write> LineFilter<W> {
 
 /// [`extract_lines`] of a raw archive. A held archive is decoded and checked before
 /// anything is written; a streamed one is written as it is decoded (and checked at its end).
-fn raw_extract_lines<R: Read + Seek, W: Write>(mut input: R, range: RangeInclusive<u64>, output: W) -> Result<u64, Error> {
+fn raw_extract_lines<R: Read + Seek, W: Write>(
+    mut input: R,
+    range: RangeInclusive<u64>,
+    output: W,
+    limits: &DecodeLimits,
+) -> Result<u64, Error> {
     input.seek(SeekFrom::Start(0))?;
     let mut reader = RawReader::new(BufReader::new(input))?;
+    limits.check_raw(raw::decoder_window(reader.header()), reader.header().held.map(|t| t.text_len))?;
     if *range.start() == 0 || range.end() < range.start() {
         return Ok(0);
     }
@@ -441,6 +514,7 @@ fn raw_extract_lines<R: Read + Seek, W: Write>(mut input: R, range: RangeInclusi
             if n == 0 {
                 break;
             }
+            limits.check_raw(0, Some(reader.text_bytes()))?;
             filter.feed(&buf[..n])?;
         }
     }

@@ -13,7 +13,7 @@ from operator import methodcaller
 from typing import TYPE_CHECKING, Callable, Iterator, Literal, Optional, Union, overload
 
 from . import _native
-from ._api import ArchiveInfo, Source, _source, info
+from ._api import ArchiveInfo, Limits, Source, _limits, _source, info
 
 if TYPE_CHECKING:  # pragma: no cover
     import chess.pgn
@@ -45,15 +45,20 @@ class Archive:
     :param threads: worker threads; 0 means one per core.
     :param encoding: how text is decoded (``"utf-8"`` by default).
     :param errors: as for :meth:`bytes.decode`.
+    :param limits: ceilings for an archive from elsewhere (:class:`Limits`); a limit exceeded
+        raises :class:`DecodeLimitError`.
     """
 
-    def __init__(self, source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> None:
+    def __init__(
+        self, source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict", limits: Optional[Limits] = None
+    ) -> None:
         """Open the archive; reads its header and index."""
         self._source = _source(source)
         self._threads = threads
+        self._limits = _limits(limits)
         self.encoding = encoding
         self.errors = errors
-        self._reader: Optional[_native.GameReader] = _native.GameReader(self._source, threads=threads)
+        self._reader: Optional[_native.GameReader] = _native.GameReader(self._source, threads=threads, limits=self._limits)
         self._len: Optional[int] = self._reader.len_hint
 
     def _random(self) -> _native.GameReader:
@@ -80,7 +85,7 @@ class Archive:
         """All games in order, as text (``binary=True``: as bytes); independent of other
         iterations and of random access."""
         self._random()
-        reader = _native.GameReader(self._source, threads=self._threads)
+        reader = _native.GameReader(self._source, threads=self._threads, limits=self._limits)
         decode = _decoder(binary, self.encoding, self.errors)
         return iter(reader) if decode is None else map(decode, reader)
 
@@ -139,7 +144,7 @@ class Archive:
         to count them."""
         if self._len is None:
             count = 0
-            for _ in _native.GameReader(self._source, threads=self._threads):
+            for _ in _native.GameReader(self._source, threads=self._threads, limits=self._limits):
                 count += 1
             self._len = count
         return self._len
@@ -159,14 +164,28 @@ class Archive:
 
 @overload
 def iter_games(
-    source: Source, *, binary: Literal[False] = ..., threads: int = ..., encoding: str = ..., errors: str = ...
+    source: Source,
+    *,
+    binary: Literal[False] = ...,
+    threads: int = ...,
+    encoding: str = ...,
+    errors: str = ...,
+    limits: Optional[Limits] = ...,
 ) -> Iterator[str]: ...
 @overload
-def iter_games(source: Source, *, binary: Literal[True], threads: int = ..., encoding: str = ..., errors: str = ...) -> Iterator[bytes]: ...
+def iter_games(
+    source: Source, *, binary: Literal[True], threads: int = ..., encoding: str = ..., errors: str = ..., limits: Optional[Limits] = ...
+) -> Iterator[bytes]: ...
 
 
 def iter_games(
-    source: Source, *, binary: bool = False, threads: int = 0, encoding: str = "utf-8", errors: str = "strict"
+    source: Source,
+    *,
+    binary: bool = False,
+    threads: int = 0,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    limits: Optional[Limits] = None,
 ) -> Union[Iterator[str], Iterator[bytes]]:
     """The games of an archive in order, as text (``binary=True``: bytes), streamed.
 
@@ -174,9 +193,11 @@ def iter_games(
     with the GIL released, a few per thread at a time.
 
     :param source: a path, the archive's bytes, or a binary file object (read to its end).
+    :param limits: ceilings for an archive from elsewhere (:class:`Limits`).
     :raises CorruptArchiveError: (while iterating) at a damaged block, after the games before it.
+    :raises DecodeLimitError: (while iterating) when a limit would be exceeded.
     """
-    reader = _native.GameReader(_source(source), threads=threads)
+    reader = _native.GameReader(_source(source), threads=threads, limits=_limits(limits))
     decode = _decoder(binary, encoding, errors)
     return iter(reader) if decode is None else map(decode, reader)
 

@@ -81,7 +81,7 @@ fn measure(data: &[u8], level: u8, threads: usize, block_lines: u32, repeat: usi
         bytes = archive.len() as u64;
         plies = summary.stats.plies;
         let start = Instant::now();
-        let back = expand_bytes(&archive, &ExpandOptions { threads })?;
+        let back = expand_bytes(&archive, &ExpandOptions { threads, ..Default::default() })?;
         e_times.push(start.elapsed());
         if back != data {
             bail!("level {level}: expand did not give back the input");

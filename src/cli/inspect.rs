@@ -192,12 +192,13 @@ fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
     let (spec, what, written, total) = match (args.games, args.lines) {
         (Some(spec), _) => {
             let last = spec.last.unwrap_or(u64::MAX);
-            let written = chesszip::extract_games(&mut archive, spec.first..=last, out, args.threads)?;
+            let opts = chesszip::ExpandOptions { threads: args.threads, limits: args.limits.limits() };
+            let written = chesszip::extract_games_with(&mut archive, spec.first..=last, out, &opts)?;
             let wanted = last - spec.first + 1;
             // Fewer games than asked: the archive ends at game first + written - 1, unless it
             // holds none of them (then count them).
             let total = match written {
-                0 => chesszip::count_games(&mut archive, args.threads)?,
+                0 => chesszip::count_games_with(&mut archive, &opts)?,
                 _ if written < wanted => spec.first + written - 1,
                 _ => return Ok(Status::Success),
             };
@@ -209,7 +210,8 @@ fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
             if spec.first > lines {
                 bail!("cannot extract line {}: the archive holds {lines} lines", spec.first);
             }
-            let written = chesszip::extract_lines(&mut archive, spec.first..=last, out, args.threads)?;
+            let opts = chesszip::ExpandOptions { threads: args.threads, limits: args.limits.limits() };
+            let written = chesszip::extract_lines_with(&mut archive, spec.first..=last, out, &opts)?;
             if last <= lines {
                 return Ok(Status::Success);
             }

@@ -13,6 +13,7 @@ mod golden;
 mod hostile;
 mod input_kinds;
 mod layers;
+mod limits;
 mod notation;
 mod other_notations;
 mod pgn_corrupt;
