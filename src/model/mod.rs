@@ -12,6 +12,7 @@ pub mod params;
 pub mod predictor;
 pub mod softmax;
 pub mod trace;
+pub mod transformer;
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
