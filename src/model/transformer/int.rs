@@ -292,6 +292,8 @@ pub struct IntModel {
     pol_scale: (i64, i32),
     /// `sqrt(d)` in `Q16`.
     promo_scale: i64,
+    /// The widest input of a dense layer.
+    max_cols: usize,
 }
 
 impl IntModel {
@@ -314,7 +316,9 @@ impl IntModel {
             })
             .collect();
         let dh = f.d / f.heads;
+        let max_cols = f.layers.iter().map(|l| l.ff2.cols.max(l.sm3.cols)).chain([f.embed.cols, f.d, f.gab.cols]).max().unwrap_or(0);
         IntModel {
+            max_cols,
             d: f.d,
             heads: f.heads,
             elo_low: f.elo_low.iter().map(|&v| q16(v)).collect(),
@@ -340,7 +344,7 @@ impl IntModel {
     pub fn forward(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
         let d = self.d;
         let dh = d / self.heads;
-        let mut scratch = vec![0i16; 4096.max(4 * d).max(PLANES + 2 * self.elo_low.len())];
+        let mut scratch = vec![0i16; self.max_cols];
         // Embedding.
         let elo = |e: i32| -> Vec<i32> {
             let a = e.clamp(0, ELO_MAX) as i64;

@@ -399,3 +399,167 @@ pub fn exp_basic(x: f64) -> f64 {
     // 2^k as an f64 from its exponent bits (k > -1022 for the x > -700 this is called with).
     sum * f64::from_bits(((1023 + k as i64) as u64) << 52)
 }
+
+/// Shapes of a Chessformer, for [`FloatModel::random`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Width of the residual stream.
+    pub d: usize,
+    /// Attention heads (dividing `d`).
+    pub heads: usize,
+    /// Encoder blocks.
+    pub blocks: usize,
+    /// Feed-forward width.
+    pub ffn: usize,
+    /// Smolgen's hidden width (`sm2`'s output).
+    pub hidden: usize,
+    /// Smolgen's generator inputs per head (`gab_weight`'s columns).
+    pub gen_inputs: usize,
+    /// Size of one Elo embedding.
+    pub elo: usize,
+}
+
+/// A deterministic generator of test weights (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    fn vec(&mut self, n: usize, scale: f32, centre: f32) -> Vec<f32> {
+        (0..n).map(|_| centre + scale * self.next()).collect()
+    }
+
+    fn mat(&mut self, rows: usize, cols: usize) -> Mat {
+        let s = 1.5 / (cols as f32).sqrt();
+        Mat { rows, cols, w: self.vec(rows * cols, s, 0.0) }
+    }
+}
+
+impl FloatModel {
+    /// A random Chessformer of shape `s` (for tests: CI never has the real weights).
+    pub fn random(seed: u64, s: Shape) -> FloatModel {
+        let mut r = Rng(seed);
+        let layers = (0..s.blocks)
+            .map(|_| Layer {
+                sm2: r.mat(s.hidden, s.d),
+                sm2_b: r.vec(s.hidden, 0.1, 0.0),
+                ln1: (r.vec(s.hidden, 0.2, 1.0), r.vec(s.hidden, 0.1, 0.0)),
+                sm3: r.mat(s.heads * s.gen_inputs, s.hidden),
+                sm3_b: r.vec(s.heads * s.gen_inputs, 0.1, 0.0),
+                ln2: (r.vec(s.heads * s.gen_inputs, 0.2, 1.0), r.vec(s.heads * s.gen_inputs, 0.1, 0.0)),
+                qkv: r.mat(3 * s.d, s.d),
+                out: r.mat(s.d, s.d),
+                norm1: r.vec(s.d, 0.2, 1.0),
+                ff1: r.mat(s.ffn, s.d),
+                ff1_b: r.vec(s.ffn, 0.1, 0.0),
+                ff2: r.mat(s.d, s.ffn),
+                ff2_b: r.vec(s.d, 0.1, 0.0),
+                norm2: r.vec(s.d, 0.2, 1.0),
+            })
+            .collect();
+        FloatModel {
+            d: s.d,
+            heads: s.heads,
+            elo_low: r.vec(s.elo, 0.5, 0.0),
+            elo_high: r.vec(s.elo, 0.5, 0.0),
+            embed: r.mat(s.d, PLANES + 2 * s.elo),
+            embed_b: r.vec(s.d, 0.1, 0.0),
+            layers,
+            gab: r.mat(TOKENS * TOKENS, s.gen_inputs),
+            norm: (r.vec(s.d, 0.2, 1.0), r.vec(s.d, 0.1, 0.0)),
+            pol_q: r.mat(s.d, s.d),
+            pol_k: r.mat(s.d, s.d),
+            promo: r.mat(4, s.d),
+        }
+    }
+
+    /// The model as an ONNX file in the teacher's layout: the named initializers and the
+    /// `MatMul` nodes that [`FloatModel::from_graph`] reads, tensors larger than 64 values in
+    /// the external data file `data_name` (returned second), the rest inline. Not a runnable
+    /// graph: the test helper for the loader (the real file's other nodes are not read).
+    pub fn to_onnx(&self, data_name: &str) -> (Vec<u8>, Vec<u8>) {
+        use super::onnx::{GraphProto, ModelProto, NodeProto, StringStringEntryProto, TensorProto};
+        use prost::Message;
+        let mut data = Vec::new();
+        let mut inits = Vec::new();
+        let mut add = |name: String, dims: Vec<usize>, v: &[f32]| {
+            let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+            let mut t =
+                TensorProto { dims: dims.iter().map(|&d| d as i64).collect(), data_type: super::onnx::FLOAT, name, ..Default::default() };
+            if v.len() > 64 {
+                let kv = |k: &str, v: String| StringStringEntryProto { key: k.into(), value: v };
+                t.external_data =
+                    vec![kv("location", data_name.into()), kv("offset", data.len().to_string()), kv("length", bytes.len().to_string())];
+                t.data_location = 1;
+                data.extend_from_slice(&bytes);
+            } else {
+                t.raw_data = bytes;
+            }
+            inits.push(t);
+        };
+        let in_out = |m: &Mat| -> Vec<f32> {
+            let mut w = vec![0.0; m.rows * m.cols];
+            for o in 0..m.rows {
+                for i in 0..m.cols {
+                    w[i * m.rows + o] = m.w[o * m.cols + i];
+                }
+            }
+            w
+        };
+        let mut nodes = Vec::new();
+        let mut matmul = |k: usize, m: &Mat, add: &mut dyn FnMut(String, Vec<usize>, &[f32])| {
+            let name = format!("val_{k}");
+            add(name.clone(), vec![m.cols, m.rows], &in_out(m));
+            nodes.push(NodeProto {
+                input: vec![format!("x_{k}"), name],
+                output: vec![format!("y_{k}")],
+                op_type: "MatMul".into(),
+                ..Default::default()
+            });
+        };
+        add("elo_embedding_low.weight".into(), vec![1, self.elo_low.len()], &self.elo_low);
+        add("elo_embedding_high.weight".into(), vec![1, self.elo_high.len()], &self.elo_high);
+        add("token_projection.bias".into(), vec![self.d], &self.embed_b);
+        let mut k = 0;
+        matmul(k, &self.embed, &mut add);
+        let last = self.layers.len() - 1;
+        for (l, ly) in self.layers.iter().enumerate() {
+            let p = |s: &str| format!("transformer.layers.{l}.{s}");
+            add(p("self_attn.sm2.weight"), vec![ly.sm2.rows, ly.sm2.cols], &ly.sm2.w);
+            add(p("self_attn.sm2.bias"), vec![ly.sm2_b.len()], &ly.sm2_b);
+            add(p("self_attn.ln1.weight"), vec![ly.ln1.0.len()], &ly.ln1.0);
+            add(p("self_attn.ln1.bias"), vec![ly.ln1.1.len()], &ly.ln1.1);
+            add(p("self_attn.sm3.weight"), vec![ly.sm3.rows, ly.sm3.cols], &ly.sm3.w);
+            add(p("self_attn.sm3.bias"), vec![ly.sm3_b.len()], &ly.sm3_b);
+            add(p("self_attn.ln2.weight"), vec![ly.ln2.0.len()], &ly.ln2.0);
+            add(p("self_attn.ln2.bias"), vec![ly.ln2.1.len()], &ly.ln2.1);
+            add(p("linear1.bias"), vec![ly.ff1_b.len()], &ly.ff1_b);
+            add(p("linear2.bias"), vec![ly.ff2_b.len()], &ly.ff2_b);
+            add(p("norm1.weight"), vec![self.d], &ly.norm1);
+            add(p("norm2.weight"), vec![self.d], &ly.norm2);
+            if l == last {
+                add(p("self_attn.gab_weight"), vec![self.gab.rows, self.gab.cols], &self.gab.w);
+            }
+            for m in [&ly.qkv, &ly.out, &ly.ff1, &ly.ff2] {
+                k += 1;
+                matmul(k, m, &mut add);
+            }
+        }
+        add("transformer.norm.weight".into(), vec![self.d], &self.norm.0);
+        add("transformer.norm.bias".into(), vec![self.d], &self.norm.1);
+        for m in [&self.pol_q, &self.pol_k, &self.promo] {
+            k += 1;
+            matmul(k, m, &mut add);
+        }
+        let graph = GraphProto { node: nodes, initializer: inits, ..Default::default() };
+        let model = ModelProto { ir_version: 10, producer_name: "chesszip test helper".into(), graph: Some(graph) };
+        (model.encode_to_vec(), data)
+    }
+}
