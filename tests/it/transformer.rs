@@ -41,7 +41,7 @@ fn random_planes(seed: u64) -> Vec<u8> {
     (0..TOKENS * PLANES)
         .map(|_| {
             s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 33) % 13 == 0) as u8
+            (s >> 33).is_multiple_of(13) as u8
         })
         .collect()
 }

@@ -20,6 +20,9 @@
 //!
 //! Integer sums are exact in any order, so vectorised code gives the same integers as scalar.
 
+// Index loops over several arrays at once read best as written.
+#![allow(clippy::needless_range_loop)]
+
 use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
 
 /// Fractional bits of an activation.
@@ -155,7 +158,7 @@ const GELU_RANGE: i64 = 8;
 
 impl Gelu {
     fn new() -> Gelu {
-        let n = (2 * GELU_RANGE << GELU_STEP) as usize + 1;
+        let n = ((2 * GELU_RANGE) << GELU_STEP) as usize + 1;
         let t = (0..n)
             .map(|i| {
                 let x = i as f64 / (1u64 << GELU_STEP) as f64 - GELU_RANGE as f64;

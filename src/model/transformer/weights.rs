@@ -13,6 +13,9 @@
 //!
 //! Every shape is read from the file: width, heads, blocks, feed-forward and smolgen sizes.
 
+// Index loops over several arrays at once read best as written.
+#![allow(clippy::needless_range_loop)]
+
 use std::path::Path;
 
 use super::onnx::Graph;
@@ -163,13 +166,14 @@ impl FloatModel {
         // The MatMul weights, in graph order.
         let mut mats = Vec::new();
         for n in &g.nodes {
-            if n.op_type == "MatMul" && n.input.len() == 2 {
-                if let Some(t) = g.tensor(&n.input[1]) {
-                    if t.dims.len() != 2 {
-                        return Err(format!("MatMul weight {} is not a matrix", n.input[1]));
-                    }
-                    mats.push(Mat::from_in_out(&t.dims, t.f32s(&n.input[1])?));
+            if n.op_type == "MatMul"
+                && n.input.len() == 2
+                && let Some(t) = g.tensor(&n.input[1])
+            {
+                if t.dims.len() != 2 {
+                    return Err(format!("MatMul weight {} is not a matrix", n.input[1]));
                 }
+                mats.push(Mat::from_in_out(&t.dims, t.f32s(&n.input[1])?));
             }
         }
         let blocks = (0..).take_while(|l| g.tensor(&format!("transformer.layers.{l}.norm1.weight")).is_some()).count();
@@ -400,6 +404,9 @@ pub fn exp_basic(x: f64) -> f64 {
     sum * f64::from_bits(((1023 + k as i64) as u64) << 52)
 }
 
+/// Adds an initializer (name, dimensions, values) to a file being written.
+type AddTensor<'a> = dyn FnMut(String, Vec<usize>, &[f32]) + 'a;
+
 /// Shapes of a Chessformer, for [`FloatModel::random`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
@@ -514,7 +521,7 @@ impl FloatModel {
             w
         };
         let mut nodes = Vec::new();
-        let mut matmul = |k: usize, m: &Mat, add: &mut dyn FnMut(String, Vec<usize>, &[f32])| {
+        let mut matmul = |k: usize, m: &Mat, add: &mut AddTensor| {
             let name = format!("val_{k}");
             add(name.clone(), vec![m.cols, m.rows], &in_out(m));
             nodes.push(NodeProto {
