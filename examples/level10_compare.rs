@@ -2,12 +2,18 @@
 //! float teacher on the same positions: the cross-entropy of the played moves (bits/ply, softmax
 //! over the legal moves) of both, how far the logits differ, and the integer path's positions/s
 //! on one thread. Optionally also runs the float reference of `weights.rs` on the first `REF`
-//! positions (default 0), which follows the graph op for op.
+//! positions (default 0), which follows the graph op for op. With `GAMES=FILE` (the games the
+//! positions were dumped from) it first checks that chesszip's tokenisation
+//! (`transformer::tokens`) gives the same planes and the same vocabulary indices of the legal
+//! moves as `label.py` (and stops there with `TOKENS_ONLY=1`).
 //!
 //! Usage: `[REF=20] cargo run --release --example level10_compare -- maia3-5m.onnx POSITIONS`,
 //! with `POSITIONS` written by `scripts/teacher/dump_logits.py` (heldout games only: never the
 //! benchmark). See `docs/notes-level10.md` and `scripts/teacher/level10-compare.sh`.
+use chesszip::model::transformer::tokens::{History, vocab_index};
 use chesszip::model::transformer::{FloatModel, IntModel};
+use shakmaty::san::San;
+use shakmaty::{Chess, Position};
 use std::time::Instant;
 
 struct Pos {
@@ -39,6 +45,36 @@ fn read_positions(bytes: &[u8]) -> Vec<Pos> {
     out
 }
 
+/// Replays the games and compares chesszip's inputs and move indices with the dumped ones.
+fn check_tokens(text: &str, pos: &[Pos]) {
+    let (mut k, mut bad) = (0, 0);
+    'games: for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let mut board = Chess::default();
+        let mut hist = History::new(&board);
+        for san in &words[..words.len() - 1] {
+            if k == pos.len() {
+                break 'games;
+            }
+            let p = &pos[k];
+            let played = San::from_ascii(san.as_bytes()).unwrap().to_move(&board).unwrap();
+            let legal = board.legal_moves();
+            let mut ours: Vec<usize> = legal.iter().map(|m| vocab_index(m, board.turn())).collect();
+            let mut theirs = p.legal.clone();
+            let played_ok = vocab_index(&played, board.turn()) == p.legal[p.played];
+            ours.sort_unstable();
+            theirs.sort_unstable();
+            if hist.input() != p.planes || ours != theirs || !played_ok {
+                bad += 1;
+            }
+            board.play_unchecked(played);
+            hist.push(&board);
+            k += 1;
+        }
+    }
+    println!("tokens: {k} plies checked against label.py, {bad} differ");
+}
+
 /// -log2 p(played) under the softmax of `z` over the legal moves.
 fn bits(z: &[f64], played: usize) -> f64 {
     let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -53,6 +89,12 @@ fn main() {
     let q = IntModel::new(&f);
     eprintln!("loaded and quantised in {:.2}s: width {}, {} heads, {} blocks", t0.elapsed().as_secs_f64(), f.d, f.heads, f.layers.len());
     let pos = read_positions(&std::fs::read(&a[1]).unwrap());
+    if let Ok(games) = std::env::var("GAMES") {
+        check_tokens(&std::fs::read_to_string(games).unwrap(), &pos);
+        if std::env::var_os("TOKENS_ONLY").is_some() {
+            return;
+        }
+    }
     let nref: usize = std::env::var("REF").map(|v| v.parse().unwrap()).unwrap_or(0);
     for p in pos.iter().take(nref) {
         let z = f.forward(&p.planes, p.elo.0, p.elo.1);

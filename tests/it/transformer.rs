@@ -103,3 +103,29 @@ fn integer_logits_are_pinned() {
     let h = z.iter().fold(0xcbf29ce484222325u64, |h, &v| (h ^ v as u32 as u64).wrapping_mul(0x100000001b3));
     assert_eq!(h, 0xc03c320e997c4027, "FNV-1a of the logits: {h:#018x}");
 }
+
+#[test]
+fn tokens_and_move_indices_follow_label_py() {
+    use chesszip::model::transformer::tokens::{History, vocab_index};
+    use shakmaty::{Chess, Position, san::San};
+    let mut pos = Chess::default();
+    let mut hist = History::new(&pos);
+    assert_eq!(hist.input(), start_planes());
+    let mut idx = Vec::new();
+    for san in ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O"] {
+        let m = San::from_ascii(san.as_bytes()).unwrap().to_move(&pos).unwrap();
+        idx.push(vocab_index(&m, pos.turn()));
+        pos.play_unchecked(m);
+        hist.push(&pos);
+    }
+    // e2e4 and (mirrored) e7e5 are the same move for their movers; O-O is e1g1.
+    assert_eq!(idx, [12 * 64 + 28, 12 * 64 + 28, 6 * 64 + 21, 64 + 18, 5 * 64 + 26, 5 * 64 + 26, 4 * 64 + 6]);
+    // After 7 plies the oldest of the 8 positions is still the start position, seen by White.
+    let x = hist.input();
+    assert_eq!(&x[..12], &start_planes()[..12]);
+    // The latest position (Black to move) is mirrored: c1's token holds Black's own bishop (c8),
+    // f1's is empty (the bishop went to c5), e1's holds Black's own king; g8's token holds White's
+    // king, seen as the opponent's (plane 11).
+    let at = |t: usize, plane: usize| x[t * PLANES + 7 * 12 + plane];
+    assert_eq!((at(2, 2), at(5, 2), at(4, 5), at(62, 11)), (1, 0, 1, 1));
+}

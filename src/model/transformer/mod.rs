@@ -4,12 +4,14 @@
 //!
 //! - [`onnx`]: the ONNX protobuf messages (prost) and the initializers' data, inline or external;
 //! - [`weights`]: the float weights found by walking the graph, and a float reference forward;
-//! - [`int`]: the weights quantised when loaded, and the integer forward pass.
+//! - [`int`]: the weights quantised when loaded, and the integer forward pass;
+//! - [`tokens`]: positions and moves as the model sees them.
 //!
 //! The architecture is described in `docs/notes-level10.md`.
 
 pub mod int;
 pub mod onnx;
+pub mod tokens;
 pub mod weights;
 
 pub use int::IntModel;
