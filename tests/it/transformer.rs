@@ -129,3 +129,15 @@ fn tokens_and_move_indices_follow_label_py() {
     let at = |t: usize, plane: usize| x[t * PLANES + 7 * 12 + plane];
     assert_eq!((at(2, 2), at(5, 2), at(4, 5), at(62, 11)), (1, 0, 1, 1));
 }
+
+#[test]
+fn scalar_and_avx2_paths_give_the_same_integers() {
+    use chesszip::model::transformer::int::force_scalar;
+    let q = IntModel::new(&FloatModel::random(5, SHAPE));
+    let planes = random_planes(9);
+    let simd = q.forward(&planes, 1700, 1300);
+    force_scalar(true);
+    let scalar = q.forward(&planes, 1700, 1300);
+    force_scalar(false);
+    assert_eq!(simd, scalar);
+}

@@ -80,16 +80,18 @@ fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
     s
 }
 
-/// `sum a_i b_i` of two `i16` rows in `i32` (the caller bounds it).
-#[inline]
+/// `sum a_i b_i` of two `i16` rows in `i32`. The caller bounds the sum (`len * 127 * act_max <
+/// 2^31`), so the wrapping operations never wrap: they only let the loop vectorise in every
+/// profile (overflow checks would keep it scalar).
+#[inline(always)]
 fn dot16(a: &[i16], b: &[i16]) -> i32 {
-    a.iter().zip(b).map(|(&a, &b)| a as i32 * b as i32).sum()
+    a.iter().zip(b).fold(0i32, |s, (&a, &b)| s.wrapping_add((a as i32).wrapping_mul(b as i32)))
 }
 
-/// `sum a_i b_i` in `i64`.
-#[inline]
+/// `sum a_i b_i` in `i64` (at most `len * 2^30`: exact for any row shorter than 2^33).
+#[inline(always)]
 fn dot16_wide(a: &[i16], b: &[i16]) -> i64 {
-    a.iter().zip(b).map(|(&a, &b)| a as i64 * b as i64).sum()
+    a.iter().zip(b).fold(0i64, |s, (&a, &b)| s.wrapping_add((a as i32 * b as i32) as i64))
 }
 
 /// A dense layer with `i8` weights per output channel.
@@ -134,8 +136,25 @@ impl QLinear {
         self.rows
     }
 
-    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols` values.
+    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols` values. Runs the AVX2 copy of
+    /// the same code where the processor has it (the same integers: sums are exact).
     pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
+            // SAFETY: the processor has AVX2 (checked above).
+            return unsafe { self.apply_avx2(x, y, scratch) };
+        }
+        self.apply_generic(x, y, scratch)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn apply_avx2(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        self.apply_generic(x, y, scratch)
+    }
+
+    #[inline(always)]
+    fn apply_generic(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
         let xq = &mut scratch[..self.cols];
         let s = quantise_row(&x[..self.cols], self.act_max, xq);
         for r in 0..self.rows {
@@ -144,6 +163,19 @@ impl QLinear {
             y[r] = sat(rshift(acc as i128 * m as i128, e - s) + self.bias[r] as i128);
         }
     }
+}
+
+static FORCE_SCALAR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every later forward pass use the portable code even where AVX2 is available (for the
+/// tests that compare the two paths, and for measuring them).
+pub fn force_scalar(on: bool) {
+    FORCE_SCALAR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[inline]
+fn scalar_forced() -> bool {
+    FORCE_SCALAR.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// GELU (erf form) in `Q16`, by table.
@@ -419,9 +451,17 @@ impl IntModel {
                         z += e[j];
                     }
                     let inv = (1i128 << 62) / z as i128;
+                    // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
+                    let mut acc = [0i64; 256];
+                    let acc = &mut acc[..dh];
+                    for j in 0..TOKENS {
+                        let v = &qkv[j * 3 * d + 2 * d + o..j * 3 * d + 2 * d + o + dh];
+                        for (a, &v) in acc.iter_mut().zip(v) {
+                            *a = a.wrapping_add(e[j].wrapping_mul(v as i64));
+                        }
+                    }
                     for c in 0..dh {
-                        let acc: i64 = (0..TOKENS).map(|j| e[j] * qkv[j * 3 * d + 2 * d + o + c] as i64).sum();
-                        att[i * d + o + c] = sat(rshift(acc as i128 * inv, 62));
+                        att[i * d + o + c] = sat(rshift(acc[c] as i128 * inv, 62));
                     }
                 }
             }

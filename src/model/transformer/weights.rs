@@ -211,7 +211,7 @@ impl FloatModel {
                 return Err(format!("smolgen output {} is not a multiple of {}", sm3.rows, gab.cols));
             }
             let h = sm3.rows / gab.cols;
-            if h == 0 || d % h != 0 || (heads != 0 && h != heads) {
+            if h == 0 || d % h != 0 || d / h > 256 || (heads != 0 && h != heads) {
                 return Err(format!("layer {l}: {h} heads for width {d}"));
             }
             heads = h;
