@@ -74,8 +74,10 @@ fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
     while rshift(m as i128, s) > max as i128 {
         s += 1;
     }
+    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
+    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
     for (o, &v) in out.iter_mut().zip(x) {
-        *o = rshift(v as i128, s).clamp(-(max as i128), max as i128) as i16;
+        *o = ((v as i64 + half) >> s).clamp(-max, max) as i16;
     }
     s
 }
