@@ -7,6 +7,8 @@
 //! (`transformer::tokens`) gives the same planes and the same vocabulary indices of the legal
 //! moves as `label.py` (and stops there with `TOKENS_ONLY=1`).
 //!
+//! `SCALAR=1` measures the portable code instead of the AVX2 copy (the same integers).
+//!
 //! Usage: `[REF=20] cargo run --release --example level10_compare -- maia3-5m.onnx POSITIONS`,
 //! with `POSITIONS` written by `scripts/teacher/dump_logits.py` (heldout games only: never the
 //! benchmark). See `docs/notes-level10.md` and `scripts/teacher/level10-compare.sh`.
@@ -87,6 +89,9 @@ fn main() {
     let t0 = Instant::now();
     let f = FloatModel::read(a[0].as_ref()).unwrap();
     let q = IntModel::new(&f);
+    if std::env::var_os("SCALAR").is_some() {
+        chesszip::model::transformer::int::force_scalar(true);
+    }
     eprintln!("loaded and quantised in {:.2}s: width {}, {} heads, {} blocks", t0.elapsed().as_secs_f64(), f.d, f.heads, f.layers.len());
     let pos = read_positions(&std::fs::read(&a[1]).unwrap());
     if let Ok(games) = std::env::var("GAMES") {
