@@ -141,3 +141,19 @@ fn scalar_and_avx2_paths_give_the_same_integers() {
     force_scalar(false);
     assert_eq!(simd, scalar);
 }
+
+#[test]
+fn move_logits_are_the_policy_in_256ths_of_a_nat() {
+    use chesszip::model::transformer::tokens::{move_logits, vocab_index};
+    use shakmaty::{Chess, Position};
+    let q = IntModel::new(&FloatModel::random(6, SHAPE));
+    let pos = Chess::default();
+    let policy = q.forward(&start_planes(), 1500, 1500);
+    let legal: Vec<_> = pos.legal_moves().into_iter().collect();
+    let z = move_logits(&policy, &legal, pos.turn());
+    assert_eq!(z.len(), 20);
+    for (m, z) in legal.iter().zip(&z) {
+        let p = policy[vocab_index(m, pos.turn())] as f64 / 256.0;
+        assert!((*z as f64 - p).abs() <= 0.5, "{z} vs {p}");
+    }
+}

@@ -9,7 +9,9 @@
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role};
 
+use super::int::FRAC;
 use super::weights::{PLANES, TOKENS};
+use crate::model::softmax::LOGIT_ONE;
 
 /// Positions a token sees.
 pub const HISTORY: usize = 8;
@@ -83,4 +85,18 @@ pub fn vocab_index(m: &Move, turn: Color) -> usize {
             4096 + ((f % 8) * 8 + t % 8) * 4 + p
         }
     }
+}
+
+/// The logits of the legal moves `legal` (mover `turn`) in 1/[`LOGIT_ONE`] nat, as the rest of
+/// the model codes with, from the `Q16` policy logits of [`super::IntModel::forward`] (rounded
+/// to nearest).
+pub fn move_logits(policy: &[i32], legal: &[Move], turn: Color) -> Vec<i32> {
+    let shift = FRAC - LOGIT_ONE.trailing_zeros();
+    legal
+        .iter()
+        .map(|m| {
+            let z = policy[vocab_index(m, turn)] as i64;
+            ((z + (1 << (shift - 1))) >> shift) as i32
+        })
+        .collect()
 }

@@ -133,6 +133,10 @@ pub const PLANES: usize = 96;
 pub const VOCAB: usize = 4096 + 256;
 /// Elo inputs are clamped to `0..=ELO_MAX` and divided by it.
 pub const ELO_MAX: i32 = 5000;
+/// Largest width accepted (Maia3-5M: 256).
+pub const MAX_WIDTH: usize = 4096;
+/// Most encoder blocks accepted (Maia3-5M: 8).
+pub const MAX_BLOCKS: usize = 128;
 /// The LayerNorm and RMSNorm epsilon of the graph.
 pub const EPS: f64 = 1e-5;
 
@@ -190,6 +194,9 @@ impl FloatModel {
         };
         let elo_dim = get("elo_embedding_low.weight")?.1.len();
         let d = get("token_projection.bias")?.1.len();
+        if d == 0 || d > MAX_WIDTH || blocks > MAX_BLOCKS || elo_dim > MAX_WIDTH {
+            return Err(format!("not a supported Chessformer: width {d}, {blocks} blocks, Elo embedding {elo_dim}"));
+        }
         let embed = next(d, PLANES + 2 * elo_dim, "token projection")?;
         let gab_name = (0..blocks)
             .map(|l| format!("transformer.layers.{l}.self_attn.gab_weight"))
@@ -216,6 +223,9 @@ impl FloatModel {
             }
             heads = h;
             let ff_n = get(&p("linear1.bias"))?.1.len();
+            if ff_n > 8 * MAX_WIDTH || hid > MAX_WIDTH || sm3.rows > 8 * MAX_WIDTH {
+                return Err(format!("layer {l}: feed-forward {ff_n}, smolgen {hid} x {}: too large", sm3.rows));
+            }
             layers.push(Layer {
                 sm2_b: vec(&p("self_attn.sm2.bias"), hid)?,
                 ln1: (vec(&p("self_attn.ln1.weight"), hid)?, vec(&p("self_attn.ln1.bias"), hid)?),
