@@ -155,6 +155,42 @@ impl QLinear {
         self.apply_generic(x, y, scratch)
     }
 
+    /// `y_t = W x_t + b` for `n` rows `x_t` (`cols` apart in `x`, `rows` apart in `y`): the same
+    /// integers as [`QLinear::apply`] on each row, with each weight row read once for all of them.
+    /// `scratch` holds `n * cols` values.
+    pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
+            // SAFETY: the processor has AVX2 (checked above).
+            return unsafe { self.apply_rows_avx2(n, x, y, scratch) };
+        }
+        self.apply_rows_generic(n, x, y, scratch)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn apply_rows_avx2(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        self.apply_rows_generic(n, x, y, scratch)
+    }
+
+    #[inline(always)]
+    fn apply_rows_generic(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        let (c, rows) = (self.cols, self.rows);
+        let mut shifts = [0i32; TOKENS];
+        assert!(n <= TOKENS);
+        for t in 0..n {
+            shifts[t] = quantise_row(&x[t * c..(t + 1) * c], self.act_max, &mut scratch[t * c..(t + 1) * c]);
+        }
+        for r in 0..rows {
+            let w = &self.w[r * c..(r + 1) * c];
+            let (m, e) = self.mult[r];
+            for t in 0..n {
+                let acc = dot16(w, &scratch[t * c..(t + 1) * c]);
+                y[t * rows + r] = sat(rshift(acc as i128 * m as i128, e - shifts[t]) + self.bias[r] as i128);
+            }
+        }
+    }
+
     #[inline(always)]
     fn apply_generic(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
         let xq = &mut scratch[..self.cols];
@@ -394,17 +430,17 @@ impl IntModel {
         };
         let (es, eo) = (elo(self_elo), elo(oppo_elo));
         let mut x = vec![0i32; TOKENS * d];
-        let mut inp = Vec::with_capacity(PLANES + es.len() + eo.len());
+        let mut inp = Vec::with_capacity(TOKENS * (PLANES + es.len() + eo.len()));
         for t in 0..TOKENS {
-            inp.clear();
             inp.extend(planes[t * PLANES..(t + 1) * PLANES].iter().map(|&b| b as i32 * ONE as i32));
             inp.extend_from_slice(&es);
             inp.extend_from_slice(&eo);
-            self.embed.apply(&inp, &mut x[t * d..(t + 1) * d], &mut scratch);
         }
+        let mut rows = vec![0i16; TOKENS * self.max_cols];
+        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut rows);
         let mut qkv = vec![0i32; TOKENS * 3 * d];
         let mut att = vec![0i32; TOKENS * d];
-        let mut y = vec![0i32; d.max(4096)];
+        let mut ys = vec![0i32; TOKENS * d];
         let mut qq = vec![0i16; TOKENS * dh];
         let mut kq = vec![0i16; TOKENS * dh];
         let mut ks = vec![0i32; TOKENS];
@@ -427,9 +463,7 @@ impl IntModel {
                 self.gab.apply(&sg[hd * self.sg..(hd + 1) * self.sg], &mut bias[hd * 4096..(hd + 1) * 4096], &mut scratch);
             }
             // Attention.
-            for t in 0..TOKENS {
-                l.qkv.apply(&x[t * d..(t + 1) * d], &mut qkv[t * 3 * d..(t + 1) * 3 * d], &mut scratch);
-            }
+            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut rows);
             for hd in 0..self.heads {
                 let o = hd * dh;
                 for t in 0..TOKENS {
@@ -467,18 +501,15 @@ impl IntModel {
                     }
                 }
             }
-            for t in 0..TOKENS {
-                let xt = &mut x[t * d..(t + 1) * d];
-                l.out.apply(&att[t * d..(t + 1) * d], &mut y[..d], &mut scratch);
-                xt.iter_mut().zip(&y).for_each(|(v, y)| *v = v.saturating_add(*y));
-                l.norm1.apply(xt);
-                let mut f = vec![0i32; l.ff1.rows()];
-                l.ff1.apply(xt, &mut f, &mut scratch);
-                f.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
-                l.ff2.apply(&f, &mut y[..d], &mut scratch);
-                xt.iter_mut().zip(&y).for_each(|(v, y)| *v = v.saturating_add(*y));
-                l.norm2.apply(xt);
-            }
+            l.out.apply_rows(TOKENS, &att, &mut ys, &mut rows);
+            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
+            x.chunks_exact_mut(d).for_each(|xt| l.norm1.apply(xt));
+            let mut f = vec![0i32; TOKENS * l.ff1.rows()];
+            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut rows);
+            f.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut rows);
+            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
+            x.chunks_exact_mut(d).for_each(|xt| l.norm2.apply(xt));
         }
         // Policy head.
         for t in 0..TOKENS {
@@ -486,10 +517,8 @@ impl IntModel {
         }
         let mut q = vec![0i32; TOKENS * d];
         let mut k = vec![0i32; TOKENS * d];
-        for t in 0..TOKENS {
-            self.pol_q.apply(&x[t * d..(t + 1) * d], &mut q[t * d..(t + 1) * d], &mut scratch);
-            self.pol_k.apply(&x[t * d..(t + 1) * d], &mut k[t * d..(t + 1) * d], &mut scratch);
-        }
+        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut rows);
+        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut rows);
         let mut kq = vec![0i16; TOKENS * d];
         let mut ksh = vec![0i32; TOKENS];
         for t in 0..TOKENS {
