@@ -109,9 +109,11 @@ fn main() {
         println!("ref: max |logit - ort| {dmax:.5}, bits {:.4} vs ort {:.4}", bits(&zr, p.played), bits(&zo, p.played));
     }
     let (mut bf, mut bi, mut dsum, mut dmax, mut nl) = (0.0, 0.0, 0.0, 0.0f64, 0usize);
+    let mut hash = 0xcbf29ce484222325u64;
     let t = Instant::now();
     for (k, p) in pos.iter().enumerate() {
         let z = q.forward(&p.planes, p.elo.0, p.elo.1);
+        hash = z.iter().fold(hash, |h, &v| (h ^ v as u32 as u64).wrapping_mul(0x100000001b3));
         let zi: Vec<f64> = p.legal.iter().map(|&i| z[i] as f64 / 65536.0).collect();
         let zo: Vec<f64> = p.logits.iter().map(|&v| v as f64).collect();
         bi += bits(&zi, p.played);
@@ -135,5 +137,6 @@ fn main() {
         (bi - bf) / n
     );
     println!("logits: mean |int - float| {:.4} nat, max {:.4}", dsum / nl as f64, dmax);
+    println!("FNV-1a of all integer logits: {hash:016x} (the same on every path and machine)");
     println!("integer path: {:.1} positions/s on one thread ({secs:.1}s)", n / secs);
 }
