@@ -15,6 +15,7 @@ pub mod predictor;
 pub mod registry;
 pub mod softmax;
 pub mod trace;
+pub mod transformer;
 pub mod tuned;
 
 pub use game::GameState;

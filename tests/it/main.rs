@@ -26,5 +26,6 @@ mod round_trip_real;
 mod salvage;
 mod search;
 mod self_check;
+mod transformer;
 mod tune_outcome;
 mod tune_trace;
