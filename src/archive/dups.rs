@@ -164,7 +164,7 @@ pub struct Partial {
 }
 
 impl Partial {
-    /// Checks the whole text against the header, as [`super::expand_one`] does.
+    /// Checks the whole text against the header, as `expand_one` (the archive module's) does.
     fn finish(&self, text: Vec<u8>) -> Result<Vec<u8>, Error> {
         let (n, h) = (self.n, &self.header);
         if text.len() != h.text_len as usize || crc32fast::hash(&text) != h.text_crc {
@@ -255,10 +255,10 @@ impl Decoded {
 }
 
 /// Decodes block `n` of an archive with file header `file` as far as it can alone: see
-/// [`super::expand_one`], which this is for blocks that may hold references.
+/// `expand_one` (the archive module's), which this is for blocks that may hold references.
 ///
 /// # Errors
-/// As [`super::expand_one`].
+/// As `expand_one` (the archive module's).
 pub fn expand_block(file: FileHeader, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Decoded, Error> {
     if !has_refs(file.format, file.coding) {
         return super::expand_one(file, model, n, h, block).map(Decoded::Text);
@@ -468,7 +468,7 @@ pub fn resolve_indexed<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partia
                     let mut runs = q.runs.iter().peekable();
                     for (i, slot) in lines.iter_mut().enumerate() {
                         while runs.next_if(|r| ((r.at + r.len) as usize) <= i).is_some() {}
-                        if !runs.peek().is_some_and(|r| r.at as usize <= i) {
+                        if runs.peek().is_none_or(|r| r.at as usize > i) {
                             *slot = inner.next().map(<[u8]>::to_vec);
                         }
                     }
