@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
+use crate::archive::dups::{Decoded, expand_block, resolve_indexed};
 use crate::archive::limits::Meter;
-use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, worker_pool};
+use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
 use crate::container::raw::{self, MAX_HELD, RawReader};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -132,7 +133,7 @@ impl<R: Read + Seek> RawBlocks<R> {
 
 /// A block being decoded on the pool, or a failure to read it.
 enum Slot {
-    Pending(mpsc::Receiver<Result<Vec<u8>, Error>>),
+    Pending(mpsc::Receiver<Result<Decoded, Error>>),
     Failed(Error),
 }
 
@@ -253,7 +254,7 @@ impl<R: Read + Seek> Blocks<R> {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
-                        let _ = tx.send(expand_one(header, model, k as u64, &h, &block));
+                        let _ = tx.send(expand_block(header, model, k as u64, &h, &block));
                     });
                     Slot::Pending(rx)
                 }
@@ -292,6 +293,11 @@ impl<R: Read + Seek> Blocks<R> {
         let result = match slot {
             Slot::Pending(rx) => rx.recv().unwrap_or_else(|_| Err(Error::Io(std::io::Error::other("a decoding thread stopped")))),
             Slot::Failed(e) => Err(e),
+        };
+        // A reference copies its line from the block that holds it (coding 2).
+        let result = match (result, &mut self.reader) {
+            (Ok(Decoded::Refs(p)), Source::Container(reader)) => resolve_indexed(reader, &p),
+            (result, _) => result.and_then(Decoded::into_text),
         };
         match result {
             Ok(text) => {

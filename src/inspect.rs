@@ -20,6 +20,7 @@ use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
+use crate::archive::dups::{Decoded, expand_block, resolve_indexed};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, round_len_within, worker_pool};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
@@ -156,10 +157,14 @@ pub fn extract_lines_with<R: Read + Seek, W: Write>(
             meter.admit(k as u64, &b.0, reader.block_range(k).end)?;
             blocks.push(b);
         }
-        let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
+        let texts: Vec<Result<Decoded, Error>> =
+            pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_block(header, model, k as u64, h, b)).collect());
         for (&k, text) in chunk.iter().zip(texts) {
-            let text = text?;
+            // A reference copies its line from the block that holds it (coding 2).
+            let text = match text? {
+                Decoded::Text(text) => text,
+                Decoded::Refs(p) => resolve_indexed(&mut reader, &p)?,
+            };
             let mut line = starts[k];
             for piece in text.split_inclusive(|&b| b == b'\n') {
                 if (first..=last).contains(&line) {

@@ -7,6 +7,7 @@ mod cli_robust;
 mod common;
 mod compressed_input;
 mod damage;
+mod dups;
 mod extract_games;
 mod fuzz_cases;
 mod golden;
