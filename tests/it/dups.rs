@@ -54,7 +54,7 @@ fn repeated_games_cost_little_more_than_one_copy() {
     assert_eq!(g.next_game().unwrap().unwrap(), lines(&text)[1234]);
     // Salvage of an undamaged archive, and one thread.
     let mut back = Vec::new();
-    let s = chesszip::expand_salvage(Cursor::new(&archive), &mut back, &ExpandOptions { threads: 1 }, &|_| {}).unwrap();
+    let s = chesszip::expand_salvage(Cursor::new(&archive), &mut back, &ExpandOptions { threads: 1, ..Default::default() }, &|_| {}).unwrap();
     assert!(s.is_complete());
     assert_eq!(back, text);
 }
