@@ -20,7 +20,7 @@ use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::archive::dups::{Decoded, expand_block, resolve_indexed};
+use crate::archive::dups::{self, Decoded, expand_block, resolve_indexed};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, round_len_within, worker_pool};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
@@ -41,11 +41,15 @@ pub struct ArchiveInfo {
     pub blocks: u64,
     /// Lines of the input (a last line without line feed counts).
     pub lines: u64,
-    /// Lines coded as games.
+    /// Games: lines coded as moves, and (coding 2) lines coded as references to an earlier
+    /// copy of the same line ([`Self::references`]).
     pub games: u64,
+    /// Of [`Self::games`], those coded as references to an earlier copy (coding 2,
+    /// [`crate::archive::dups`]); their plies are not in [`Self::plies`].
+    pub references: u64,
     /// Lines stored raw (not games).
     pub raw_lines: u64,
-    /// Plies of the games.
+    /// Plies of the games coded as moves.
     pub plies: u64,
     /// Bytes of the input.
     pub text_bytes: u64,
@@ -87,12 +91,17 @@ pub fn info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
     let lines = input_lines(&reader);
     let raw_pieces = sum(|e| e.raw_lines as u64);
+    let coded = sum(|e| e.games as u64);
+    let header = *reader.header();
+    // Coding 2: every line is a coded game, a raw line or a reference.
+    let references = if dups::has_refs(header.format, header.coding) { lines.saturating_sub(coded + raw_pieces) } else { 0 };
     Ok(ArchiveInfo {
-        header: *reader.header(),
+        header,
         model_available: model_for(reader.header()).is_ok(),
         blocks: entries.len() as u64,
         lines,
-        games: sum(|e| e.games as u64),
+        games: coded + references,
+        references,
         raw_lines: raw_pieces,
         plies: sum(|e| e.plies as u64),
         text_bytes: sum(|e| e.text_len as u64),
@@ -446,6 +455,7 @@ fn raw_info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
         blocks: 0,
         lines: totals.lines,
         games: 0,
+        references: 0,
         raw_lines: totals.lines,
         plies: 0,
         text_bytes: totals.text_len,

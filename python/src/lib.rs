@@ -240,6 +240,7 @@ fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
     d.set_item("blocks", i.blocks)?;
     d.set_item("lines", i.lines)?;
     d.set_item("games", i.games)?;
+    d.set_item("references", i.references)?;
     d.set_item("raw_lines", i.raw_lines)?;
     d.set_item("plies", i.plies)?;
     d.set_item("text_bytes", i.text_bytes)?;

@@ -144,10 +144,17 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
         writeln!(out, "games:          {} (raw form: none coded as moves)", i.games)?;
     } else {
         writeln!(out, "games:          {}", i.games)?;
+        if i.references > 0 {
+            writeln!(out, "references:     {} (games coded as copies of earlier ones)", i.references)?;
+        }
     }
     writeln!(out, "raw lines:      {}", i.raw_lines)?;
     writeln!(out, "lines:          {}", i.lines)?;
-    writeln!(out, "plies:          {}", i.plies)?;
+    if i.references > 0 {
+        writeln!(out, "plies:          {} (of the games coded as moves)", i.plies)?;
+    } else {
+        writeln!(out, "plies:          {}", i.plies)?;
+    }
     writeln!(out, "blocks:         {}", i.blocks)?;
     if let Some(codec) = i.raw {
         writeln!(out, "form:           raw ({}), the whole input as one stream", codec.name())?;
