@@ -13,6 +13,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
 use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, worker_pool};
+use crate::container::members::{self, MemberKind, Window};
 use crate::container::raw::{self, MAX_HELD, RawReader};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -127,6 +128,14 @@ impl<R: Read + Seek> RawBlocks<R> {
     }
 }
 
+/// One member of the archive ([`crate::container::members`]) read by [`Blocks`].
+struct Member<R: Read + Seek> {
+    source: Source<Window<R>>,
+    /// The number of its first block among all the archive's blocks.
+    first: usize,
+    header: FileHeader,
+}
+
 /// A block being decoded on the pool, or a failure to read it.
 enum Slot {
     Pending(mpsc::Receiver<Result<Vec<u8>, Error>>),
@@ -137,7 +146,10 @@ enum Slot {
 /// pool of worker threads, without waiting for each other; the caller gets them one at a time,
 /// each checked against its checksums.
 pub struct Blocks<R: Read + Seek> {
-    reader: Source<R>,
+    /// The archive's members, in order (one for a single archive).
+    members: Vec<Member<R>>,
+    /// Every member's index, one after the other.
+    entries: Vec<IndexEntry>,
     pool: rayon::ThreadPool,
     /// Blocks handed to the pool or failed, in order, starting with block `position`.
     slots: VecDeque<Slot>,
@@ -156,33 +168,70 @@ impl<R: Read + Seek> Blocks<R> {
     /// # Errors
     /// As [`IndexedReader::open`]; [`Error::Unsupported`] if this build lacks the archive's
     /// model; [`Error::Io`] if the threads cannot be started.
-    pub fn open(mut input: R, threads: usize) -> Result<Self, Error> {
-        let reader = if raw::starts_raw(&mut input)? {
-            Source::Raw(RawBlocks::open(input)?)
-        } else {
-            let reader = IndexedReader::open(input)?;
-            model_for(reader.header())?;
-            Source::Container(reader)
-        };
+    pub fn open(input: R, threads: usize) -> Result<Self, Error> {
+        let mut members = Vec::new();
+        let mut entries = Vec::new();
+        for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
+            let open = |mut window: Window<R>| -> Result<Source<Window<R>>, Error> {
+                if member.kind == MemberKind::Garbage {
+                    return Err(members::trailing_garbage());
+                }
+                if raw::starts_raw(&mut window)? {
+                    return Ok(Source::Raw(RawBlocks::open(window)?));
+                }
+                let reader = IndexedReader::open(window)?;
+                model_for(reader.header())?;
+                Ok(Source::Container(reader))
+            };
+            let source = open(window).map_err(|e| members::in_member(m, e))?;
+            let (header, index) = match &source {
+                Source::Container(r) => (*r.header(), r.entries()),
+                Source::Raw(r) => (*r.header(), r.entries()),
+            };
+            entries.extend_from_slice(index);
+            members.push(Member { first: entries.len() - index.len(), header, source });
+        }
         let pool = worker_pool(threads)?;
         let threads = pool.current_num_threads();
-        Ok(Blocks { reader, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
+        Ok(Blocks { members, entries, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
     }
 
-    /// The archive's file header.
+    /// The archive's file header: its first member's in a concatenated archive
+    /// ([`Blocks::member_header`] has each member's).
     pub fn header(&self) -> &FileHeader {
-        match &self.reader {
-            Source::Container(r) => r.header(),
-            Source::Raw(r) => r.header(),
-        }
+        &self.members[0].header
     }
 
-    /// The archive's block index.
+    /// The archive's block index: in a concatenated archive, each member's one after the
+    /// other (block numbers count across members; offsets are from the member's start).
     pub fn entries(&self) -> &[IndexEntry] {
-        match &self.reader {
-            Source::Container(r) => r.entries(),
-            Source::Raw(r) => r.entries(),
-        }
+        &self.entries
+    }
+
+    /// The number of members (archives concatenated; 1 for a single archive).
+    pub fn members(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The file header of member `m` (a raw member's: its format, level 0, model id 0).
+    ///
+    /// # Panics
+    /// If `m` is not below [`Blocks::members`].
+    pub fn member_header(&self, m: usize) -> &FileHeader {
+        &self.members[m].header
+    }
+
+    /// The blocks of member `m`, numbered across members.
+    ///
+    /// # Panics
+    /// If `m` is not below [`Blocks::members`].
+    pub fn member_blocks(&self, m: usize) -> std::ops::Range<usize> {
+        self.members[m].first..self.members.get(m + 1).map_or(self.entries.len(), |n| n.first)
+    }
+
+    /// The member that holds block `k` (the last member for `k` past the end).
+    pub fn member_of(&self, k: usize) -> usize {
+        self.members.partition_point(|m| m.first <= k).saturating_sub(1)
     }
 
     /// The number of the block [`Blocks::next_text`] returns next (the number of blocks at
@@ -206,31 +255,33 @@ impl<R: Read + Seek> Blocks<R> {
     /// Hands blocks to the pool until `ahead` are in flight or the archive ends; stops after
     /// a block that cannot be read.
     fn refill(&mut self) {
-        let Source::Container(reader) = &mut self.reader else {
-            // A raw archive's blocks are decoded in order by `next_text`.
-            return;
-        };
-        let model = model_for(reader.header()).expect("checked when opened");
-        let header = *reader.header();
-        let count = reader.entries().len();
+        let count = self.entries.len();
         // Text in flight, bounded like a round of `expand` whatever the thread count.
-        let entries = reader.entries();
+        let entries = &self.entries;
         let mut bytes: usize = (self.position..self.position + self.slots.len()).map(|k| entries[k].text_len as usize).sum();
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
             if k >= count || (!self.slots.is_empty() && bytes >= ROUND_TEXT_BYTES) {
                 break;
             }
-            bytes += reader.entries()[k].text_len as usize;
-            let slot = match reader.read_block(k) {
+            let m = self.member_of(k);
+            let member = &mut self.members[m];
+            let Source::Container(reader) = &mut member.source else {
+                // A raw member's blocks are decoded in order by `next_text`.
+                break;
+            };
+            let (header, local) = (member.header, k - member.first);
+            let model = model_for(&header).expect("checked when opened");
+            bytes += self.entries[k].text_len as usize;
+            let slot = match reader.read_block(local) {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
-                        let _ = tx.send(expand_one(header, model, k as u64, &h, &block));
+                        let _ = tx.send(expand_one(header, model, local as u64, &h, &block).map_err(|e| members::in_member(m, e)));
                     });
                     Slot::Pending(rx)
                 }
-                Err(e) => Slot::Failed(e),
+                Err(e) => Slot::Failed(members::in_member(m, e)),
             };
             self.slots.push_back(slot);
         }
@@ -242,19 +293,19 @@ impl<R: Read + Seek> Blocks<R> {
     /// [`Error::Corrupt`] naming the block if it is damaged, [`Error::Io`] from reading. The
     /// blocks after it are not returned (a [`Blocks::seek`] may try them).
     pub fn next_text(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        if let Source::Raw(raw) = &mut self.reader {
-            let count = raw.entries().len();
-            if self.position >= count {
-                return Ok(None);
-            }
-            return match raw.read(self.position) {
+        let count = self.entries.len();
+        let m = self.member_of(self.position);
+        if self.position < count
+            && let Member { source: Source::Raw(raw), first, .. } = &mut self.members[m]
+        {
+            return match raw.read(self.position - *first) {
                 Ok(text) => {
                     self.position += 1;
                     Ok(Some(text))
                 }
                 Err(e) => {
                     self.position = count;
-                    Err(e)
+                    Err(members::in_member(m, e))
                 }
             };
         }
@@ -343,20 +394,34 @@ impl<R: Read + Seek> Games<R> {
         let blocks = Blocks::open(input, threads)?;
         let format = blocks.header().format;
         let mut checkpoints = BTreeMap::new();
-        let mut total = None;
-        if format == InputFormat::Movetext {
+        // Games before member `m`, while known: each member's games are cut on their own, so
+        // a member's first block starts a game.
+        let mut known = Some(0u64);
+        for m in 0..blocks.members() {
+            let range = blocks.member_blocks(m);
+            let Some(before) = known else { break };
+            if range.is_empty() {
+                continue;
+            }
+            if blocks.member_header(m).format == InputFormat::Pgn {
+                checkpoints.insert(before, range.start);
+                known = None;
+                continue;
+            }
             // A line starts at a block's first byte unless the block before ends inside a line.
-            let mut line = 0;
+            let mut line = before;
             let mut open = false;
-            for (k, e) in blocks.entries().iter().enumerate() {
+            for k in range {
+                let e = blocks.entries()[k];
                 if !open {
                     checkpoints.insert(line, k);
                 }
                 line += e.line_feeds();
                 open = e.partial_line;
             }
-            total = Some(line + open as u64);
+            known = Some(line + open as u64);
         }
+        let total = if blocks.members() == 1 && format == InputFormat::Pgn { None } else { known };
         let mut games = Games {
             blocks,
             format,
@@ -407,6 +472,7 @@ impl<R: Read + Seek> Games<R> {
     /// Starts cutting afresh at block `k`, whose first byte starts game `number`.
     fn restart(&mut self, number: u64, k: usize) {
         self.blocks.seek(k);
+        self.format = self.blocks.member_header(self.blocks.member_of(k)).format;
         self.splitter = GameSplitter::new();
         self.fresh = true;
         self.line.clear();
@@ -449,6 +515,15 @@ impl<R: Read + Seek> Games<R> {
 
     /// Cuts the text of block `k` into lines.
     fn feed(&mut self, k: usize, text: &[u8]) {
+        let m = self.blocks.member_of(k);
+        if k > 0 && m != self.blocks.member_of(k - 1) {
+            // A new member: the last game of the one before ends here, and its own format cuts
+            // the games of this one.
+            self.end_games();
+            self.splitter = GameSplitter::new();
+            self.fresh = true;
+            self.format = self.blocks.member_header(m).format;
+        }
         if self.line.is_empty() {
             self.pending = Some((self.started, k));
         }
@@ -474,6 +549,12 @@ impl<R: Read + Seek> Games<R> {
 
     /// Cuts the last game after the last block.
     fn finish(&mut self) {
+        self.end_games();
+        self.done = true;
+    }
+
+    /// Cuts the open line and game (at the end of the archive or of a member).
+    fn end_games(&mut self) {
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
             self.complete(&line);
@@ -481,7 +562,6 @@ impl<R: Read + Seek> Games<R> {
         if !self.game.is_empty() {
             self.ready.push_back(std::mem::take(&mut self.game));
         }
-        self.done = true;
     }
 
     /// The next game's text, `None` after the last one.

@@ -233,8 +233,17 @@ fn raw_summary(t: Totals, archive_bytes: u64) -> Summary {
 }
 
 /// [`super::expand`] of a raw archive.
-pub(crate) fn expand<R: BufRead, W: Write>(input: R, mut output: W, progress: Progress<'_>) -> Result<Summary, Error> {
-    let mut reader = RawReader::new(input)?;
+pub(crate) fn expand<R: BufRead, W: Write>(input: R, output: W, progress: Progress<'_>) -> Result<Summary, Error> {
+    expand_raw(RawReader::new(input)?, output, progress)
+}
+
+/// [`super::expand`] of a raw archive that may be followed by another member: `input` is
+/// left right after it.
+pub(crate) fn expand_member<R: BufRead, W: Write>(input: R, output: W, progress: Progress<'_>) -> Result<Summary, Error> {
+    expand_raw(RawReader::member(input)?, output, progress)
+}
+
+fn expand_raw<R: BufRead, W: Write>(mut reader: RawReader<R>, mut output: W, progress: Progress<'_>) -> Result<Summary, Error> {
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let n = reader.read(&mut buf)?;
