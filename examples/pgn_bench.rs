@@ -40,7 +40,7 @@ fn main() {
         let archive = compress_bytes(&data, &opts);
         let t_compress = t.elapsed();
         let t = Instant::now();
-        let back = expand_bytes(&archive, &ExpandOptions { threads }).expect("expand");
+        let back = expand_bytes(&archive, &ExpandOptions { threads, ..Default::default() }).expect("expand");
         let t_expand = t.elapsed();
         assert!(back == data, "{path}: round trip differs");
 

@@ -75,3 +75,14 @@ done
 make 9 movetext.txt movetext.l9.v7.chz
 make 9 notations.txt notations.txt.l9.v7.chz
 ls -l tests/golden
+# Coding 2 (duplicate lines coded as references, src/archive/dups.rs; header byte 11 = 2):
+# every level's newest model on movetext.txt (no duplicates of 64 bytes or more: the blocks are
+# those of coding 1), the notations input, and dups.txt, made from movetext.txt by
+# scripts/golden_dups.py, with copies in runs, shuffled and drawn at random.
+for level in 1 2 3 4 5 6 7 8 9; do
+  make "$level" movetext.txt "movetext.l$level.c2.chz"
+done
+make 2 notations.txt notations.txt.l2.c2.chz
+make 9 notations.txt notations.txt.l9.c2.chz
+make 2 dups.txt dups.txt.l2.c2.chz
+make 9 dups.txt dups.txt.l9.c2.chz

@@ -18,7 +18,12 @@ use crate::movetext::Movetext;
 use crate::pgn;
 use crate::pgn::Pgn;
 
+pub mod dups;
 pub mod form;
+pub mod limits;
+
+pub use limits::DecodeLimits;
+use limits::Meter;
 
 /// Default number of lines (games) per block at levels 1-3: large enough for the online book
 /// to learn, small enough for parallelism and random access.
@@ -55,11 +60,18 @@ pub const ROUND_TEXT_BYTES: usize = 2 * MAX_BLOCK_TEXT;
 /// How many of the blocks whose text lengths `text_lens` lists make one round: at most
 /// `max_blocks`, and no more once they hold [`ROUND_TEXT_BYTES`] of text; at least one (if
 /// any).
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn round_len(text_lens: impl IntoIterator<Item = u32>, max_blocks: usize) -> usize {
+    round_len_within(text_lens, max_blocks, ROUND_TEXT_BYTES)
+}
+
+/// [`round_len`] with rounds of at most `max_bytes` of text instead of [`ROUND_TEXT_BYTES`]
+/// (see [`DecodeLimits::memlimit`]).
+pub(crate) fn round_len_within(text_lens: impl IntoIterator<Item = u32>, max_blocks: usize, max_bytes: usize) -> usize {
     let mut bytes = 0usize;
     let mut n = 0;
     for len in text_lens.into_iter().take(max_blocks.max(1)) {
-        if n > 0 && bytes >= ROUND_TEXT_BYTES {
+        if n > 0 && bytes >= max_bytes {
             break;
         }
         bytes += len as usize;
@@ -126,6 +138,8 @@ pub fn block_format(format: InputFormat) -> &'static dyn BlockFormat {
 pub struct ExpandOptions {
     /// Worker threads; 0 means one per core; at most [`MAX_THREADS`].
     pub threads: usize,
+    /// Ceilings for untrusted archives (the default refuses none chesszip writes).
+    pub limits: DecodeLimits,
 }
 
 /// What a run did.
@@ -247,8 +261,9 @@ fn compress_blocks<R: BufRead, W: Write>(
     };
     let coder = block_format(format);
     let mut splitter = coder.splitter();
-    let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level), coding: Coding::NEWEST };
+    let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level), coding: Coding::newest_for(format) };
     let mut writer = Writer::new(output, &header)?;
+    let mut store = dups::has_refs(format, header.coding).then(dups::Store::compressor);
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary::default();
@@ -270,12 +285,15 @@ fn compress_blocks<R: BufRead, W: Write>(
         // One task per block (`with_max_len(1)`): rayon would otherwise hand a thread runs of
         // two or three blocks, and a thread that finishes early could only wait for them.
         let first = summary.blocks;
+        // Duplicates are found in order, before the blocks are coded (dups.rs).
+        let found: Vec<Option<(Vec<u8>, Vec<dups::Run>)>> = texts.iter().map(|t| store.as_mut().and_then(|s| s.dedup(t))).collect();
         let coded: Vec<Result<(BlockHeader, EncodedBlock, BlockStats), Error>> = pool.install(|| {
             texts
                 .par_iter()
+                .zip(&found)
                 .with_max_len(1)
                 .enumerate()
-                .map(|(i, t)| encode_checked(header, model, first + i as u64, t, opts.verify))
+                .map(|(i, (t, d))| encode_checked(header, model, first + i as u64, t, d.as_ref(), opts.verify))
                 .collect()
         });
         for (text, coded) in texts.iter().zip(coded) {
@@ -308,7 +326,9 @@ fn block_header(text: &[u8], stats: &BlockStats) -> BlockHeader {
 
 /// Codes `text` as block number `n` of an archive with header `file` and, if `verify`, decodes
 /// it as [`expand`] would and compares; a block that does not give back its text is coded
-/// again with every line stored ([`BlockFormat::encode_stored`]) and checked again.
+/// again with every line stored ([`BlockFormat::encode_stored`]) and checked again. With
+/// `dedup` (coding 2, [`dups`]), only its lines are coded and its references written in front
+/// of the raw stream.
 ///
 /// # Errors
 /// [`Error::SelfCheck`] if the stored block does not decode to `text` either.
@@ -317,17 +337,36 @@ fn encode_checked(
     model: &Model,
     n: u64,
     text: &[u8],
+    dedup: Option<&(Vec<u8>, Vec<dups::Run>)>,
     verify: bool,
 ) -> Result<(BlockHeader, EncodedBlock, BlockStats), Error> {
     let coder = block_format(file.format);
-    let (block, stats) = coder.encode(model, text);
-    let header = block_header(text, &stats);
-    if !verify || expand_one(file, model, n, &header, &block).is_ok_and(|back| back == text) {
+    let (inner, runs): (&[u8], &[dups::Run]) = match dedup {
+        Some((inner, runs)) => (inner, runs),
+        None => (text, &[]),
+    };
+    let code = |(mut block, mut stats): (EncodedBlock, BlockStats)| {
+        if dups::has_refs(file.format, file.coding) && !(runs.is_empty() && block.raw.is_empty()) {
+            let mut raw = Vec::new();
+            dups::write_runs(runs, &mut raw);
+            raw.extend_from_slice(&block.raw);
+            block.raw = raw;
+        }
+        stats.lines += runs.iter().map(|r| r.len as u64).sum::<u64>();
+        (block_header(text, &stats), block, stats)
+    };
+    let decodes = |header: &BlockHeader, block: &EncodedBlock| {
+        dups::expand_block(file, model, n, header, block).and_then(|d| match d {
+            dups::Decoded::Text(t) => Ok(t),
+            dups::Decoded::Refs(p) => p.check_against(text),
+        })
+    };
+    let (header, block, stats) = code(coder.encode(model, inner));
+    if !verify || decodes(&header, &block).is_ok_and(|back| back == text) {
         return Ok((header, block, stats));
     }
-    let (block, stats) = coder.encode_stored(model, text);
-    let header = block_header(text, &stats);
-    match expand_one(file, model, n, &header, &block) {
+    let (header, block, stats) = code(coder.encode_stored(model, inner));
+    match decodes(&header, &block) {
         Ok(back) if back == text => Ok((header, block, stats)),
         Ok(_) => Err(Error::SelfCheck(format!("block {n} stored raw decodes to other text"))),
         Err(e) => Err(Error::SelfCheck(format!("block {n} stored raw does not decode: {e}"))),
@@ -422,7 +461,7 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
         let base = total.text_bytes;
         let at = |n: u64| progress(base + n);
         let summary = if raw::is_raw(&magic[..got]) {
-            form::expand_member(chained, &mut output, &at)
+            form::expand_member(chained, &mut output, &opts.limits, &at)
         } else {
             Reader::member(chained).and_then(|reader| expand_container(reader, &mut output, opts, &at))
         }
@@ -445,13 +484,20 @@ fn expand_container<R: Read, W: Write>(
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary { archive_bytes: FileHeader::LEN as u64, ..Summary::default() };
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
+    let mut read_bytes = FileHeader::LEN as u64;
+    // Coding 2: the lines later blocks may copy (dups.rs), at most `dups::WINDOW` bytes.
+    let mut store = dups::has_refs(header.format, header.coding).then(dups::Store::expander);
     loop {
         let first = reader.blocks_read();
         let mut blocks = Vec::with_capacity(batch);
         let mut round_bytes = 0;
-        while blocks.len() < batch && round_bytes < ROUND_TEXT_BYTES {
+        while blocks.len() < batch && round_bytes < round_max {
             match reader.next_block()? {
                 Some(b) => {
+                    read_bytes += (BlockHeader::LEN + b.1.range.len() + b.1.raw.len()) as u64;
+                    meter.admit(reader.blocks_read() - 1, &b.0, read_bytes)?;
                     round_bytes += b.0.text_len as usize;
                     blocks.push(b)
                 }
@@ -461,11 +507,19 @@ fn expand_container<R: Read, W: Write>(
         if blocks.is_empty() {
             break;
         }
-        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
-            blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(header, model, first + i as u64, h, b)).collect()
+        let texts: Vec<Result<dups::Decoded, Error>> = pool.install(|| {
+            blocks
+                .par_iter()
+                .with_max_len(1)
+                .enumerate()
+                .map(|(i, (h, b))| dups::expand_block(header, model, first + i as u64, h, b))
+                .collect()
         });
         for ((h, b), text) in blocks.iter().zip(texts) {
-            let text = text?;
+            let text = match &mut store {
+                Some(store) => store.resolve(text?)?,
+                None => text?.into_text()?,
+            };
             output.write_all(&text)?;
             summary.text_bytes += text.len() as u64;
             summary.archive_bytes += (BlockHeader::LEN + b.range.len() + b.raw.len()) as u64;
@@ -638,7 +692,8 @@ fn salvage_member<R: Read + Seek, W: Write>(
     let got = raw::read_up_to(&mut input, &mut magic)?;
     input.seek(SeekFrom::Start(0))?;
     if raw::is_raw(&magic[..got]) {
-        return match form::expand(std::io::BufReader::new(input), output, progress) {
+        return match form::expand(std::io::BufReader::new(input), output, &opts.limits, progress) {
+            Err(e @ Error::DecodeLimit { .. }) => Err(e),
             Ok(summary) => Ok(Salvage { summary, damaged: Vec::new() }),
             Err(Error::Io(e)) => Err(Error::Io(e)),
             Err(e) => Ok(Salvage {
@@ -672,17 +727,26 @@ fn salvage_member<R: Read + Seek, W: Write>(
     let mut salvage = Salvage::default();
     salvage.summary.archive_bytes = file_len;
     let mut first_line = 0u64;
+    let mut store = dups::has_refs(header.format, header.coding).then(dups::Store::expander);
     let mut n = 0;
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
     while n < count {
-        let len = round_len(reader.entries()[n..].iter().map(|e| e.text_len), batch);
+        let len = round_len_within(reader.entries()[n..].iter().map(|e| e.text_len), batch, round_max);
         let blocks: Vec<Result<(BlockHeader, EncodedBlock), Error>> = (n..n + len).map(|i| reader.read_block(i)).collect();
-        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
+        // A limit is the caller's, not damage: it stops the salvage as it stops `expand`.
+        for (i, b) in blocks.iter().enumerate() {
+            if let Ok((h, _)) = b {
+                meter.admit((n + i) as u64, h, reader.block_range(n + i).end)?;
+            }
+        }
+        let texts: Vec<Result<dups::Decoded, Error>> = pool.install(|| {
             blocks
                 .par_iter()
                 .with_max_len(1)
                 .enumerate()
                 .map(|(i, b)| match b {
-                    Ok((h, b)) => expand_one(header, model, (n + i) as u64, h, b),
+                    Ok((h, b)) => dups::expand_block(header, model, (n + i) as u64, h, b),
                     Err(e) => Err(Error::Corrupt(e.to_string())),
                 })
                 .collect()
@@ -690,6 +754,16 @@ fn salvage_member<R: Read + Seek, W: Write>(
         for (i, (block, text)) in blocks.into_iter().zip(texts).enumerate() {
             let b = n + i;
             let entry = reader.entries()[b];
+            let text = match (&mut store, text) {
+                (_, Err(e)) => Err(e),
+                (Some(store), Ok(d)) => store.resolve(d),
+                (None, Ok(d)) => d.into_text(),
+            };
+            if text.is_err()
+                && let Some(store) = &mut store
+            {
+                store.skip(entry.line_feeds(), entry.partial_line);
+            }
             match (block, text) {
                 (Ok((h, _)), Ok(text)) => {
                     output.write_all(&text)?;
@@ -742,14 +816,20 @@ fn salvage_sequential<R: Read, W: Write>(
     let mut salvage = Salvage::default();
     let mut offset = FileHeader::LEN as u64;
     let mut first_line = 0u64;
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
+    let mut read_bytes = FileHeader::LEN as u64;
+    let mut store = dups::has_refs(header.format, header.coding).then(dups::Store::expander);
     loop {
         let first = reader.blocks_read();
         let mut blocks = Vec::with_capacity(batch);
         let mut round_bytes = 0;
         let mut failed = None;
-        while blocks.len() < batch && round_bytes < ROUND_TEXT_BYTES {
+        while blocks.len() < batch && round_bytes < round_max {
             match reader.next_block() {
                 Ok(Some(b)) => {
+                    read_bytes += (BlockHeader::LEN + b.1.range.len() + b.1.raw.len()) as u64;
+                    meter.admit(reader.blocks_read() - 1, &b.0, read_bytes)?;
                     round_bytes += b.0.text_len as usize;
                     blocks.push(b)
                 }
@@ -761,10 +841,20 @@ fn salvage_sequential<R: Read, W: Write>(
                 }
             }
         }
-        let texts: Vec<Result<Vec<u8>, Error>> = pool.install(|| {
-            blocks.par_iter().with_max_len(1).enumerate().map(|(i, (h, b))| expand_one(header, model, first + i as u64, h, b)).collect()
+        let texts: Vec<Result<dups::Decoded, Error>> = pool.install(|| {
+            blocks
+                .par_iter()
+                .with_max_len(1)
+                .enumerate()
+                .map(|(i, (h, b))| dups::expand_block(header, model, first + i as u64, h, b))
+                .collect()
         });
         for ((h, b), text) in blocks.iter().zip(texts) {
+            let text = match (&mut store, text) {
+                (_, Err(e)) => Err(e),
+                (Some(store), Ok(d)) => store.resolve(d),
+                (None, Ok(d)) => d.into_text(),
+            };
             let text = match text {
                 Ok(text) => text,
                 Err(e) => {

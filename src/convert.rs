@@ -22,7 +22,7 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Position};
 
-use crate::archive::{ExpandOptions, Progress, expand};
+use crate::archive::{DecodeLimits, ExpandOptions, Progress, expand};
 use crate::chess::NULL_MOVE;
 use crate::container::{FileHeader, InputFormat};
 use crate::error::Error;
@@ -263,6 +263,8 @@ struct Sink<W: Write> {
     splitter: GameSplitter,
     summary: ConvertSummary,
     converted: Vec<u8>,
+    /// Ceilings: a game (or line) longer than the game ceiling is refused, not held.
+    limits: DecodeLimits,
 }
 
 impl<W: Write> Sink<W> {
@@ -286,16 +288,25 @@ impl<W: Write> Write for Sink<W> {
         while let Some(i) = memchr::memchr(b'\n', &self.buf[self.scanned..]) {
             let line_start = self.scanned;
             self.scanned += i + 1;
+            let check = |limits: &DecodeLimits, len: usize| limits.check_game(len as u64).map_err(std::io::Error::other);
             match self.format {
-                InputFormat::Movetext => self.emit(self.scanned)?,
+                InputFormat::Movetext => {
+                    check(&self.limits, self.scanned)?;
+                    self.emit(self.scanned)?
+                }
                 InputFormat::Pgn => {
                     let line = &self.buf[line_start..self.scanned - 1];
                     if self.splitter.starts_game(line) && line_start > 0 {
+                        check(&self.limits, line_start)?;
                         self.emit(line_start)?;
+                    } else {
+                        check(&self.limits, self.scanned)?;
                     }
                 }
             }
         }
+        // What is left is the game (or line) being read: refused, not held, past the ceiling.
+        self.limits.check_game(self.buf.len() as u64).map_err(std::io::Error::other)?;
         Ok(data.len())
     }
 
@@ -304,11 +315,23 @@ impl<W: Write> Write for Sink<W> {
     }
 }
 
+/// The library error a writer carried through an I/O error ([`Sink`]'s limits), or `e`.
+fn unwrap_limit(e: Error) -> Error {
+    match e {
+        Error::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<Error>()) => {
+            *io.into_inner().expect("checked").downcast::<Error>().expect("checked")
+        }
+        other => other,
+    }
+}
+
 /// Expands the archive from `input` and writes its games to `output` in the movetext format
-/// (see the module documentation for what is skipped).
+/// (see the module documentation for what is skipped). A game is held whole to convert it:
+/// one longer than [`DecodeLimits::max_game_bytes`] (or [`DecodeLimits::memlimit`]) stops the
+/// conversion with [`Error::DecodeLimit`] before it grows past that.
 ///
 /// # Errors
-/// As [`crate::archive::expand`].
+/// As [`crate::archive::expand`]; [`Error::DecodeLimit`] for a game beyond the ceiling.
 pub fn convert<R: Read, W: Write>(mut input: R, output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<ConvertSummary, Error> {
     let mut head = [0u8; FileHeader::LEN];
     let mut got = 0;
@@ -334,8 +357,9 @@ pub fn convert<R: Read, W: Write>(mut input: R, output: W, opts: &ExpandOptions,
         splitter: GameSplitter::new(),
         summary: ConvertSummary::default(),
         converted: Vec::new(),
+        limits: opts.limits,
     };
-    let expanded = expand(std::io::Cursor::new(&head[..got]).chain(input), &mut sink, opts, progress)?;
+    let expanded = expand(std::io::Cursor::new(&head[..got]).chain(input), &mut sink, opts, progress).map_err(unwrap_limit)?;
     sink.summary.archive_bytes = expanded.archive_bytes;
     let end = sink.buf.len();
     sink.emit(end)?;

@@ -17,6 +17,18 @@ pub enum Error {
     /// the work or the memory could grow (see [`crate::entropy::budget`]).
     #[error("corrupt archive: {0} (decoding stopped by the work budget of the block's size)")]
     LimitExceeded(String),
+    /// Decoding would exceed a ceiling the caller set ([`crate::DecodeLimits`]): the archive
+    /// may be sound, but it asks for more plies, text or memory than allowed. The message
+    /// names the limit, its value, and the flag and keyword that raise it.
+    #[error("{detail}: beyond the {} limit of {value} {} (raise it with {} or lift all limits with --no-limits; in Python, {}=)", limit.name(), limit.unit(), limit.flag(), limit.kwarg())]
+    DecodeLimit {
+        /// Which limit.
+        limit: Limit,
+        /// Its value.
+        value: u64,
+        /// What would have exceeded it.
+        detail: String,
+    },
     /// The archive is valid but this build cannot expand it (newer format version, or a model
     /// this binary does not embed).
     #[error("unsupported archive: {0}")]
@@ -40,3 +52,62 @@ pub enum Error {
 
 /// Shorthand for results of this library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// One of the ceilings of [`crate::DecodeLimits`], as [`Error::DecodeLimit`] names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// [`crate::DecodeLimits::max_plies`].
+    Plies,
+    /// [`crate::DecodeLimits::max_plies_per_byte`].
+    Work,
+    /// [`crate::DecodeLimits::max_game_bytes`].
+    GameBytes,
+    /// [`crate::DecodeLimits::max_output`].
+    Output,
+    /// [`crate::DecodeLimits::memlimit`].
+    Memory,
+}
+
+impl Limit {
+    /// The limit's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Plies => "plies",
+            Limit::Work => "work",
+            Limit::GameBytes => "game size",
+            Limit::Output => "output size",
+            Limit::Memory => "memory",
+        }
+    }
+
+    /// The unit of its value.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Limit::Plies => "plies",
+            Limit::Work => "plies per archive byte",
+            Limit::GameBytes | Limit::Output | Limit::Memory => "bytes",
+        }
+    }
+
+    /// The command-line flag that sets it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Limit::Plies => "--max-plies",
+            Limit::Work => "--max-work",
+            Limit::GameBytes => "--max-game-bytes",
+            Limit::Output => "--max-output",
+            Limit::Memory => "--memlimit",
+        }
+    }
+
+    /// The Python keyword argument that sets it.
+    pub fn kwarg(self) -> &'static str {
+        match self {
+            Limit::Plies => "max_plies",
+            Limit::Work => "max_plies_per_byte",
+            Limit::GameBytes => "max_game_bytes",
+            Limit::Output => "max_output",
+            Limit::Memory => "memlimit",
+        }
+    }
+}

@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, worker_pool};
+use crate::archive::dups::{Decoded, expand_block, resolve_indexed};
+use crate::archive::limits::Meter;
+use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
 use crate::container::raw::{self, MAX_HELD, RawReader};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
@@ -65,9 +67,10 @@ impl<R: Read + Seek> RawBlocks<R> {
     ///
     /// # Errors
     /// As [`RawReader::read`], for the whole archive.
-    fn open(mut input: R) -> Result<Self, Error> {
+    fn open(mut input: R, limits: &DecodeLimits) -> Result<Self, Error> {
         input.seek(SeekFrom::Start(0))?;
         let mut reader = RawReader::new(BufReader::new(input))?;
+        limits.check_raw(raw::decoder_window(reader.header()), reader.header().held.map(|t| t.text_len))?;
         let mut entries = Vec::new();
         let mut chunk = Vec::new();
         loop {
@@ -75,6 +78,7 @@ impl<R: Read + Seek> RawBlocks<R> {
             if chunk.is_empty() {
                 break;
             }
+            limits.check_raw(0, Some(reader.text_bytes()))?;
             let lines = crate::pgn::codec::count_lines(&chunk) as u32;
             entries.push(IndexEntry {
                 offset: 0,
@@ -134,11 +138,13 @@ struct Member<R: Read + Seek> {
     /// The number of its first block among all the archive's blocks.
     first: usize,
     header: FileHeader,
+    /// The limits, and the member's blocks admitted under them.
+    meter: Meter,
 }
 
 /// A block being decoded on the pool, or a failure to read it.
 enum Slot {
-    Pending(mpsc::Receiver<Result<Vec<u8>, Error>>),
+    Pending(mpsc::Receiver<Result<Decoded, Error>>),
     Failed(Error),
 }
 
@@ -160,6 +166,8 @@ pub struct Blocks<R: Read + Seek> {
     /// seek decodes few others.
     ahead: usize,
     max_ahead: usize,
+    /// The limits each member is read under.
+    limits: DecodeLimits,
 }
 
 impl<R: Read + Seek> Blocks<R> {
@@ -169,6 +177,18 @@ impl<R: Read + Seek> Blocks<R> {
     /// As [`IndexedReader::open`]; [`Error::Unsupported`] if this build lacks the archive's
     /// model; [`Error::Io`] if the threads cannot be started.
     pub fn open(input: R, threads: usize) -> Result<Self, Error> {
+        Self::open_with(input, &ExpandOptions { threads, ..ExpandOptions::default() })
+    }
+
+    /// Opens an archive for reading with the threads and limits of `opts`: every block is
+    /// admitted under [`ExpandOptions::limits`] before it is decoded (a block decoded again
+    /// after a seek back counts again: the limits bound work), and rounds of blocks decoded
+    /// ahead hold no more than [`DecodeLimits::memlimit`] allows. Each member of a
+    /// concatenated archive is admitted under the limits on its own.
+    ///
+    /// # Errors
+    /// As [`Blocks::open`]; [`Error::DecodeLimit`] if a raw archive exceeds a limit.
+    pub fn open_with(input: R, opts: &ExpandOptions) -> Result<Self, Error> {
         let mut members = Vec::new();
         let mut entries = Vec::new();
         for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
@@ -177,7 +197,7 @@ impl<R: Read + Seek> Blocks<R> {
                     return Err(members::trailing_garbage());
                 }
                 if raw::starts_raw(&mut window)? {
-                    return Ok(Source::Raw(RawBlocks::open(window)?));
+                    return Ok(Source::Raw(RawBlocks::open(window, &opts.limits)?));
                 }
                 let reader = IndexedReader::open(window)?;
                 model_for(reader.header())?;
@@ -189,11 +209,20 @@ impl<R: Read + Seek> Blocks<R> {
                 Source::Raw(r) => (*r.header(), r.entries()),
             };
             entries.extend_from_slice(index);
-            members.push(Member { first: entries.len() - index.len(), header, source });
+            members.push(Member { first: entries.len() - index.len(), header, source, meter: Meter::new(opts.limits) });
         }
-        let pool = worker_pool(threads)?;
+        let pool = worker_pool(opts.threads)?;
         let threads = pool.current_num_threads();
-        Ok(Blocks { members, entries, pool, slots: VecDeque::new(), position: 0, ahead: threads, max_ahead: threads * AHEAD_PER_THREAD })
+        Ok(Blocks {
+            members,
+            entries,
+            pool,
+            slots: VecDeque::new(),
+            position: 0,
+            ahead: threads,
+            max_ahead: threads * AHEAD_PER_THREAD,
+            limits: opts.limits,
+        })
     }
 
     /// The archive's file header: its first member's in a concatenated archive
@@ -259,9 +288,10 @@ impl<R: Read + Seek> Blocks<R> {
         // Text in flight, bounded like a round of `expand` whatever the thread count.
         let entries = &self.entries;
         let mut bytes: usize = (self.position..self.position + self.slots.len()).map(|k| entries[k].text_len as usize).sum();
+        let round_max = self.limits.round_bytes(ROUND_TEXT_BYTES);
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
-            if k >= count || (!self.slots.is_empty() && bytes >= ROUND_TEXT_BYTES) {
+            if k >= count || (!self.slots.is_empty() && bytes >= round_max) {
                 break;
             }
             let m = self.member_of(k);
@@ -273,11 +303,13 @@ impl<R: Read + Seek> Blocks<R> {
             let (header, local) = (member.header, k - member.first);
             let model = model_for(&header).expect("checked when opened");
             bytes += self.entries[k].text_len as usize;
-            let slot = match reader.read_block(local) {
+            let end = reader.block_range(local).end;
+            let meter = &mut member.meter;
+            let slot = match reader.read_block(local).and_then(|b| meter.admit(local as u64, &b.0, end).map(|()| b)) {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
-                        let _ = tx.send(expand_one(header, model, local as u64, &h, &block).map_err(|e| members::in_member(m, e)));
+                        let _ = tx.send(expand_block(header, model, local as u64, &h, &block).map_err(|e| members::in_member(m, e)));
                     });
                     Slot::Pending(rx)
                 }
@@ -316,6 +348,13 @@ impl<R: Read + Seek> Blocks<R> {
         let result = match slot {
             Slot::Pending(rx) => rx.recv().unwrap_or_else(|_| Err(Error::Io(std::io::Error::other("a decoding thread stopped")))),
             Slot::Failed(e) => Err(e),
+        };
+        // A reference copies its line from the block that holds it (coding 2).
+        // A reference copies its line from the block of its member that holds it (coding 2);
+        // references never cross members.
+        let result = match (result, &mut self.members[m].source) {
+            (Ok(Decoded::Refs(p)), Source::Container(reader)) => resolve_indexed(reader, &p).map_err(|e| members::in_member(m, e)),
+            (result, _) => result.and_then(Decoded::into_text),
         };
         match result {
             Ok(text) => {
@@ -383,6 +422,8 @@ pub struct Games<R: Read + Seek> {
     broken: bool,
     /// Games in the archive, when the index tells (movetext).
     total: Option<u64>,
+    /// The game ceiling.
+    limits: DecodeLimits,
 }
 
 impl<R: Read + Seek> Games<R> {
@@ -391,7 +432,18 @@ impl<R: Read + Seek> Games<R> {
     /// # Errors
     /// As [`Blocks::open`].
     pub fn open(input: R, threads: usize) -> Result<Self, Error> {
-        let blocks = Blocks::open(input, threads)?;
+        Self::open_with(input, &ExpandOptions { threads, ..ExpandOptions::default() })
+    }
+
+    /// Opens an archive for reading its games with the threads and limits of `opts` (see
+    /// [`Blocks::open_with`]); a game (or line) longer than [`DecodeLimits::max_game_bytes`]
+    /// (or [`DecodeLimits::memlimit`]) is refused with [`Error::DecodeLimit`] before it is
+    /// held whole.
+    ///
+    /// # Errors
+    /// As [`Blocks::open_with`].
+    pub fn open_with(input: R, opts: &ExpandOptions) -> Result<Self, Error> {
+        let blocks = Blocks::open_with(input, opts)?;
         let format = blocks.header().format;
         let mut checkpoints = BTreeMap::new();
         // Games before member `m`, while known: each member's games are cut on their own, so
@@ -437,6 +489,7 @@ impl<R: Read + Seek> Games<R> {
             done: false,
             broken: false,
             total,
+            limits: opts.limits,
         };
         games.restart(0, 0);
         Ok(games)
@@ -487,7 +540,7 @@ impl<R: Read + Seek> Games<R> {
     }
 
     /// Takes one complete line (with its line feed, or the input's last piece without one).
-    fn complete(&mut self, line: &[u8]) {
+    fn complete(&mut self, line: &[u8]) -> Result<(), Error> {
         let start = match self.format {
             InputFormat::Movetext => true,
             InputFormat::Pgn => {
@@ -508,18 +561,25 @@ impl<R: Read + Seek> Games<R> {
             }
         }
         match self.format {
-            InputFormat::Movetext => self.ready.push_back(line.to_vec()),
-            InputFormat::Pgn => self.game.extend_from_slice(line),
+            InputFormat::Movetext => {
+                self.limits.check_game(line.len() as u64)?;
+                self.ready.push_back(line.to_vec());
+            }
+            InputFormat::Pgn => {
+                self.limits.check_game((self.game.len() + line.len()) as u64)?;
+                self.game.extend_from_slice(line);
+            }
         }
+        Ok(())
     }
 
     /// Cuts the text of block `k` into lines.
-    fn feed(&mut self, k: usize, text: &[u8]) {
+    fn feed(&mut self, k: usize, text: &[u8]) -> Result<(), Error> {
         let m = self.blocks.member_of(k);
         if k > 0 && m != self.blocks.member_of(k - 1) {
             // A new member: the last game of the one before ends here, and its own format cuts
             // the games of this one.
-            self.end_games();
+            self.end_games()?;
             self.splitter = GameSplitter::new();
             self.fresh = true;
             self.format = self.blocks.member_header(m).format;
@@ -530,38 +590,44 @@ impl<R: Read + Seek> Games<R> {
         let mut at = 0;
         while at < text.len() {
             let Some(i) = memchr::memchr(b'\n', &text[at..]) else {
+                let open = (self.line.len() + text.len() - at) as u64;
+                let held = if self.format == InputFormat::Pgn { open + self.game.len() as u64 } else { open };
+                self.limits.check_game(held)?;
                 self.line.extend_from_slice(&text[at..]);
                 break;
             };
             let end = at + i + 1;
             if self.line.is_empty() {
-                self.complete(&text[at..end]);
+                self.complete(&text[at..end])?;
             } else {
                 let mut line = std::mem::take(&mut self.line);
                 line.extend_from_slice(&text[at..end]);
-                self.complete(&line);
+                self.complete(&line)?;
                 line.clear();
                 self.line = line;
             }
             at = end;
         }
+        Ok(())
     }
 
     /// Cuts the last game after the last block.
-    fn finish(&mut self) {
-        self.end_games();
+    fn finish(&mut self) -> Result<(), Error> {
+        self.end_games()?;
         self.done = true;
+        Ok(())
     }
 
     /// Cuts the open line and game (at the end of the archive or of a member).
-    fn end_games(&mut self) {
+    fn end_games(&mut self) -> Result<(), Error> {
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
-            self.complete(&line);
+            self.complete(&line)?;
         }
         if !self.game.is_empty() {
             self.ready.push_back(std::mem::take(&mut self.game));
         }
+        Ok(())
     }
 
     /// The next game's text, `None` after the last one.
@@ -572,9 +638,13 @@ impl<R: Read + Seek> Games<R> {
     pub fn next_game(&mut self) -> Result<Option<Vec<u8>>, Error> {
         while self.ready.is_empty() && !self.done {
             let k = self.blocks.position();
-            match self.blocks.next_text() {
+            let fed = match self.blocks.next_text() {
                 Ok(Some(text)) => self.feed(k, &text),
                 Ok(None) => self.finish(),
+                Err(e) => Err(e),
+            };
+            match fed {
+                Ok(()) => {}
                 Err(e) => {
                     self.ready.clear();
                     self.done = true;

@@ -14,12 +14,15 @@
 //! holds exactly its index's `games` games. Other blocks are decoded to count their games.
 //! Blocks decoded to print games are checked against the index.
 
+use std::collections::VecDeque;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::archive::{ROUND_TEXT_BYTES, expand_one, model_for, round_len, worker_pool};
+use crate::archive::dups::{self, Decoded, expand_block, resolve_indexed};
+use crate::archive::limits::Meter;
+use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, round_len_within, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
@@ -39,11 +42,15 @@ pub struct ArchiveInfo {
     pub blocks: u64,
     /// Lines of the input (a last line without line feed counts).
     pub lines: u64,
-    /// Lines coded as games.
+    /// Games: lines coded as moves, and (coding 2) lines coded as references to an earlier
+    /// copy of the same line ([`Self::references`]).
     pub games: u64,
+    /// Of [`Self::games`], those coded as references to an earlier copy (coding 2,
+    /// [`crate::archive::dups`]); their plies are not in [`Self::plies`].
+    pub references: u64,
     /// Lines stored raw (not games).
     pub raw_lines: u64,
-    /// Plies of the games.
+    /// Plies of the games coded as moves.
     pub plies: u64,
     /// Bytes of the input.
     pub text_bytes: u64,
@@ -77,6 +84,7 @@ impl ArchiveInfo {
             total.lines += m.lines;
             total.games += m.games;
             total.raw_lines += m.raw_lines;
+            total.references += m.references;
             total.plies += m.plies;
             total.text_bytes += m.text_bytes;
             total.archive_bytes += m.archive_bytes;
@@ -140,12 +148,17 @@ fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
     let lines = input_lines(&reader);
     let raw_pieces = sum(|e| e.raw_lines as u64);
+    let coded = sum(|e| e.games as u64);
+    let header = *reader.header();
+    // Coding 2: every line is a coded game, a raw line or a reference.
+    let references = if dups::has_refs(header.format, header.coding) { lines.saturating_sub(coded + raw_pieces) } else { 0 };
     Ok(ArchiveInfo {
-        header: *reader.header(),
+        header,
         model_available: model_for(reader.header()).is_ok(),
         blocks: entries.len() as u64,
         lines,
-        games: sum(|e| e.games as u64),
+        games: coded + references,
+        references,
         raw_lines: raw_pieces,
         plies: sum(|e| e.plies as u64),
         text_bytes: sum(|e| e.text_len as u64),
@@ -162,14 +175,23 @@ fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
 /// # Errors
 /// [`Error::Corrupt`] or [`Error::Unsupported`] as for [`crate::archive::expand`], for the archive's
 /// header and index and for the blocks decoded; [`Error::Io`] from reading or writing.
-pub fn extract_lines<R: Read + Seek, W: Write>(
+pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, output: W, threads: usize) -> Result<u64, Error> {
+    extract_lines_with(input, range, output, &ExpandOptions { threads, ..ExpandOptions::default() })
+}
+
+/// [`extract_lines`] with the threads and limits of `opts`: every block decoded is admitted
+/// under [`ExpandOptions::limits`] first, and rounds of blocks fit [`DecodeLimits::memlimit`].
+///
+/// # Errors
+/// As [`extract_lines`]; [`Error::DecodeLimit`] when a limit would be exceeded.
+pub fn extract_lines_with<R: Read + Seek, W: Write>(
     mut input: R,
     range: RangeInclusive<u64>,
     mut output: W,
-    threads: usize,
+    opts: &ExpandOptions,
 ) -> Result<u64, Error> {
     if members::scan(&mut input)?.len() == 1 {
-        return extract_lines_one(input, range, output, threads);
+        return extract_lines_one(input, range, output, opts);
     }
     let (first, last) = (*range.start(), *range.end());
     let (mut before, mut written) = (0u64, 0u64);
@@ -183,7 +205,7 @@ pub fn extract_lines<R: Read + Seek, W: Write>(
         let lines = info_one(&mut window).map_err(|e| members::in_member(m, e))?.lines;
         if before + lines >= first {
             let local = first.saturating_sub(before).max(1)..=last - before;
-            written += extract_lines_one(window, local, &mut output, threads).map_err(|e| members::in_member(m, e))?;
+            written += extract_lines_one(window, local, &mut output, opts).map_err(|e| members::in_member(m, e))?;
         }
         before += lines;
     }
@@ -196,10 +218,10 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
     mut input: R,
     range: RangeInclusive<u64>,
     mut output: W,
-    threads: usize,
+    opts: &ExpandOptions,
 ) -> Result<u64, Error> {
     if raw::starts_raw(&mut input)? {
-        return raw_extract_lines(input, range, output);
+        return raw_extract_lines(input, range, output, &opts.limits);
     }
     let mut reader = IndexedReader::open(input)?;
     let model: &Model = model_for(reader.header())?;
@@ -217,21 +239,29 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
     }
     let entries = reader.entries().to_vec();
     let wanted: Vec<usize> = (0..entries.len()).filter(|&k| starts[k] <= last && starts[k] + entries[k].lines as u64 > first).collect();
-    let pool = worker_pool(threads)?;
+    let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * 2;
+    let mut meter = Meter::new(opts.limits);
+    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
     let mut written = 0;
     let mut rest = &wanted[..];
     while !rest.is_empty() {
-        let (chunk, after) = rest.split_at(round_len(rest.iter().map(|&k| entries[k].text_len), batch));
+        let (chunk, after) = rest.split_at(round_len_within(rest.iter().map(|&k| entries[k].text_len), batch, round_max));
         rest = after;
         let mut blocks = Vec::with_capacity(chunk.len());
         for &k in chunk {
-            blocks.push(reader.read_block(k)?);
+            let b = reader.read_block(k)?;
+            meter.admit(k as u64, &b.0, reader.block_range(k).end)?;
+            blocks.push(b);
         }
-        let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
+        let texts: Vec<Result<Decoded, Error>> =
+            pool.install(|| chunk.par_iter().zip(&blocks).map(|(&k, (h, b))| expand_block(header, model, k as u64, h, b)).collect());
         for (&k, text) in chunk.iter().zip(texts) {
-            let text = text?;
+            // A reference copies its line from the block that holds it (coding 2).
+            let text = match text? {
+                Decoded::Text(text) => text,
+                Decoded::Refs(p) => resolve_indexed(&mut reader, &p)?,
+            };
             let mut line = starts[k];
             for piece in text.split_inclusive(|&b| b == b'\n') {
                 if (first..=last).contains(&line) {
@@ -313,7 +343,23 @@ fn pgn_runs(entries: &[IndexEntry]) -> Vec<Run> {
 /// As [`extract_lines`]; also [`Error::Corrupt`] if a decoded block does not hold the games
 /// its index entry counts.
 pub fn extract_games<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u64>, output: W, threads: usize) -> Result<u64, Error> {
-    walk_games(input, range, output, threads).map(|(written, _)| written)
+    extract_games_with(input, range, output, &ExpandOptions { threads, ..ExpandOptions::default() })
+}
+
+/// [`extract_games`] with the threads and limits of `opts`. The blocks are decoded in rounds
+/// and each game is written once complete, so that a game longer than many blocks is never
+/// held whole: past [`DecodeLimits::max_game_bytes`] (or [`DecodeLimits::memlimit`]) it is
+/// refused. Every block decoded is admitted under the limits first.
+///
+/// # Errors
+/// As [`extract_games`]; [`Error::DecodeLimit`] when a limit would be exceeded.
+pub fn extract_games_with<R: Read + Seek, W: Write>(
+    input: R,
+    range: RangeInclusive<u64>,
+    output: W,
+    opts: &ExpandOptions,
+) -> Result<u64, Error> {
+    walk_games(input, range, output, opts).map(|(written, _)| written)
 }
 
 /// Counts the games of an archive: lines in a movetext archive, games as [`extract_games`]
@@ -322,7 +368,15 @@ pub fn extract_games<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u
 /// # Errors
 /// As [`extract_games`].
 pub fn count_games<R: Read + Seek>(input: R, threads: usize) -> Result<u64, Error> {
-    walk_games(input, u64::MAX..=u64::MAX, std::io::sink(), threads).map(|(_, total)| total)
+    count_games_with(input, &ExpandOptions { threads, ..ExpandOptions::default() })
+}
+
+/// [`count_games`] with the threads and limits of `opts` (see [`extract_games_with`]).
+///
+/// # Errors
+/// As [`extract_games_with`].
+pub fn count_games_with<R: Read + Seek>(input: R, opts: &ExpandOptions) -> Result<u64, Error> {
+    walk_games(input, u64::MAX..=u64::MAX, std::io::sink(), opts).map(|(_, total)| total)
 }
 
 /// [`extract_games`], also returning the games before the end of the walk (all games of the
@@ -331,10 +385,10 @@ fn walk_games<R: Read + Seek, W: Write>(
     mut input: R,
     range: RangeInclusive<u64>,
     mut output: W,
-    threads: usize,
+    opts: &ExpandOptions,
 ) -> Result<(u64, u64), Error> {
     if members::scan(&mut input)?.len() == 1 {
-        return walk_games_one(input, range, output, threads);
+        return walk_games_one(input, range, output, opts);
     }
     let (first, last) = (*range.start(), *range.end());
     let (mut before, mut written) = (0u64, 0u64);
@@ -346,7 +400,7 @@ fn walk_games<R: Read + Seek, W: Write>(
             return Err(members::in_member(m, members::trailing_garbage()));
         }
         let local = first.saturating_sub(before).max(1)..=last - before;
-        let (w, games) = walk_games_one(window, local, &mut output, threads).map_err(|e| members::in_member(m, e))?;
+        let (w, games) = walk_games_one(window, local, &mut output, opts).map_err(|e| members::in_member(m, e))?;
         written += w;
         before += games;
     }
@@ -359,12 +413,12 @@ fn walk_games_one<R: Read + Seek, W: Write>(
     mut input: R,
     range: RangeInclusive<u64>,
     mut output: W,
-    threads: usize,
+    opts: &ExpandOptions,
 ) -> Result<(u64, u64), Error> {
     let (first, last) = (*range.start(), *range.end());
     if raw::starts_raw(&mut input)? {
         // The raw form's games are those of its text, cut as in the module's documentation.
-        let mut games = Games::open(input, threads)?;
+        let mut games = Games::open_with(input, opts)?;
         if first == 0 || last < first {
             return Ok((0, 0));
         }
@@ -385,14 +439,18 @@ fn walk_games_one<R: Read + Seek, W: Write>(
     if reader.header().format == InputFormat::Movetext {
         let lines = input_lines(&reader);
         drop(reader);
-        let written = extract_lines(input, range, output, threads)?;
+        let written = extract_lines_with(input, range, output, opts)?;
         return Ok((written, lines));
     }
     let model: &Model = model_for(reader.header())?;
+    let header = *reader.header();
     let entries = reader.entries().to_vec();
     let runs = pgn_runs(&entries);
-    let pool = worker_pool(threads)?;
+    let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * 2;
+    let limits = opts.limits;
+    let mut meter = Meter::new(limits);
+    let round_max = limits.round_bytes(ROUND_TEXT_BYTES);
     let (mut before, mut written) = (0u64, 0u64);
     let mut r = 0;
     while r < runs.len() && before < last {
@@ -422,39 +480,63 @@ fn walk_games_one<R: Read + Seek, W: Write>(
             break;
         };
         let wanted: Vec<usize> = chosen.iter().flat_map(|&s| runs[s].blocks.clone()).collect();
-        let mut coded = Vec::with_capacity(wanted.len());
-        for &k in &wanted {
-            coded.push(reader.read_block(k)?);
-        }
-        let header = *reader.header();
-        let texts: Vec<Result<Vec<u8>, Error>> =
-            pool.install(|| wanted.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
-        let mut texts = texts.into_iter();
+        // The wanted blocks are decoded in rounds, as they are consumed (a run may span many).
+        let mut decoded: VecDeque<Result<Vec<u8>, Error>> = VecDeque::new();
+        let mut at = 0;
+        let mut next_text = |decoded: &mut VecDeque<Result<Vec<u8>, Error>>| -> Result<Vec<u8>, Error> {
+            if decoded.is_empty() {
+                let len = round_len_within(wanted[at..].iter().map(|&k| entries[k].text_len), batch, round_max);
+                let ks = &wanted[at..at + len];
+                at += len;
+                let mut coded = Vec::with_capacity(ks.len());
+                for &k in ks {
+                    let b = reader.read_block(k)?;
+                    meter.admit(k as u64, &b.0, reader.block_range(k).end)?;
+                    coded.push(b);
+                }
+                let texts: Vec<Result<Vec<u8>, Error>> =
+                    pool.install(|| ks.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
+                decoded.extend(texts);
+            }
+            decoded.pop_front().expect("one text per block")
+        };
         for (s, run) in runs.iter().enumerate().take(end + 1).skip(r) {
             if !chosen.contains(&s) {
                 before += run.games.expect("runs not decoded are counted");
                 continue;
             }
+            // The open game: text from the start of the last game seen; the games before it
+            // are complete (a game's start depends only on the lines before it) and written.
             let mut text = Vec::new();
-            for _ in run.blocks.clone() {
-                text.extend(texts.next().expect("one text per block")?);
-            }
-            let games = split_games(&text);
-            if let Some(g) = run.games
-                && g != games.len() as u64
-            {
-                return Err(Error::Corrupt(format!(
-                    "block {}: the index counts {g} games, the block holds {}",
-                    run.blocks.start,
-                    games.len()
-                )));
-            }
-            for game in &games {
-                before += 1;
-                if (first..=last).contains(&before) {
-                    output.write_all(game)?;
-                    written += 1;
+            let mut found = 0u64;
+            let mut take = |games: &[&[u8]], before: &mut u64, written: &mut u64| -> Result<(), Error> {
+                for game in games {
+                    *before += 1;
+                    found += 1;
+                    if (first..=last).contains(before) {
+                        output.write_all(game)?;
+                        *written += 1;
+                    }
                 }
+                Ok(())
+            };
+            for _ in run.blocks.clone() {
+                text.extend(next_text(&mut decoded)?);
+                // Only complete lines decide where games start.
+                let complete = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
+                let games = split_games(&text[..complete]);
+                if games.len() > 1 {
+                    let open = games[games.len() - 1].as_ptr() as usize - text.as_ptr() as usize;
+                    take(&games[..games.len() - 1], &mut before, &mut written)?;
+                    text.drain(..open);
+                }
+                limits.check_game(text.len() as u64)?;
+            }
+            take(&split_games(&text), &mut before, &mut written)?;
+            if let Some(g) = run.games
+                && g != found
+            {
+                return Err(Error::Corrupt(format!("block {}: the index counts {g} games, the block holds {found}", run.blocks.start)));
             }
         }
         r = end + 1;
@@ -489,6 +571,7 @@ fn raw_info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
         blocks: 0,
         lines: totals.lines,
         games: 0,
+        references: 0,
         raw_lines: totals.lines,
         plies: 0,
         text_bytes: totals.text_len,
@@ -539,9 +622,15 @@ impl<W: Write> LineFilter<W> {
 
 /// [`extract_lines`] of a raw archive. A held archive is decoded and checked before
 /// anything is written; a streamed one is written as it is decoded (and checked at its end).
-fn raw_extract_lines<R: Read + Seek, W: Write>(mut input: R, range: RangeInclusive<u64>, output: W) -> Result<u64, Error> {
+fn raw_extract_lines<R: Read + Seek, W: Write>(
+    mut input: R,
+    range: RangeInclusive<u64>,
+    output: W,
+    limits: &DecodeLimits,
+) -> Result<u64, Error> {
     input.seek(SeekFrom::Start(0))?;
     let mut reader = RawReader::new(BufReader::new(input))?;
+    limits.check_raw(raw::decoder_window(reader.header()), reader.header().held.map(|t| t.text_len))?;
     if *range.start() == 0 || range.end() < range.start() {
         return Ok(0);
     }
@@ -557,6 +646,7 @@ fn raw_extract_lines<R: Read + Seek, W: Write>(mut input: R, range: RangeInclusi
             if n == 0 {
                 break;
             }
+            limits.check_raw(0, Some(reader.text_bytes()))?;
             filter.feed(&buf[..n])?;
         }
     }

@@ -59,10 +59,11 @@ pub mod text;
 pub mod tune;
 
 pub use archive::{
-    CompressOptions, DamagedBlock, ExpandOptions, Salvage, Summary, compress, compress_bytes, expand, expand_bytes, expand_salvage,
+    CompressOptions, DamagedBlock, DecodeLimits, ExpandOptions, Salvage, Summary, compress, compress_bytes, expand, expand_bytes,
+    expand_salvage,
 };
 pub use container::InputFormat;
-pub use error::{Error, Result};
+pub use error::{Error, Limit, Result};
 pub use games::{Blocks, Games};
-pub use inspect::{ArchiveInfo, count_games, extract_games, extract_lines, info};
+pub use inspect::{ArchiveInfo, count_games, count_games_with, extract_games, extract_games_with, extract_lines, extract_lines_with, info};
 pub use model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};

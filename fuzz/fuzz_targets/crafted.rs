@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     writer.write_block(&h, &EncodedBlock { range, raw }).unwrap();
     let archive = writer.finish().unwrap().0;
-    let opts = chesszip::ExpandOptions { threads: 1 };
+    let opts = chesszip::ExpandOptions { threads: 1, ..Default::default() };
     if let Ok(text) = chesszip::expand_bytes(&archive, &opts) {
         assert_eq!(text.len(), text_len as usize);
     }

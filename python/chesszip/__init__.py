@@ -40,9 +40,10 @@ from ._native import (
     MIN_LEVEL,
     ChesszipError,
     CorruptArchiveError,
+    DecodeLimitError,
     UnsupportedArchiveError,
 )
-from ._api import ArchiveInfo, ChesszipCompressor, compress, decompress, info
+from ._api import ArchiveInfo, ChesszipCompressor, Limits, compress, decompress, info
 from ._file import ChesszipFile, open
 from ._games import Archive, chess_game, game, iter_chess_games, iter_games
 
@@ -59,6 +60,8 @@ __all__ = [
     "ChesszipError",
     "ChesszipFile",
     "CorruptArchiveError",
+    "DecodeLimitError",
+    "Limits",
     "UnsupportedArchiveError",
     "chess_game",
     "compress",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import BinaryIO, Optional, Union
+from typing import BinaryIO, Dict, Optional, Union
 
 from . import _native
 from ._native import DEFAULT_LEVEL
@@ -36,6 +36,49 @@ def _source(source: Source) -> Union[str, bytes]:
     raise TypeError(f"expected a path, bytes or a binary file object, not {type(source).__name__}")
 
 
+@dataclass(frozen=True)
+class Limits:
+    """Ceilings for decoding archives from elsewhere, as ``xz --memlimit``; the command line's
+    ``--max-plies``, ``--max-work``, ``--max-game-bytes``, ``--max-output`` and ``--memlimit``.
+
+    ``None`` keeps the default: no ceiling, but for ``max_game_bytes`` (16 MiB, the most a
+    reader of games holds of one game). ``Limits.unlimited()`` lifts that one too. Exceeding a
+    limit raises :class:`DecodeLimitError` (a :class:`ChesszipError`) naming it, before the
+    work is done.
+
+    :param max_plies: most plies decoded in all (the model's work).
+    :param max_plies_per_byte: most plies per archive byte (65,536 plies always allowed); real
+        archives hold 2-3 plies a byte.
+    :param max_game_bytes: most bytes of one game (or line) held whole by :class:`Archive` and
+        :func:`iter_games`.
+    :param max_output: most bytes of expanded text.
+    :param memlimit: most bytes held at once to decode (the model itself not counted).
+    """
+
+    max_plies: Optional[int] = None
+    max_plies_per_byte: Optional[int] = None
+    max_game_bytes: Optional[int] = None
+    max_output: Optional[int] = None
+    memlimit: Optional[int] = None
+    no_limits: bool = False
+
+    @classmethod
+    def unlimited(cls) -> "Limits":
+        """No ceiling at all (each block's own work budget still holds)."""
+        return cls(no_limits=True)
+
+    def _native(self) -> Dict[str, object]:
+        return dict(self.__dict__)
+
+
+def _limits(limits: Optional[Limits]) -> Optional[Dict[str, object]]:
+    if limits is None:
+        return None
+    if not isinstance(limits, Limits):
+        raise TypeError(f"limits must be a chesszip.Limits, not {type(limits).__name__}")
+    return limits._native()
+
+
 def compress(
     data: bytes,
     level: int = DEFAULT_LEVEL,
@@ -59,14 +102,18 @@ def compress(
     return _native.compress(_bytes(data), level, block_lines=block_lines, threads=threads, format=format)
 
 
-def decompress(data: bytes, *, threads: int = 0) -> bytes:
+def decompress(data: bytes, *, threads: int = 0, limits: Optional[Limits] = None) -> bytes:
     """Expand a whole archive held in memory, checking every block.
 
+    :param limits: ceilings for an archive from elsewhere (:class:`Limits`); e.g.
+        ``Limits(max_output=1 << 30)`` refuses one that expands beyond 1 GiB.
     :raises CorruptArchiveError: when the archive is damaged; the message names the block.
     :raises UnsupportedArchiveError: for an archive of a newer format or a model this build
         lacks.
+    :raises DecodeLimitError: when a limit would be exceeded (the message names it).
+    :raises MemoryError: when the expanded text cannot be held.
     """
-    return _native.decompress(_bytes(data), threads=threads)
+    return _native.decompress(_bytes(data), threads=threads, limits=_limits(limits))
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from operator import methodcaller
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._api import ArchiveInfo, Source, _source, info
+from ._api import ArchiveInfo, Limits, Source, _limits, _source, info
 
 if TYPE_CHECKING:  # pragma: no cover
     import chess.pgn
@@ -45,15 +45,20 @@ class Archive:
     :param threads: worker threads; 0 means one per core.
     :param encoding: how text is decoded (``"utf-8"`` by default).
     :param errors: as for :meth:`bytes.decode`.
+    :param limits: ceilings for an archive from elsewhere (:class:`Limits`); a limit exceeded
+        raises :class:`DecodeLimitError`.
     """
 
-    def __init__(self, source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> None:
+    def __init__(
+        self, source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict", limits: Optional[Limits] = None
+    ) -> None:
         """Open the archive; reads its header and index."""
         self._source = _source(source)
         self._threads = threads
+        self._limits = _limits(limits)
         self.encoding = encoding
         self.errors = errors
-        self._reader: Optional[_native.GameReader] = _native.GameReader(self._source, threads=threads)
+        self._reader: Optional[_native.GameReader] = _native.GameReader(self._source, threads=threads, limits=self._limits)
         self._len: Optional[int] = self._reader.len_hint
 
     def _random(self) -> _native.GameReader:
@@ -80,7 +85,7 @@ class Archive:
         """All games in order, as text (``binary=True``: as bytes); independent of other
         iterations and of random access."""
         self._random()
-        reader = _native.GameReader(self._source, threads=self._threads)
+        reader = _native.GameReader(self._source, threads=self._threads, limits=self._limits)
         decode = _decoder(binary, self.encoding, self.errors)
         return iter(reader) if decode is None else map(decode, reader)
 
@@ -138,7 +143,7 @@ class Archive:
         """The number of games. For movetext the index tells; for PGN the index tells where
         it can (blocks cut at game boundaries), and only the other blocks are decoded."""
         if self._len is None:
-            self._len = _native.count_games(self._source, threads=self._threads)
+            self._len = _native.count_games(self._source, threads=self._threads, limits=self._limits)
         return self._len
 
     def __reduce__(self) -> Tuple[Any, ...]:
@@ -146,7 +151,7 @@ class Archive:
         archive can be sent to other processes (Dask workers): each opens it anew."""
         if self._reader is None:
             raise ValueError("I/O operation on closed archive")
-        return (_reopen, (self._source, self._threads, self.encoding, self.errors))
+        return (_reopen, (self._source, self._threads, self.encoding, self.errors, self._limits))
 
     def close(self) -> None:
         """Release the archive (its bytes or file)."""
@@ -163,14 +168,28 @@ class Archive:
 
 @overload
 def iter_games(
-    source: Source, *, binary: Literal[False] = ..., threads: int = ..., encoding: str = ..., errors: str = ...
+    source: Source,
+    *,
+    binary: Literal[False] = ...,
+    threads: int = ...,
+    encoding: str = ...,
+    errors: str = ...,
+    limits: Optional[Limits] = ...,
 ) -> Iterator[str]: ...
 @overload
-def iter_games(source: Source, *, binary: Literal[True], threads: int = ..., encoding: str = ..., errors: str = ...) -> Iterator[bytes]: ...
+def iter_games(
+    source: Source, *, binary: Literal[True], threads: int = ..., encoding: str = ..., errors: str = ..., limits: Optional[Limits] = ...
+) -> Iterator[bytes]: ...
 
 
 def iter_games(
-    source: Source, *, binary: bool = False, threads: int = 0, encoding: str = "utf-8", errors: str = "strict"
+    source: Source,
+    *,
+    binary: bool = False,
+    threads: int = 0,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+    limits: Optional[Limits] = None,
 ) -> Union[Iterator[str], Iterator[bytes]]:
     """The games of an archive in order, as text (``binary=True``: bytes), streamed.
 
@@ -178,9 +197,11 @@ def iter_games(
     with the GIL released, a few per thread at a time.
 
     :param source: a path, the archive's bytes, or a binary file object (read to its end).
+    :param limits: ceilings for an archive from elsewhere (:class:`Limits`).
     :raises CorruptArchiveError: (while iterating) at a damaged block, after the games before it.
+    :raises DecodeLimitError: (while iterating) when a limit would be exceeded.
     """
-    reader = _native.GameReader(_source(source), threads=threads)
+    reader = _native.GameReader(_source(source), threads=threads, limits=_limits(limits))
     decode = _decoder(binary, encoding, errors)
     return iter(reader) if decode is None else map(decode, reader)
 
@@ -209,6 +230,6 @@ def chess_game(source: Source, n: int, *, threads: int = 0, encoding: str = "utf
         return a.chess_game(n)
 
 
-def _reopen(source: Any, threads: int, encoding: str, errors: str) -> "Archive":
+def _reopen(source: Any, threads: int, encoding: str, errors: str, limits: Optional[Limits] = None) -> "Archive":
     """An :class:`Archive` opened again from what :meth:`Archive.__reduce__` pickled."""
-    return Archive(source, threads=threads, encoding=encoding, errors=errors)
+    return Archive(source, threads=threads, encoding=encoding, errors=errors, limits=limits)

@@ -16,13 +16,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use chesszip::container::InputFormat;
 use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
-use chesszip::{Blocks, CompressOptions, Error, ExpandOptions, Games};
+use chesszip::{Blocks, CompressOptions, DecodeLimits, Error, ExpandOptions, Games};
 
 create_exception!(chesszip, ChesszipError, PyValueError, "An error of chesszip: the same message as the command line's.");
 create_exception!(chesszip, CorruptArchiveError, ChesszipError, "The data is damaged or not a chesszip archive; the message says where.");
@@ -31,6 +31,13 @@ create_exception!(
     UnsupportedArchiveError,
     ChesszipError,
     "The archive is valid but this build cannot expand it (newer format, or a model it lacks)."
+);
+
+create_exception!(
+    chesszip,
+    DecodeLimitError,
+    ChesszipError,
+    "Decoding would exceed a limit the caller set (or the default game size); the message names it and the keyword that raises it."
 );
 
 /// Bytes the command line's input buffer holds: the first read of input, from which the format
@@ -43,7 +50,10 @@ const QUEUED_CHUNKS: usize = 4;
 /// The Python exception for a library error.
 fn py_err(e: Error) -> PyErr {
     match e {
+        // A fallible allocation that failed (see `FallibleVec`): Python's own error for it.
+        Error::Io(io) if io.kind() == io::ErrorKind::OutOfMemory => PyMemoryError::new_err(io.to_string()),
         Error::Io(io) => PyErr::from(io),
+        Error::DecodeLimit { .. } => DecodeLimitError::new_err(e.to_string()),
         Error::Corrupt(_) => CorruptArchiveError::new_err(e.to_string()),
         Error::Unsupported(_) => UnsupportedArchiveError::new_err(e.to_string()),
         other => ChesszipError::new_err(other.to_string()),
@@ -110,12 +120,70 @@ fn compress<'py>(
     Ok(PyBytes::new(py, &out.map_err(py_err)?))
 }
 
+/// The decoding limits from Python: a dict of `max_plies`, `max_plies_per_byte`,
+/// `max_game_bytes`, `max_output`, `memlimit` (int or None: the default) and `no_limits`
+/// (bool: start from no limit at all); `None` is the defaults.
+fn decode_limits(limits: Option<&Bound<'_, PyDict>>) -> PyResult<DecodeLimits> {
+    let Some(d) = limits else { return Ok(DecodeLimits::default()) };
+    let unlimited = match d.get_item("no_limits")? {
+        Some(v) => v.extract::<bool>()?,
+        None => false,
+    };
+    let mut l = if unlimited { DecodeLimits::unlimited() } else { DecodeLimits::default() };
+    for (key, value) in d.iter() {
+        let key: String = key.extract()?;
+        if key == "no_limits" {
+            continue;
+        }
+        let Some(value) = value.extract::<Option<u64>>()? else { continue };
+        match key.as_str() {
+            "max_plies" => l.max_plies = Some(value),
+            "max_plies_per_byte" => l.max_plies_per_byte = Some(value),
+            "max_game_bytes" => l.max_game_bytes = Some(value),
+            "max_output" => l.max_output = Some(value),
+            "memlimit" => l.memlimit = Some(value),
+            other => return Err(PyValueError::new_err(format!("unknown decoding limit {other:?}"))),
+        }
+    }
+    Ok(l)
+}
+
+/// A `Vec<u8>` writer that grows with `try_reserve`: an allocation the archive asks for and
+/// the system refuses is an `OutOfMemory` error (Python's `MemoryError`), never an abort of
+/// the interpreter.
+#[derive(Default)]
+struct FallibleVec(Vec<u8>);
+
+impl Write for FallibleVec {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.try_reserve(buf.len()).map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, format!("cannot hold the expanded text: {e}")))?;
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Python `bytes` of `data`, `MemoryError` if Python cannot allocate them.
+fn py_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, data.len(), |buf| {
+        buf.copy_from_slice(data);
+        Ok(())
+    })
+}
+
 /// Expands a whole archive held in memory, checking every block.
 #[pyfunction]
-#[pyo3(signature = (data, *, threads = 0))]
-fn decompress<'py>(py: Python<'py>, data: &[u8], threads: usize) -> PyResult<Bound<'py, PyBytes>> {
-    let out = py.detach(|| chesszip::expand_bytes(data, &ExpandOptions { threads }));
-    Ok(PyBytes::new(py, &out.map_err(py_err)?))
+#[pyo3(signature = (data, *, threads = 0, limits = None))]
+fn decompress<'py>(py: Python<'py>, data: &[u8], threads: usize, limits: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyBytes>> {
+    let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
+    let out = py.detach(|| {
+        let mut out = FallibleVec::default();
+        chesszip::expand(data, &mut out, &opts, &|_| {}).map(|_| out.0)
+    });
+    py_bytes(py, &out.map_err(py_err)?)
 }
 
 /// An archive to read: a file, or bytes copied from Python.
@@ -161,10 +229,11 @@ impl Seek for Input {
 /// movetext, and for PGN from the index where it tells, decoding only the blocks it does not
 /// count (`chesszip::count_games`).
 #[pyfunction]
-#[pyo3(signature = (source, *, threads = 0))]
-fn count_games(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize) -> PyResult<u64> {
+#[pyo3(signature = (source, *, threads = 0, limits = None))]
+fn count_games(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits: Option<&Bound<'_, PyDict>>) -> PyResult<u64> {
+    let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
     let input = Input::from_py(source)?;
-    py.detach(|| chesszip::count_games(input, threads)).map_err(py_err)
+    py.detach(|| chesszip::count_games_with(input, &opts)).map_err(py_err)
 }
 
 /// What an archive holds, from its header and index (no block is decoded), as a dict.
@@ -185,6 +254,7 @@ fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
     d.set_item("blocks", i.blocks)?;
     d.set_item("lines", i.lines)?;
     d.set_item("games", i.games)?;
+    d.set_item("references", i.references)?;
     d.set_item("raw_lines", i.raw_lines)?;
     d.set_item("plies", i.plies)?;
     d.set_item("text_bytes", i.text_bytes)?;
@@ -210,17 +280,18 @@ struct BlockReader {
 #[pymethods]
 impl BlockReader {
     #[new]
-    #[pyo3(signature = (source, *, threads = 0))]
-    fn new(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize) -> PyResult<Self> {
+    #[pyo3(signature = (source, *, threads = 0, limits = None))]
+    fn new(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
         let input = Input::from_py(source)?;
-        let blocks = py.detach(|| Blocks::open(input, threads)).map_err(py_err)?;
+        let blocks = py.detach(|| Blocks::open_with(input, &opts)).map_err(py_err)?;
         Ok(BlockReader { inner: Mutex::new(blocks) })
     }
 
     /// The text of the next block, or `None` after the last.
     fn read_block<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
         let text = py.detach(|| lock(&self.inner).next_text()).map_err(py_err)?;
-        Ok(text.map(|t| PyBytes::new(py, &t)))
+        text.map(|t| py_bytes(py, &t)).transpose()
     }
 }
 
@@ -233,10 +304,11 @@ struct GameReader {
 #[pymethods]
 impl GameReader {
     #[new]
-    #[pyo3(signature = (source, *, threads = 0))]
-    fn new(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize) -> PyResult<Self> {
+    #[pyo3(signature = (source, *, threads = 0, limits = None))]
+    fn new(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
         let input = Input::from_py(source)?;
-        let games = py.detach(|| Games::open(input, threads)).map_err(py_err)?;
+        let games = py.detach(|| Games::open_with(input, &opts)).map_err(py_err)?;
         Ok(GameReader { inner: Mutex::new(games) })
     }
 
@@ -270,7 +342,7 @@ impl GameReader {
             games.seek(n)?;
             games.next_game()
         });
-        Ok(game.map_err(py_err)?.map(|g| PyBytes::new(py, &g)))
+        game.map_err(py_err)?.map(|g| py_bytes(py, &g)).transpose()
     }
 
     fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
@@ -283,7 +355,7 @@ impl GameReader {
             let mut games = lock(&self.inner);
             if games.next_is_ready() { games.next_game() } else { drop(games); py.detach(|| lock(&self.inner).next_game()) }
         };
-        Ok(game.map_err(py_err)?.map(|g| PyBytes::new(py, &g)))
+        game.map_err(py_err)?.map(|g| py_bytes(py, &g)).transpose()
     }
 }
 
@@ -429,6 +501,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ChesszipError", py.get_type::<ChesszipError>())?;
     m.add("CorruptArchiveError", py.get_type::<CorruptArchiveError>())?;
     m.add("UnsupportedArchiveError", py.get_type::<UnsupportedArchiveError>())?;
+    m.add("DecodeLimitError", py.get_type::<DecodeLimitError>())?;
     m.add("MIN_LEVEL", MIN_LEVEL)?;
     m.add("MAX_LEVEL", MAX_LEVEL)?;
     m.add("DEFAULT_LEVEL", DEFAULT_LEVEL)?;

@@ -31,7 +31,7 @@
 
 use std::io::{BufRead, Read, Write};
 
-use super::{CompressOptions, Progress, Summary, compress_blocks};
+use super::{CompressOptions, DecodeLimits, Progress, Summary, compress_blocks};
 use crate::container::raw::{self, Codec, MAX_HELD, RawReader, StreamedWriter, Totals};
 use crate::container::{BlockStats, InputFormat};
 use crate::error::Error;
@@ -233,23 +233,41 @@ fn raw_summary(t: Totals, archive_bytes: u64) -> Summary {
 }
 
 /// [`super::expand`] of a raw archive.
-pub(crate) fn expand<R: BufRead, W: Write>(input: R, output: W, progress: Progress<'_>) -> Result<Summary, Error> {
-    expand_raw(RawReader::new(input)?, output, progress)
+///
+/// The decoder's window (the held text's length, or 128 MiB streamed) is checked against
+/// [`DecodeLimits::memlimit`] and the recorded length against [`DecodeLimits::max_output`]
+/// before decoding; a streamed archive, whose length is recorded at its end, is stopped as
+/// soon as its text passes [`DecodeLimits::max_output`].
+pub(crate) fn expand<R: BufRead, W: Write>(input: R, output: W, limits: &DecodeLimits, progress: Progress<'_>) -> Result<Summary, Error> {
+    expand_raw(RawReader::new(input)?, output, limits, progress)
 }
 
-/// [`super::expand`] of a raw archive that may be followed by another member: `input` is
-/// left right after it.
-pub(crate) fn expand_member<R: BufRead, W: Write>(input: R, output: W, progress: Progress<'_>) -> Result<Summary, Error> {
-    expand_raw(RawReader::member(input)?, output, progress)
+/// [`expand`] of a raw archive that may be followed by another member: `input` is left right
+/// after it.
+pub(crate) fn expand_member<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    limits: &DecodeLimits,
+    progress: Progress<'_>,
+) -> Result<Summary, Error> {
+    expand_raw(RawReader::member(input)?, output, limits, progress)
 }
 
-fn expand_raw<R: BufRead, W: Write>(mut reader: RawReader<R>, mut output: W, progress: Progress<'_>) -> Result<Summary, Error> {
+fn expand_raw<R: BufRead, W: Write>(
+    mut reader: RawReader<R>,
+    mut output: W,
+    limits: &DecodeLimits,
+    progress: Progress<'_>,
+) -> Result<Summary, Error> {
+    let held = reader.header().held.map(|t| t.text_len);
+    limits.check_raw(raw::decoder_window(reader.header()), held)?;
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let n = reader.read(&mut buf)?;
         if n == 0 {
             break;
         }
+        limits.check_raw(0, Some(reader.text_bytes()))?;
         output.write_all(&buf[..n])?;
         progress(reader.text_bytes());
     }

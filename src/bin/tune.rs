@@ -199,7 +199,7 @@ struct Args {
     #[arg(long)]
     from: Option<PathBuf>,
     /// Where to write the fitted parameters: a new file (a released model is never changed;
-    /// add the new file to `RELEASES` in src/model/mod.rs to release it).
+    /// add the new file to `RELEASES` in src/model/registry.rs to release it).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Move-feature groups to leave out (ablations), e.g. `--drop check,recapture`.
@@ -298,9 +298,7 @@ fn assemble(args: AssembleArgs) -> anyhow::Result<()> {
 
 /// The embedded model of `level`, or the parameter file `model` with the network file `net`.
 fn load_model(level: u8, model: Option<&PathBuf>, net: Option<&PathBuf>) -> anyhow::Result<Model> {
-    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
-        bail!("level {level} out of range");
-    }
+    chesszip::model::Level::new(level)?;
     let Some(path) = model else { return Ok(Model::builtin(level).clone()) };
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut m = Model::parse(&path.display().to_string(), &text)?;
@@ -370,9 +368,7 @@ fn trace(args: TraceArgs) -> anyhow::Result<()> {
 
 fn ablate(args: AblateArgs) -> anyhow::Result<()> {
     let level = args.data.level;
-    if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
-        bail!("level {level} out of range");
-    }
+    chesszip::model::Level::new(level)?;
     let base = Model::builtin(level);
     single(base, "ablate")?;
     let drops: Vec<Vec<String>> = if args.drops.is_empty() {

@@ -6,6 +6,7 @@ use clap::{Args, Parser, Subcommand};
 use clap_complete::Shell;
 
 use super::level::LevelArgs;
+use super::limits::LimitArgs;
 use super::lines::LineSpec;
 
 /// Lossless compressor for chess game collections
@@ -140,6 +141,10 @@ pub struct CommonArgs {
     /// Print sizes, bits per ply and time for each file.
     #[arg(short, long)]
     pub verbose: bool,
+
+    /// Ceilings for decoding (expand, test, convert).
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// Options of `compress`.
@@ -243,4 +248,7 @@ pub struct ExtractArgs {
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Ceilings for decoding.
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }

@@ -81,7 +81,7 @@ fn measure(data: &[u8], level: u8, threads: usize, block_lines: u32, repeat: usi
         bytes = archive.len() as u64;
         plies = summary.stats.plies;
         let start = Instant::now();
-        let back = expand_bytes(&archive, &ExpandOptions { threads })?;
+        let back = expand_bytes(&archive, &ExpandOptions { threads, ..Default::default() })?;
         e_times.push(start.elapsed());
         if back != data {
             bail!("level {level}: expand did not give back the input");
@@ -122,9 +122,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     // 0: each level's default block size.
     let block_lines = args.block_lines.unwrap_or(0);
     for &level in &args.levels {
-        if !(chesszip::model::MIN_LEVEL..=chesszip::model::MAX_LEVEL).contains(&level) {
-            bail!("level {level} is not in 1..=9");
-        }
+        chesszip::model::Level::new(level)?;
         say_part(format_args!("level {level}..."));
         let (bytes, c, e, p) = measure(&data, level, threads, block_lines, repeat)?;
         plies = p;

@@ -250,9 +250,12 @@ fn code(
     let summary = match mode {
         Mode::Salvage => return salvage(input, output, args, source, &tick),
         Mode::Compress(opts) => chesszip::compress(input, output, &opts, &tick)?,
-        Mode::Expand | Mode::Test => chesszip::expand(input, output, &ExpandOptions { threads: args.threads }, &tick)?,
+        Mode::Expand | Mode::Test => {
+            chesszip::expand(input, output, &ExpandOptions { threads: args.threads, limits: args.limits.limits() }, &tick)?
+        }
         Mode::ExpandMovetext => {
-            let c = chesszip::convert::convert(input, output, &ExpandOptions { threads: args.threads }, &tick)?;
+            let c =
+                chesszip::convert::convert(input, output, &ExpandOptions { threads: args.threads, limits: args.limits.limits() }, &tick)?;
             let mut summary = Summary { text_bytes: c.bytes, archive_bytes: c.archive_bytes, ..Summary::default() };
             summary.stats.games = c.games;
             let warning = (c.skipped > 0).then(|| {
@@ -279,7 +282,7 @@ fn salvage(
     source: &Source,
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(Summary, Option<String>)> {
-    let opts = ExpandOptions { threads: args.threads };
+    let opts = ExpandOptions { threads: args.threads, limits: args.limits.limits() };
     let file = match source {
         Source::File(path) if fs::metadata(path).is_ok_and(|m| m.is_file()) => Some(open_input(path)?),
         _ => None,

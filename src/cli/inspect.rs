@@ -161,9 +161,10 @@ fn write_members(out: &mut impl Write, members: &[ArchiveInfo]) -> io::Result<()
             InputFormat::Pgn => "pgn",
             InputFormat::Movetext => "movetext",
         };
+        let refs = if i.references > 0 { format!(" ({} references)", i.references) } else { String::new() };
         writeln!(
             out,
-            "member {m}:{:pad$}{format}, {form}, {} games, {} plies, {} lines, {} blocks, {} text bytes, {} archive bytes",
+            "member {m}:{:pad$}{format}, {form}, {} games{refs}, {} plies, {} lines, {} blocks, {} text bytes, {} archive bytes",
             "",
             i.games,
             i.plies,
@@ -185,10 +186,17 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
         writeln!(out, "games:          {} (raw form: none coded as moves)", i.games)?;
     } else {
         writeln!(out, "games:          {}", i.games)?;
+        if i.references > 0 {
+            writeln!(out, "references:     {} (games coded as copies of earlier ones)", i.references)?;
+        }
     }
     writeln!(out, "raw lines:      {}", i.raw_lines)?;
     writeln!(out, "lines:          {}", i.lines)?;
-    writeln!(out, "plies:          {}", i.plies)?;
+    if i.references > 0 {
+        writeln!(out, "plies:          {} (of the games coded as moves)", i.plies)?;
+    } else {
+        writeln!(out, "plies:          {}", i.plies)?;
+    }
     writeln!(out, "blocks:         {}", i.blocks)?;
     if let Some(codec) = i.raw {
         writeln!(out, "form:           raw ({}), the whole input as one stream", codec.name())?;
@@ -233,12 +241,13 @@ fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
     let (spec, what, written, total) = match (args.games, args.lines) {
         (Some(spec), _) => {
             let last = spec.last.unwrap_or(u64::MAX);
-            let written = chesszip::extract_games(&mut archive, spec.first..=last, out, args.threads)?;
+            let opts = chesszip::ExpandOptions { threads: args.threads, limits: args.limits.limits() };
+            let written = chesszip::extract_games_with(&mut archive, spec.first..=last, out, &opts)?;
             let wanted = last - spec.first + 1;
             // Fewer games than asked: the archive ends at game first + written - 1, unless it
             // holds none of them (then count them).
             let total = match written {
-                0 => chesszip::count_games(&mut archive, args.threads)?,
+                0 => chesszip::count_games_with(&mut archive, &opts)?,
                 _ if written < wanted => spec.first + written - 1,
                 _ => return Ok(Status::Success),
             };
@@ -250,7 +259,8 @@ fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
             if spec.first > lines {
                 bail!("cannot extract line {}: the archive holds {lines} lines", spec.first);
             }
-            let written = chesszip::extract_lines(&mut archive, spec.first..=last, out, args.threads)?;
+            let opts = chesszip::ExpandOptions { threads: args.threads, limits: args.limits.limits() };
+            let written = chesszip::extract_lines_with(&mut archive, spec.first..=last, out, &opts)?;
             if last <= lines {
                 return Ok(Status::Success);
             }

@@ -13,6 +13,7 @@ mod generate;
 mod inspect;
 mod labeled;
 mod level;
+mod limits;
 mod lines;
 mod memory;
 mod progress;

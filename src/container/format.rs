@@ -64,16 +64,29 @@ pub enum Coding {
     /// said by one symbol at the start of the block; a PGN block gives at most 256 tag names
     /// value models of their own (the PGN tag model's `MAX_TAG_STATES`).
     Notations = 1,
+    /// Byte 2: a movetext line that occurred earlier in the input is coded as a reference to
+    /// its first occurrence (`src/archive/dups.rs`); PGN blocks are coded as in coding 1.
+    Duplicates = 2,
 }
 
 impl Coding {
     /// The coding this build writes.
-    pub const NEWEST: Coding = Coding::Notations;
+    pub const NEWEST: Coding = Coding::Duplicates;
+
+    /// The coding this build writes for `format`: [`Coding::NEWEST`] for movetext; for PGN,
+    /// which coding 2 does not change, coding 1, so that PGN archives stay as they were.
+    pub fn newest_for(format: InputFormat) -> Coding {
+        match format {
+            InputFormat::Movetext => Coding::NEWEST,
+            InputFormat::Pgn => Coding::Notations,
+        }
+    }
 
     fn from_byte(b: u8) -> Option<Coding> {
         match b {
             0 => Some(Coding::First),
             1 => Some(Coding::Notations),
+            2 => Some(Coding::Duplicates),
             _ => None,
         }
     }

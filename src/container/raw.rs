@@ -279,6 +279,16 @@ pub fn read_up_to<R: Read>(input: &mut R, buf: &mut [u8]) -> Result<usize, Error
     Ok(got)
 }
 
+/// The bytes the decoder of an archive with `header` holds at most: its zstd window or LZMA2
+/// dictionary (the held text's size, or [`STREAMED_WINDOW_LOG`]), nothing for stored text.
+pub fn decoder_window(header: &RawHeader) -> u64 {
+    match (header.codec, header.held) {
+        (Codec::Stored, _) => 0,
+        (Codec::Lzma2, Some(t)) => lzma_dict(t.text_len) as u64,
+        (_, held) => 1 << held.map_or(STREAMED_WINDOW_LOG, |t| held_window_log(t.text_len)),
+    }
+}
+
 /// The zstd window of a held text of `len` bytes, as a power of two (zstd's own sizing for a
 /// known length, at least its minimum 2^10).
 fn held_window_log(len: u64) -> u32 {

@@ -18,8 +18,4 @@ pub mod search;
 #[cfg(test)]
 mod search_tests;
 
-pub use search::{SearchConfig, Searcher};
-
-/// Score of a checkmated side to move, in centipawns; mates found deeper score closer to zero
-/// by one centipawn per ply so that faster mates rank higher.
-pub const MATE: i32 = 100_000;
+pub use search::{MATE, SearchConfig, Searcher};

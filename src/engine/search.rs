@@ -59,7 +59,6 @@
 
 use shakmaty::{Chess, Move};
 
-use super::MATE;
 use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
 use crate::chess::move_value;
 
@@ -91,6 +90,10 @@ const MAX_KILLER_PLY: usize = 64;
 
 /// A move that never matches a generated one (empty killer slot).
 const NO_MOVE: Mv = Mv(u32::MAX);
+
+/// Score of a checkmated side to move, in centipawns; mates found deeper score closer to zero
+/// by one centipawn per ply so that faster mates rank higher.
+pub const MATE: i32 = 100_000;
 
 /// Infinity for search windows (above any reachable score).
 const INF: i32 = 2 * MATE;

@@ -5,7 +5,7 @@
 use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, san::San, uci::UciMove};
 
 use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
-use super::{MATE, SearchConfig, Searcher};
+use super::search::{MATE, SearchConfig, Searcher};
 use crate::chess::{move_value, see};
 
 /// Replays the games of `data/Chess_Games.txt` and returns the position before every `step`-th

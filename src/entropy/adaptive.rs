@@ -1,6 +1,7 @@
 //! Adaptive frequency model for small alphabets (line kinds, terminators, spellings).
 
-use super::{Cdf, CdfBuf, SymbolCoder};
+use super::cdf::{Cdf, CdfBuf};
+use super::coder::SymbolCoder;
 use crate::error::Error;
 
 /// Counts of each symbol seen so far in a block, plus a prior; codes symbols under the current

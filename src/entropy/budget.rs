@@ -30,7 +30,10 @@
 
 use std::io::Read as _;
 
-use super::{Cdf, Decoder, Information, SymbolCoder};
+use super::cdf::Cdf;
+use super::coder::SymbolCoder;
+use super::info::Information;
+use super::range::Decoder;
 use crate::error::Error;
 
 /// Largest expanded text of one block, in bytes (blocks are cut before this; the container
@@ -100,7 +103,7 @@ impl WorkBudget {
         Ok(())
     }
 
-    /// Charges the information of a decoded symbol of `frequency` (out of [`super::TOTAL`]).
+    /// Charges the information of a decoded symbol of `frequency` (out of [`super::cdf::TOTAL`]).
     ///
     /// # Errors
     /// [`Error::LimitExceeded`] when the symbols so far carry more information than the

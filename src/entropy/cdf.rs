@@ -5,7 +5,11 @@ use std::num::NonZeroU32;
 
 use constriction::stream::model::{DecoderModel, EncoderModel, EntropyModel};
 
-use super::{PRECISION, TOTAL};
+/// Bits of precision of every frequency table: probabilities are multiples of 2^-24.
+pub const PRECISION: usize = 24;
+
+/// Sum of the frequencies of every table, 2^[`PRECISION`].
+pub const TOTAL: u32 = 1 << PRECISION;
 
 /// A borrowed cumulative frequency table: `cum[0] == 0`, strictly increasing,
 /// `cum[n] == TOTAL` for `n` symbols. Symbol `i` has probability `(cum[i+1] - cum[i]) / TOTAL`.

@@ -1,11 +1,11 @@
 //! Information content of coded symbols, summed without a logarithm per symbol.
 
-use super::PRECISION;
+use super::cdf::PRECISION;
 
 /// Running sum of the information content of symbols, `PRECISION - log2(frequency)` bits each,
 /// kept as the product of their frequencies (a floating-point mantissa and a power of two):
 /// one multiplication per symbol; the logarithm is taken when the sum is read. Agrees with
-/// summing [`super::Cdf::bits`] to within ~1e-12 relative (the product's rounding).
+/// summing [`super::cdf::Cdf::bits`] to within ~1e-12 relative (the product's rounding).
 #[derive(Clone, Copy, Debug)]
 pub struct Information {
     /// Product of the frequencies, divided by `2^scale`; in `[1, 2^600)`.

@@ -6,7 +6,8 @@ use constriction::stream::{
     queue::{DefaultRangeDecoder, DefaultRangeEncoder},
 };
 
-use super::{Cdf, SymbolCoder};
+use super::cdf::Cdf;
+use super::coder::SymbolCoder;
 use crate::error::Error;
 
 /// Range encoder collecting a block's symbols.

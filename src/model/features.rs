@@ -10,8 +10,8 @@
 
 use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
 
+use super::game::GameState;
 use crate::chess::GameResult;
-use crate::model::GameState;
 
 use crate::chess::check::{CheckInfo, role_index};
 use crate::chess::movegen::Packed;
@@ -94,8 +94,7 @@ pub const SEE_EDGES: [i32; 7] = [-400, -150, -1, 1, 150, 400, 800];
 /// Game phases, by non-pawn material on the board.
 pub const PHASES: usize = 3;
 
-/// Skill classes of the side to move ([`crate::model::GameState::skill`]).
-pub const SKILLS: usize = 5;
+pub use super::game::SKILLS;
 
 /// Buckets of the side to move's evaluation (centipawns) for end and result features.
 pub const EVAL_EDGES: [i32; 11] = [-900, -500, -300, -150, -60, 0, 60, 150, 300, 500, 900];

@@ -4,6 +4,9 @@ use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, zobrist::Zobrist6
 
 use crate::chess::{NULL_MOVE, move_value, static_eval};
 
+/// Skill classes of the side to move ([`GameState::skill`]).
+pub const SKILLS: usize = 5;
+
 /// The legal moves of `pos` sorted by [`crate::chess::move_key`], into `out`.
 pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
     out.clear();
@@ -145,7 +148,7 @@ impl GameState {
     /// whatever their moves: an ablation of the skill inference for analysis (`tune trace
     /// --skill`). Archives are always coded with the inferred classes.
     pub fn fix_skill(&mut self, class: usize) {
-        assert!(class < crate::model::features::SKILLS, "skill class {class} out of range");
+        assert!(class < SKILLS, "skill class {class} out of range");
         self.fixed_skill = Some(class as u8);
     }
 

@@ -57,8 +57,8 @@
 
 use shakmaty::{Bitboard, Color, EnPassantMode, Position, Role};
 
-use super::GameState;
 use super::features::{MoveContext, ONE, Sink, move_layout};
+use super::game::GameState;
 use super::params::fnv1a64;
 use super::softmax::LOGIT_ONE;
 use crate::chess::movegen::Packed;

@@ -2,12 +2,12 @@
 
 use shakmaty::{Chess, Move, Position};
 
-use super::Model;
 use super::book::{Book, BookMoves, PRIOR};
 use super::features::{Dot, EndContext, MoveContext, MoveWeights, RESULT_CLASSES};
 use super::game::GameState;
 use super::network::NetworkState;
 use super::softmax::{softmax_into, softmax_with_max};
+use super::tuned::Model;
 use crate::chess::move_key;
 use crate::chess::move_value;
 use crate::chess::movegen::{Packed, legal_moves_sorted_into};

@@ -3,6 +3,8 @@
 
 use shakmaty::{Chess, Move, Position, Role};
 
+// `block.rs` still names `MoveText` here (its own branch changes that file).
+pub use super::move_text::MoveText;
 use super::notation_coder::{GameNotation, NotationCoder};
 use crate::chess::movegen::{Packed, legal_moves_sorted_into};
 use crate::chess::{GameResult, NULL_MOVE, play_ply};
@@ -14,18 +16,6 @@ use crate::model::{GameState, Model, Predictor};
 use crate::text::PlyMoves;
 use crate::text::notation::{Form, Written};
 use crate::text::spelling::{self, Convention, Spelling};
-
-/// The moves of a game and how each is written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MoveText {
-    /// Legal moves from the start position.
-    pub moves: Vec<Move>,
-    /// Spelling of each move; same length.
-    pub spellings: Vec<Spelling>,
-    /// How each ply is written beyond its spelling: empty when every move is canonical SAN,
-    /// else the same length as `moves` (which may then hold [`NULL_MOVE`]).
-    pub written: Vec<Written>,
-}
 
 /// The move model plus the adaptive models of spellings; one per block.
 pub struct GameCoder<'m> {

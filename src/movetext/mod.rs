@@ -5,11 +5,13 @@
 
 pub mod block;
 pub mod game_coder;
+pub mod move_text;
 pub mod notation_coder;
 
 use std::io::BufRead;
 
-pub use game_coder::{GameCoder, MoveText};
+pub use game_coder::GameCoder;
+pub use move_text::MoveText;
 
 use crate::container::{BlockStats, Coding, EncodedBlock, InputFormat};
 use crate::error::Error;

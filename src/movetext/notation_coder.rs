@@ -7,7 +7,7 @@
 
 use shakmaty::{Color, Move};
 
-use super::game_coder::MoveText;
+use super::move_text::MoveText;
 use crate::chess::NULL_MOVE;
 use crate::entropy::{AdaptiveModel, SymbolCoder, TOTAL};
 use crate::error::Error;

@@ -2,9 +2,9 @@
 //! increment of the time control (or the base time for a player's first clock), so only the
 //! time spent on the move is coded.
 
-use super::metered::Metered;
-use super::models::{Bit, BitTree, SignedModel};
+use super::stream::Metered;
 use crate::entropy::SymbolCoder;
+use crate::entropy::binary::{Bit, BitTree, SignedModel};
 use crate::error::Error;
 
 /// A clock value and how it is written.

@@ -7,10 +7,10 @@
 //! commands' arguments go to the side stream (zstd).
 
 use super::clock::{Clock, ClockModel};
-use super::metered::{Metered, Stream};
-use super::models::{Bit, BitTree, NumberModel, SignedModel, StringModel};
 use super::side::Side;
+use super::stream::{Metered, Stream};
 use crate::entropy::SymbolCoder;
+use crate::entropy::binary::{Bit, BitTree, NumberModel, SignedModel, StringModel};
 use crate::error::Error;
 
 /// Placeholder of a `[%clk ...]` with a parsed [`Clock`].

@@ -15,10 +15,10 @@
 //! would overflow the line, which predicts a line break almost perfectly.
 
 use super::game::{ITEM_KINDS, Item};
-use super::metered::Metered;
-use super::models::{Bit, BitTree, NumberModel, SignedModel, StringModel};
+use super::stream::Metered;
 use crate::chess::GameResult;
 use crate::entropy::SymbolCoder;
+use crate::entropy::binary::{Bit, BitTree, NumberModel, SignedModel, StringModel};
 use crate::error::Error;
 
 /// Gap classes: `""`, `" "`, one line break, two line breaks, anything else.

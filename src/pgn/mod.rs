@@ -32,7 +32,7 @@
 //!   previous rating in the block, in the context of the player's result; other values as a
 //!   rank in a move-to-front list (player names share one), or new: an integer as a difference,
 //!   a string as a prefix shared with the last value (`https://lichess.org/`) plus the rest
-//!   under a context-mixing text model ([`text`]).
+//!   under a context-mixing text model ([`crate::entropy::text`]).
 //! - **clocks** ([`clock`]): `[%clk]` as the time spent, predicted from the same player's last
 //!   clock plus the increment (or the base time), in the context of the time control's speed
 //!   and the player's previous time spent.
@@ -59,15 +59,13 @@ pub mod comment;
 pub mod game;
 pub mod layout;
 pub mod lexer;
-pub mod metered;
-pub mod models;
 pub mod side;
+pub mod stream;
 pub mod tags;
-pub mod text;
 
 pub use blocks::{BlockReader, detect};
 pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed};
-pub use metered::Stream;
+pub use stream::Stream;
 
 use std::io::BufRead;
 

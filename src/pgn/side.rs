@@ -2,8 +2,8 @@
 //! arguments, unusual whitespace), concatenated in coding order and compressed with zstd as a
 //! whole. The range-coded stream carries each piece's length.
 
-use super::models::NumberModel;
 use crate::entropy::SymbolCoder;
+use crate::entropy::binary::NumberModel;
 use crate::error::Error;
 
 /// The side stream being written (encoder) or read (decoder).

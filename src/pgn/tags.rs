@@ -13,15 +13,15 @@
 //!   time controls, openings, sites): the rank in a move-to-front list of earlier values of
 //!   the tag (0 = same as last time), else a new value: an integer as a difference from the
 //!   tag's last integer, or a string as the length of the prefix it shares with the tag's last
-//!   value plus the rest byte by byte with the context-mixing [`super::text::TextModel`].
+//!   value plus the rest byte by byte with the context-mixing [`crate::entropy::text::TextModel`].
 
 use std::collections::HashMap;
 
 use super::game::Tag;
-use super::metered::{Metered, Stream};
-use super::models::{Bit, NumberModel, SignedModel, StringModel};
+use super::stream::{Metered, Stream};
 use crate::chess::GameResult;
 use crate::entropy::SymbolCoder;
+use crate::entropy::binary::{Bit, NumberModel, SignedModel, StringModel};
 use crate::error::Error;
 
 /// Most values remembered per move-to-front list.

@@ -47,7 +47,7 @@ pub fn fast() -> CompressOptions {
 
 /// Expanding with two threads.
 pub fn expand_opts() -> ExpandOptions {
-    ExpandOptions { threads: 2 }
+    ExpandOptions { threads: 2, ..Default::default() }
 }
 
 /// Compresses `input` with `opts`, expands it, checks the result is `input`, and returns the

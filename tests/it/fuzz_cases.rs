@@ -40,7 +40,7 @@ fn cases(target: &str) -> Vec<(String, Vec<u8>)> {
 #[test]
 fn expand_cases() {
     for (name, data) in cases("expand") {
-        let _ = chesszip::expand_bytes(&data, &ExpandOptions { threads: 1 });
+        let _ = chesszip::expand_bytes(&data, &ExpandOptions { threads: 1, ..Default::default() });
         let _ = chesszip::info(Cursor::new(&data));
         let _ = chesszip::extract_lines(Cursor::new(&data), 1..=3, std::io::sink(), 1);
         let _ = chesszip::extract_games(Cursor::new(&data), 1..=3, std::io::sink(), 1);
@@ -55,7 +55,7 @@ fn roundtrip_cases() {
     for (name, data) in cases("roundtrip") {
         let (opts, input) = roundtrip_input::settings(&data);
         let archive = chesszip::compress_bytes(&input, &opts);
-        let back = chesszip::expand_bytes(&archive, &ExpandOptions { threads: 1 }).expect("own archive expands");
+        let back = chesszip::expand_bytes(&archive, &ExpandOptions { threads: 1, ..Default::default() }).expect("own archive expands");
         assert!(back == input, "{name}: round trip differs");
     }
 }

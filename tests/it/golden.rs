@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 77] = [
+const GOLDEN: [(&str, &str, u8); 90] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -96,6 +96,20 @@ const GOLDEN: [(&str, &str, u8); 77] = [
     // Version 7: level 9 an ensemble (version 6's levels 5 and 9, version 5's level 5).
     ("movetext.txt", "movetext.l9.v7.chz", 9),
     ("notations.txt", "notations.txt.l9.v7.chz", 9),
+    // Coding 2: duplicate lines coded as references to their first occurrence (movetext).
+    ("movetext.txt", "movetext.l1.c2.chz", 1),
+    ("movetext.txt", "movetext.l2.c2.chz", 2),
+    ("movetext.txt", "movetext.l3.c2.chz", 3),
+    ("movetext.txt", "movetext.l4.c2.chz", 4),
+    ("movetext.txt", "movetext.l5.c2.chz", 5),
+    ("movetext.txt", "movetext.l6.c2.chz", 6),
+    ("movetext.txt", "movetext.l7.c2.chz", 7),
+    ("movetext.txt", "movetext.l8.c2.chz", 8),
+    ("movetext.txt", "movetext.l9.c2.chz", 9),
+    ("notations.txt", "notations.txt.l2.c2.chz", 2),
+    ("notations.txt", "notations.txt.l9.c2.chz", 9),
+    ("dups.txt", "dups.txt.l2.c2.chz", 2),
+    ("dups.txt", "dups.txt.l9.c2.chz", 9),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
@@ -116,8 +130,8 @@ fn read(name: &str) -> Vec<u8> {
 #[test]
 fn golden_archives_expand_to_their_inputs() {
     for (input, archive, _) in GOLDEN {
-        let expanded =
-            expand_bytes(&read(archive), &ExpandOptions { threads: 2 }).unwrap_or_else(|e| panic!("{archive} does not expand: {e}"));
+        let expanded = expand_bytes(&read(archive), &ExpandOptions { threads: 2, ..Default::default() })
+            .unwrap_or_else(|e| panic!("{archive} does not expand: {e}"));
         assert!(expanded == read(input), "{archive} expands to other bytes than {input}");
     }
 }
@@ -154,6 +168,13 @@ fn golden_inputs_cover_the_awkward_cases() {
     for (archive, games) in [("notations.txt.l2.c1.chz", 15), ("notations.pgn.l2.c1.chz", 8)] {
         let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
         assert_eq!((info.games, info.raw_lines), (games, 0), "{archive}");
+    }
+    // The duplicate-heavy sample is coded mostly as references (coding 2): games that are
+    // copies of earlier lines.
+    for archive in ["dups.txt.l2.c2.chz", "dups.txt.l9.c2.chz"] {
+        let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
+        assert_eq!(info.header.coding, chesszip::container::Coding::Duplicates, "{archive}");
+        assert!(info.references >= 100 && info.lines == info.games + info.raw_lines, "{archive}: {info:?}");
     }
     // The raw-form archives cover its held codecs.
     use chesszip::container::raw::Codec;

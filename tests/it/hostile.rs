@@ -34,7 +34,7 @@ fn crafted_stream(prefix: &[(&[u64], usize)], bottom: usize) -> Vec<u8> {
 /// 1/2), structured, no CRLF, no tag. From there the first symbol of every table is "not the
 /// end" and "the first legal move".
 ///
-/// [`Bit`]: chesszip::pgn::models::Bit
+/// [`Bit`]: chesszip::entropy::binary::Bit
 const PGN_PREFIX: [(&[u64], usize); 4] = [(&[1, 1], 1), (&[1, 1], 1), (&[1, 1], 0), (&[1, 1], 0)];
 
 /// The prefix that opens a movetext line that is a game (a fresh kind model at 1/2); then the
@@ -74,7 +74,7 @@ fn fails_fast(what: &str, limit: Duration, f: impl FnOnce() -> Result<(), Error>
 
 /// Every reader of `archive` stops with the typed error.
 fn every_reader_fails_fast(archive: &[u8], limit: Duration) {
-    let opts = ExpandOptions { threads: 1 };
+    let opts = ExpandOptions { threads: 1, ..Default::default() };
     fails_fast("expand", limit, || expand_bytes(archive, &opts).map(drop));
     fails_fast("extract", limit, || extract_lines(Cursor::new(archive), 1..=1, std::io::sink(), 1).map(drop));
     fails_fast("convert", limit, || chesszip::convert::convert(archive, std::io::sink(), &opts, &|_| {}).map(drop));
@@ -121,7 +121,7 @@ fn the_work_grows_with_the_stream_not_the_claimed_length() {
         let prefix: &[(&[u64], usize)] = if format == InputFormat::Pgn { &PGN_PREFIX } else { &MOVETEXT_PREFIX };
         let small = crafted_archive(format, crafted_stream(prefix, 20));
         let large = crafted_archive(format, crafted_stream(prefix, 20 * 64));
-        let opts = ExpandOptions { threads: 1 };
+        let opts = ExpandOptions { threads: 1, ..Default::default() };
         let t_small = fails_fast("small", Duration::from_secs(5), || expand_bytes(&small, &opts).map(drop));
         let t_large = fails_fast("large", Duration::from_secs(60), || expand_bytes(&large, &opts).map(drop));
         eprintln!("{format:?}: {} bytes {t_small:?}, {} bytes {t_large:?}", small.len(), large.len());
@@ -297,7 +297,7 @@ fn crafted_case(seed: u64) -> Vec<u8> {
 /// Runs every reader over `archive`: none may panic or take long; an expansion that succeeds
 /// must give the recorded length. Returns the slowest reader's time.
 fn check_crafted(archive: &[u8]) -> Duration {
-    let opts = ExpandOptions { threads: 1 };
+    let opts = ExpandOptions { threads: 1, ..Default::default() };
     let started = Instant::now();
     if let Ok(text) = expand_bytes(archive, &opts) {
         assert_eq!(text.len() as u64, chesszip::info(Cursor::new(archive)).unwrap().text_bytes);

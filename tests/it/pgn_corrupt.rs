@@ -26,7 +26,7 @@ fn every_damaged_byte_is_an_error() {
         for flip in [0x01u8, 0x80, 0xff] {
             let mut bad = archive.clone();
             bad[i] ^= flip;
-            match expand_bytes(&bad, &ExpandOptions { threads: 1 }) {
+            match expand_bytes(&bad, &ExpandOptions { threads: 1, ..Default::default() }) {
                 Ok(text) => assert_eq!(text, PGN, "byte {i} flipped by {flip:#x} expanded to other text"),
                 Err(_) => errors += 1,
             }
@@ -34,7 +34,7 @@ fn every_damaged_byte_is_an_error() {
     }
     assert!(errors > archive.len());
     for len in 0..archive.len() {
-        assert!(expand_bytes(&archive[..len], &ExpandOptions { threads: 1 }).is_err());
+        assert!(expand_bytes(&archive[..len], &ExpandOptions { threads: 1, ..Default::default() }).is_err());
     }
 }
 

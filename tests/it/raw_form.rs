@@ -31,7 +31,7 @@ fn zstd_19_long(data: &[u8]) -> usize {
 }
 
 fn expand(archive: &[u8]) -> Result<Vec<u8>, Error> {
-    expand_bytes(archive, &ExpandOptions { threads: 2 })
+    expand_bytes(archive, &ExpandOptions { threads: 2, ..Default::default() })
 }
 
 /// Pseudo-random bytes (xorshift).

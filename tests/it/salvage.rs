@@ -66,7 +66,8 @@ fn library_salvage_leaves_out_only_the_damaged_block() {
 fn library_salvage_of_a_sound_archive_is_expand() {
     let (archive, text) = ten_blocks();
     let mut out = Vec::new();
-    let salvage = expand_salvage(Cursor::new(&archive), &mut out, &ExpandOptions { threads: 1 }, &|_| {}).expect("salvage runs");
+    let salvage = expand_salvage(Cursor::new(&archive), &mut out, &ExpandOptions { threads: 1, ..Default::default() }, &|_| {})
+        .expect("salvage runs");
     assert!(salvage.is_complete());
     assert_eq!(out, text);
     let mut plain = Vec::new();

@@ -22,7 +22,7 @@ fn unchecked() -> CompressOptions {
 #[track_caller]
 fn round_trip(input: &[u8], opts: &CompressOptions) -> Vec<u8> {
     let archive = compress_bytes(input, opts);
-    let back = expand_bytes(&archive, &ExpandOptions { threads: 2 }).expect("the archive expands");
+    let back = expand_bytes(&archive, &ExpandOptions { threads: 2, ..Default::default() }).expect("the archive expands");
     assert!(back == input, "round trip of {} bytes differs", input.len());
     archive
 }

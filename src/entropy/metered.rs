@@ -1,48 +1,27 @@
 //! A [`SymbolCoder`] wrapper that attributes the information content of every symbol the
-//! encoder codes to one of the PGN streams, for statistics; decoding passes straight through.
+//! encoder codes to one of `N` streams (a format's kinds of information, e.g. the PGN format's
+//! moves, tags, clocks), for statistics; decoding passes straight through.
 
-use crate::entropy::{Cdf, SymbolCoder};
+use super::cdf::Cdf;
+use super::coder::SymbolCoder;
 use crate::error::Error;
 
-/// The kinds of information in a PGN block, for the size breakdown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    /// Moves, game ends and results (the move model, including variations).
-    Moves = 0,
-    /// Tag names and values.
-    Tags = 1,
-    /// `[%clk]` values.
-    Clocks = 2,
-    /// `[%eval]` values.
-    Evals = 3,
-    /// The rest of comments: shapes, lengths of free text (the text is in the side stream).
-    Comments = 4,
-    /// Layout: item kinds, move numbers, glyphs, NAGs, whitespace, raw-game flags and lengths.
-    Layout = 5,
-}
-
-impl Stream {
-    /// Number of streams.
-    pub const COUNT: usize = 6;
-    /// Names, indexed by value.
-    pub const NAMES: [&'static str; Self::COUNT] = ["moves", "tags", "clocks", "evals", "comments", "layout"];
-}
-
-/// Wraps a coder; see the module documentation.
-pub struct Metered<'a, C: SymbolCoder> {
+/// Wraps a coder; see the module documentation. `S` names the streams (`Into<usize>` gives
+/// its index below `N`; `S::default()` is where the first symbols go).
+pub struct Metered<'a, C: SymbolCoder, S, const N: usize> {
     inner: &'a mut C,
     /// Where the next symbols are attributed.
-    pub stream: Stream,
+    pub stream: S,
     /// Information content coded per stream, in bits (encoder only).
-    pub bits: [f64; Stream::COUNT],
+    pub bits: [f64; N],
     decoding: bool,
 }
 
-impl<'a, C: SymbolCoder> Metered<'a, C> {
+impl<'a, C: SymbolCoder, S: Copy + Default + Into<usize>, const N: usize> Metered<'a, C, S, N> {
     /// Wraps `inner`.
     pub fn new(inner: &'a mut C) -> Self {
         let decoding = inner.decoding();
-        Metered { inner, stream: Stream::Layout, bits: [0.0; Stream::COUNT], decoding }
+        Metered { inner, stream: S::default(), bits: [0.0; N], decoding }
     }
 
     /// Bytes the decoder may still produce: the inner coder's [`SymbolCoder::text_left`].
@@ -61,16 +40,16 @@ impl<'a, C: SymbolCoder> Metered<'a, C> {
     }
 
     /// Sets the stream of the next symbols and returns the previous one.
-    pub fn set(&mut self, stream: Stream) -> Stream {
+    pub fn set(&mut self, stream: S) -> S {
         std::mem::replace(&mut self.stream, stream)
     }
 }
 
-impl<C: SymbolCoder> SymbolCoder for Metered<'_, C> {
+impl<C: SymbolCoder, S: Copy + Into<usize>, const N: usize> SymbolCoder for Metered<'_, C, S, N> {
     #[inline]
     fn code(&mut self, cdf: Cdf<'_>, symbol: &mut usize) -> Result<(), Error> {
         if !self.decoding {
-            self.bits[self.stream as usize] += cdf.bits(*symbol);
+            self.bits[self.stream.into()] += cdf.bits(*symbol);
         }
         self.inner.code(cdf, symbol)
     }

@@ -10,7 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::entropy::{Cdf, SymbolCoder};
+use super::cdf::{Cdf, TOTAL};
+use super::coder::SymbolCoder;
 use crate::error::Error;
 
 /// Number of context models mixed.
@@ -177,7 +178,7 @@ impl TextModel {
                 let dot: i64 = st.iter().zip(w.iter()).map(|(&s, &w)| s as i64 * w as i64).sum();
                 let p = squash((dot >> 16).clamp(-2047, 2047) as i32).clamp(1, 4095) as u32;
                 let f1 = p << (24 - P_BITS);
-                let cum = [0, crate::entropy::TOTAL - f1, crate::entropy::TOTAL];
+                let cum = [0, TOTAL - f1, TOTAL];
                 let mut sym = ((*byte >> bit_index) & 1) as usize;
                 c.code(Cdf::new(&cum), &mut sym)?;
                 let bit = sym == 1;
@@ -203,7 +204,7 @@ impl TextModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entropy::{Decoder, Encoder};
+    use crate::entropy::range::{Decoder, Encoder};
 
     #[test]
     fn squash_and_stretch_are_inverse() {

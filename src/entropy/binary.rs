@@ -5,11 +5,13 @@
 //!
 //! Every probability is an integer updated by integer arithmetic, so encoder and decoder stay
 //! identical. Coding one binary decision costs a table of three `u32`s on the stack, which
-//! keeps the per-symbol cost far below [`crate::entropy::AdaptiveModel`]'s for the many
-//! near-certain decisions of a PGN file (a space after a move, a move number where expected).
+//! keeps the per-symbol cost far below [`super::adaptive::AdaptiveModel`]'s for the many
+//! near-certain decisions of a PGN file (the PGN format codes tags, clocks, comments and layout
+//! with them) (a space after a move, a move number where expected).
 
+use super::cdf::{Cdf, TOTAL};
+use super::coder::SymbolCoder;
 use super::text::TextModel;
-use crate::entropy::{Cdf, SymbolCoder, TOTAL};
 use crate::error::Error;
 
 /// Probability scale of [`Bit`]: probabilities are multiples of 2^-16.
@@ -276,7 +278,7 @@ impl StringModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entropy::{Decoder, Encoder};
+    use crate::entropy::range::{Decoder, Encoder};
 
     #[test]
     fn models_round_trip() {

@@ -1,0 +1,531 @@
+//! Duplicate games ([`Coding::Duplicates`], coding 2): a movetext line that already occurred
+//! earlier in the input, anywhere, is coded in its block as a reference to the first
+//! occurrence (its global line number) instead of with the move model.
+//!
+//! # The rule both sides follow
+//! Lines are numbered across the whole text from 0: line `g` starts after the `g`-th line
+//! feed. A *kept* line is a complete line (it ends with a line feed and starts in its
+//! block, not continuing the previous block's last line) of at least [`MIN_LEN`] bytes that is
+//! not itself a reference; the kept lines are the most recent ones within [`WINDOW`] bytes
+//! (each counted with [`ENTRY_COST`] bytes more). The compressor compares each complete line
+//! with the kept line after the previous line's reference, if any (copies come in runs), and
+//! otherwise, if it has at least [`START_LEN`] bytes, looks it up among the kept lines by
+//! hash, then by its bytes: a line equal to a kept one becomes a reference to it. A hash
+//! collision can cost a missed duplicate, never a wrong one. The expander keeps the same lines by the same rule (a
+//! superset when it skips damaged blocks, which is harmless since references name global line
+//! numbers) and copies them; random access ([`resolve_indexed`]) decodes the block holding the
+//! referenced line instead, through the index.
+//!
+//! # In the block
+//! A coding-2 movetext block codes only its other lines, as coding 1 does, and its references
+//! go in front of the raw-line stream: when that stream is not empty, it is the reference
+//! section followed by the zstd frame of the raw lines (if any). An empty stream means no
+//! reference and no raw line, so a block without duplicates is coded as in coding 1. The
+//! section is varints (LEB128): the number of runs, then per run the lines since the end of the
+//! previous run (or the block's start), the run's length (at least 1) and the zigzag-coded
+//! difference between its first target and the one predicted, the previous run's last target
+//! plus one (0 for the block's first run): copies come in runs, so a run of a whole block of
+//! copies costs a few bytes. The block header counts every line (`lines`, `text_len`,
+//! `text_crc32` are those of the whole text), but `games`, `plies` and `raw_lines` count only
+//! the lines coded in the block: a movetext block's references are its `lines - games -
+//! raw_lines`.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::io::{Read, Seek};
+
+use super::{block_format, check_counts, model_for};
+use crate::container::{BlockHeader, BlockStats, Coding, EncodedBlock, FileHeader, IndexedReader, InputFormat};
+use crate::error::Error;
+use crate::model::Model;
+
+/// Shortest line (line feed included) that is kept.
+pub const MIN_LEN: usize = 1;
+
+/// Shortest line (line feed included) that the compressor looks up by its hash, to start a
+/// run of references: a run costs a few bytes, about what the model spends on a game of
+/// fifteen plies. A line that goes on the previous line's run is a reference whatever its
+/// length. (This is the compressor's choice; the expander follows any reference.)
+pub const START_LEN: usize = 64;
+
+/// Bytes of stored lines kept (the compressor's and the expander's memory for duplicates,
+/// beyond a round's blocks): a duplicate further back than that is coded as a new game.
+pub const WINDOW: usize = 64 << 20;
+
+/// Bytes each kept line counts beyond its own, towards [`WINDOW`].
+pub const ENTRY_COST: usize = 64;
+
+/// A run of references: `len` lines of a block from its line `at` copy the lines from global
+/// line `target` on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// The run's first line, in the block (from 0).
+    pub at: u32,
+    /// Lines in the run (at least 1).
+    pub len: u32,
+    /// The global number of the line the run's first line copies.
+    pub target: u64,
+}
+
+/// Whether blocks of `format` coded in `coding` carry references.
+pub fn has_refs(format: InputFormat, coding: Coding) -> bool {
+    format == InputFormat::Movetext && coding >= Coding::Duplicates
+}
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(b: &[u8], at: &mut usize) -> Result<u64, Error> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*at).ok_or_else(|| Error::Corrupt("reference section: truncated".into()))?;
+        *at += 1;
+        v |= ((byte & 0x7f) as u64).checked_shl(shift).filter(|x| x >> shift == (byte & 0x7f) as u64).ok_or_else(overflow)?;
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(overflow())
+}
+
+fn overflow() -> Error {
+    Error::Corrupt("reference section: number out of range".into())
+}
+
+/// The reference section of `runs` (in block order), as the block's raw stream starts.
+pub fn write_runs(runs: &[Run], out: &mut Vec<u8>) {
+    put_varint(out, runs.len() as u64);
+    let (mut end, mut predicted) = (0u32, 0u64);
+    for r in runs {
+        put_varint(out, (r.at - end) as u64);
+        put_varint(out, r.len as u64);
+        let d = r.target.wrapping_sub(predicted) as i64;
+        put_varint(out, ((d << 1) ^ (d >> 63)) as u64);
+        end = r.at + r.len;
+        predicted = r.target + r.len as u64;
+    }
+}
+
+/// Splits a coding-2 movetext block's raw stream into its runs and the raw-line stream, for a
+/// block of `lines` lines.
+///
+/// # Errors
+/// [`Error::Corrupt`] for a section that no compressor wrote.
+pub fn read_runs(raw: &[u8], lines: u64) -> Result<(Vec<Run>, &[u8]), Error> {
+    if raw.is_empty() {
+        return Ok((Vec::new(), raw));
+    }
+    let mut at = 0;
+    let count = get_varint(raw, &mut at)?;
+    if count > lines {
+        return Err(Error::Corrupt("reference section: more runs than lines".into()));
+    }
+    let mut runs = Vec::with_capacity(count as usize);
+    let (mut end, mut predicted) = (0u64, 0u64);
+    for _ in 0..count {
+        let start = end.checked_add(get_varint(raw, &mut at)?).ok_or_else(overflow)?;
+        let len = get_varint(raw, &mut at)?;
+        let z = get_varint(raw, &mut at)?;
+        let d = ((z >> 1) as i64) ^ -((z & 1) as i64);
+        let target = predicted.wrapping_add(d as u64);
+        if len == 0 || start.checked_add(len).is_none_or(|e| e > lines) || target.checked_add(len).is_none() {
+            return Err(Error::Corrupt("reference section: a run outside the block".into()));
+        }
+        runs.push(Run { at: start as u32, len: len as u32, target });
+        end = start + len;
+        predicted = target + len;
+    }
+    Ok((runs, &raw[at..]))
+}
+
+/// The lines of `text`: pieces ended by a line feed, and a last one without.
+fn pieces(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split_inclusive(|&b| b == b'\n')
+}
+
+/// A block decoded but for its references.
+#[derive(Clone, Debug)]
+pub struct Partial {
+    /// The block's number, for messages.
+    pub n: u64,
+    /// Its header.
+    pub header: BlockHeader,
+    /// The text of the lines coded in the block.
+    pub inner: Vec<u8>,
+    /// What decoding them found.
+    pub found: BlockStats,
+    /// The references, in block order.
+    pub runs: Vec<Run>,
+}
+
+impl Partial {
+    /// Checks the whole text against the header, as `expand_one` (the archive module's) does.
+    fn finish(&self, text: Vec<u8>) -> Result<Vec<u8>, Error> {
+        let (n, h) = (self.n, &self.header);
+        if text.len() != h.text_len as usize || crc32fast::hash(&text) != h.text_crc {
+            return Err(Error::Corrupt(format!("block {n}: checksum mismatch, the block is damaged")));
+        }
+        check_counts(n, h, &self.found, &text)?;
+        Ok(text)
+    }
+
+    /// The whole text: the block's `lines` lines, the coded ones from `inner` and each
+    /// reference's line (global line `g`, for the `i`-th line) from `lookup(i, g, text so far)`.
+    /// `first` is the global number of the block's first line, when known: a reference to a
+    /// line of the block itself (before it) is then copied from the text so far.
+    fn assemble(&self, first: Option<u64>, mut lookup: impl FnMut(u64, u64, &[u8]) -> Result<Vec<u8>, Error>) -> Result<Vec<u8>, Error> {
+        let n = self.n;
+        let mut out = Vec::with_capacity(self.header.text_len as usize);
+        // Where each line of `out` starts.
+        let mut starts: Vec<usize> = Vec::with_capacity(self.header.lines as usize);
+        let mut inner = pieces(&self.inner);
+        let mut line = 0u64;
+        let mut next_inner = |out: &mut Vec<u8>, starts: &mut Vec<usize>, count: u64| -> Result<(), Error> {
+            for _ in 0..count {
+                let p = inner.next().ok_or_else(|| Error::Corrupt(format!("block {n}: fewer coded lines than the header says")))?;
+                starts.push(out.len());
+                out.extend_from_slice(p);
+            }
+            Ok(())
+        };
+        for r in &self.runs {
+            next_inner(&mut out, &mut starts, r.at as u64 - line)?;
+            for k in 0..r.len as u64 {
+                let (i, g) = (r.at as u64 + k, r.target + k);
+                let own = first.filter(|&f| g >= f && g < f + i).map(|f| (g - f) as usize);
+                let piece = match own {
+                    Some(j) => out[starts[j]..starts.get(j + 1).copied().unwrap_or(out.len())].to_vec(),
+                    None => lookup(i, g, &out)?,
+                };
+                starts.push(out.len());
+                if out.len() + piece.len() > self.header.text_len as usize {
+                    return Err(Error::Corrupt(format!("block {n}: references give more text than the header says")));
+                }
+                out.extend_from_slice(&piece);
+            }
+            line = (r.at + r.len) as u64;
+        }
+        next_inner(&mut out, &mut starts, self.header.lines as u64 - line)?;
+        Ok(out)
+    }
+}
+
+impl Partial {
+    /// The compressor's check: the whole text of `p` with each reference's line taken from
+    /// `text`, the block's own text (equal to the referenced line, which the compressor
+    /// compared byte for byte), checked against the header.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if the coded lines and references do not make `text`.
+    pub fn check_against(&self, text: &[u8]) -> Result<Vec<u8>, Error> {
+        let lines: Vec<&[u8]> = pieces(text).collect();
+        let n = self.n;
+        let back = self.assemble(None, |i, _, _| {
+            lines.get(i as usize).map(|l| l.to_vec()).ok_or_else(|| Error::Corrupt(format!("block {n}: a reference past the text")))
+        })?;
+        self.finish(back)
+    }
+}
+
+/// A decoded block: its text, or (coding 2) its coded lines and references to resolve.
+#[derive(Clone, Debug)]
+pub enum Decoded {
+    /// The whole text, checked against the header.
+    Text(Vec<u8>),
+    /// Lines to copy from elsewhere.
+    Refs(Partial),
+}
+
+impl Decoded {
+    /// The text of a block without references.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for a block with references (the caller cannot resolve them).
+    pub fn into_text(self) -> Result<Vec<u8>, Error> {
+        match self {
+            Decoded::Text(t) => Ok(t),
+            Decoded::Refs(p) => Err(Error::Corrupt(format!("block {}: references to earlier games where none can be", p.n))),
+        }
+    }
+}
+
+/// Decodes block `n` of an archive with file header `file` as far as it can alone: see
+/// `expand_one` (the archive module's), which this is for blocks that may hold references.
+///
+/// # Errors
+/// As `expand_one` (the archive module's).
+pub fn expand_block(file: FileHeader, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Decoded, Error> {
+    if !has_refs(file.format, file.coding) {
+        return super::expand_one(file, model, n, h, block).map(Decoded::Text);
+    }
+    let named = |e: Error| match e {
+        Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
+        Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
+        other => other,
+    };
+    let (runs, raw) = read_runs(&block.raw, h.lines as u64).map_err(named)?;
+    let copied: u64 = runs.iter().map(|r| r.len as u64).sum();
+    let inner_block = EncodedBlock { range: block.range.clone(), raw: raw.to_vec() };
+    let mut inner = Vec::new();
+    let found = block_format(file.format)
+        .decode(model, file.coding, &inner_block, h.lines as u64 - copied, h.text_len as usize, &mut inner)
+        .map_err(named)?;
+    let mut p = Partial { n, header: *h, inner, found, runs };
+    if p.runs.is_empty() {
+        let text = std::mem::take(&mut p.inner);
+        return p.finish(text).map(Decoded::Text);
+    }
+    Ok(Decoded::Refs(p))
+}
+
+/// The stored lines of an archive, read (or written) in order: the expander's side of the
+/// [module](self)'s rule, and with an index by hash the compressor's.
+#[derive(Debug, Default)]
+pub struct Store {
+    /// Kept lines by global number, oldest first.
+    lines: VecDeque<(u64, Box<[u8]>)>,
+    /// Their bytes, with [`ENTRY_COST`] each.
+    bytes: usize,
+    /// Global number of the next block's first line.
+    next_line: u64,
+    /// Whether the next block's first line continues the previous block's last.
+    continued: bool,
+    /// The compressor's index: line hash to global number.
+    index: Option<HashMap<u64, u64>>,
+}
+
+type Hasher = BuildHasherDefault<DefaultHasher>;
+
+fn hash(line: &[u8]) -> u64 {
+    Hasher::default().hash_one(line)
+}
+
+impl Store {
+    /// The compressor's store.
+    pub fn compressor() -> Store {
+        Store { index: Some(HashMap::new()), ..Store::default() }
+    }
+
+    /// The expander's store.
+    pub fn expander() -> Store {
+        Store::default()
+    }
+
+    fn get(&self, g: u64) -> Option<&[u8]> {
+        self.lines.binary_search_by_key(&g, |e| e.0).ok().map(|i: usize| &*self.lines[i].1)
+    }
+
+    /// Keeps line `g` if the rule says so (it is not a reference; `complete`).
+    fn keep(&mut self, g: u64, line: &[u8], complete: bool) {
+        if !complete || line.len() < MIN_LEN {
+            return;
+        }
+        if let Some(index) = &mut self.index {
+            index.entry(hash(line)).or_insert(g);
+        }
+        self.bytes += line.len() + ENTRY_COST;
+        self.lines.push_back((g, line.into()));
+        while self.bytes > WINDOW {
+            let Some((old, text)) = self.lines.pop_front() else { break };
+            self.bytes -= text.len() + ENTRY_COST;
+            if let Some(index) = &mut self.index {
+                let h = hash(&text);
+                if index.get(&h) == Some(&old) {
+                    index.remove(&h);
+                }
+            }
+        }
+    }
+
+    /// Moves on past a block of `text` (of `line_feeds` line feeds, `partial` if its last line
+    /// goes on).
+    fn advance(&mut self, text: &[u8]) {
+        self.next_line += memchr::memchr_iter(b'\n', text).count() as u64;
+        self.continued = text.last().is_some_and(|&b| b != b'\n');
+    }
+
+    /// The compressor's side: finds the lines of the next block `text` kept earlier (in this
+    /// block or before), keeps the others that qualify, and returns the text of the lines to
+    /// code and the references; `None` if there is none.
+    pub fn dedup(&mut self, text: &[u8]) -> Option<(Vec<u8>, Vec<Run>)> {
+        let first = self.next_line;
+        let mut runs: Vec<Run> = Vec::new();
+        let mut inner = Vec::new();
+        for (i, line) in pieces(text).enumerate() {
+            let g = first + i as u64;
+            let complete = line.ends_with(b"\n") && !(i == 0 && self.continued);
+            // A line that goes on the last run (copies come in runs, short lines among them
+            // too), else a long enough line found by its hash.
+            let next = runs.last().filter(|r| (r.at + r.len) as usize == i).map(|r| r.target + r.len as u64);
+            let found = if !complete || line.len() < MIN_LEN {
+                None
+            } else if let Some(t) = next.filter(|&t| self.get(t) == Some(line)) {
+                Some(t)
+            } else if line.len() >= START_LEN {
+                let index = self.index.as_ref().expect("the compressor's store");
+                index.get(&hash(line)).copied().filter(|&t| self.get(t) == Some(line))
+            } else {
+                None
+            };
+            match found {
+                Some(t) => match runs.last_mut() {
+                    Some(r) if (r.at + r.len) as usize == i && r.target + r.len as u64 == t => r.len += 1,
+                    _ => runs.push(Run { at: i as u32, len: 1, target: t }),
+                },
+                None => {
+                    inner.extend_from_slice(line);
+                    self.keep(g, line, complete);
+                }
+            }
+        }
+        self.advance(text);
+        (!runs.is_empty()).then_some((inner, runs))
+    }
+
+    /// The expander's side: the whole text of the next block, decoded as `d`, its references
+    /// copied from the kept lines; keeps its lines by the rule.
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] for a reference to a line not kept, or a text that does not match
+    /// its header.
+    pub fn resolve(&mut self, d: Decoded) -> Result<Vec<u8>, Error> {
+        let first = self.next_line;
+        let continued = self.continued;
+        let text = match d {
+            Decoded::Text(text) => {
+                for (i, line) in pieces(&text).enumerate() {
+                    self.keep(first + i as u64, line, line.ends_with(b"\n") && !(i == 0 && continued));
+                }
+                text
+            }
+            Decoded::Refs(p) => {
+                let n = p.n;
+                let text = p.assemble(Some(first), |_, g, _| {
+                    self.get(g)
+                        .map(<[u8]>::to_vec)
+                        .ok_or_else(|| Error::Corrupt(format!("block {n}: reference to line {g}, which is not kept")))
+                })?;
+                let text = p.finish(text)?;
+                let mut runs = p.runs.iter().peekable();
+                for (i, line) in pieces(&text).enumerate() {
+                    while runs.next_if(|r| ((r.at + r.len) as usize) <= i).is_some() {}
+                    let copied = runs.peek().is_some_and(|r| r.at as usize <= i);
+                    if !copied {
+                        self.keep(first + i as u64, line, line.ends_with(b"\n") && !(i == 0 && continued));
+                    }
+                }
+                text
+            }
+        };
+        self.advance(&text);
+        Ok(text)
+    }
+
+    /// Moves past a block that could not be decoded (it keeps nothing), of `line_feeds` line
+    /// feeds; `partial` if its last line goes on.
+    pub fn skip(&mut self, line_feeds: u64, partial: bool) {
+        self.next_line += line_feeds;
+        self.continued = partial;
+    }
+}
+
+/// Random access: the whole text of `p`, block of the archive that `reader` reads, each
+/// reference copied from the block that holds its line (decoded here, on this thread).
+///
+/// # Errors
+/// [`Error::Corrupt`] for a reference to no line, or to a copied one; as [`expand_block`]
+/// for the blocks decoded.
+pub fn resolve_indexed<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partial) -> Result<Vec<u8>, Error> {
+    let header = *reader.header();
+    let model = model_for(&header)?;
+    let mut starts = Vec::with_capacity(reader.entries().len() + 1);
+    let mut line = 0u64;
+    for e in reader.entries() {
+        starts.push(line);
+        line += e.line_feeds();
+    }
+    let n = p.n;
+    let first = starts.get(n as usize).copied().ok_or_else(|| Error::Corrupt(format!("block {n}: not in the index")))?;
+    let mut cache: Option<(usize, Vec<Option<Vec<u8>>>)> = None;
+    let text = p.assemble(Some(first), |_, g, _| {
+        let bad = || Error::Corrupt(format!("block {n}: reference to line {g}, which holds no game"));
+        if g >= first {
+            return Err(bad());
+        }
+        let k = starts.partition_point(|&s| s <= g) - 1;
+        if cache.as_ref().is_none_or(|c| c.0 != k) {
+            let (h, b) = reader.read_block(k)?;
+            let lines = match expand_block(header, model, k as u64, &h, &b)? {
+                Decoded::Text(t) => pieces(&t).map(|l| Some(l.to_vec())).collect(),
+                Decoded::Refs(q) => {
+                    let mut lines = vec![None; q.header.lines as usize];
+                    let mut inner = pieces(&q.inner);
+                    let mut runs = q.runs.iter().peekable();
+                    for (i, slot) in lines.iter_mut().enumerate() {
+                        while runs.next_if(|r| ((r.at + r.len) as usize) <= i).is_some() {}
+                        if runs.peek().is_none_or(|r| r.at as usize > i) {
+                            *slot = inner.next().map(<[u8]>::to_vec);
+                        }
+                    }
+                    lines
+                }
+            };
+            cache = Some((k, lines));
+        }
+        let lines = &cache.as_ref().expect("filled").1;
+        lines.get((g - starts[k]) as usize).cloned().flatten().ok_or_else(bad)
+    })?;
+    p.finish(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_round_trip() {
+        let runs = vec![Run { at: 0, len: 3, target: 10_000 }, Run { at: 5, len: 1, target: 7 }, Run { at: 6, len: 994, target: 8 }];
+        let mut b = Vec::new();
+        write_runs(&runs, &mut b);
+        b.extend_from_slice(b"zstd");
+        let (back, rest) = read_runs(&b, 1000).unwrap();
+        assert_eq!((back, rest), (runs, &b"zstd"[..]));
+        assert!(read_runs(&b, 999).is_err(), "a run past the block's lines");
+        assert!(read_runs(&[0x80, 0x80], 10).is_err());
+    }
+
+    #[test]
+    fn the_expander_keeps_what_the_compressor_kept() {
+        let game = |i: usize| format!("e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 game number {i} 1-0\n");
+        let text: String = (0..30).map(|i| game([1, 2, 3, 1, 2, 3, 4, 9, 9, 1][i % 10] + i / 20)).collect();
+        let blocks: Vec<&[u8]> = text.as_bytes().chunks(500).collect();
+        let (mut enc, mut dec) = (Store::compressor(), Store::expander());
+        let mut refs = 0;
+        for b in blocks {
+            let d = match enc.dedup(b) {
+                None => Decoded::Text(b.to_vec()),
+                Some((inner, runs)) => {
+                    refs += runs.iter().map(|r| r.len).sum::<u32>();
+                    let lines = pieces(b).count() as u32;
+                    let header = BlockHeader {
+                        lines,
+                        text_len: b.len() as u32,
+                        text_crc: crc32fast::hash(b),
+                        partial_line: !b.ends_with(b"\n"),
+                        ..BlockHeader::default()
+                    };
+                    let found = BlockStats { lines: pieces(&inner).count() as u64, ..BlockStats::default() };
+                    Decoded::Refs(Partial { n: 0, header, inner, found, runs })
+                }
+            };
+            assert_eq!(dec.resolve(d).unwrap(), b);
+        }
+        assert_eq!(enc.lines, dec.lines);
+        assert!(refs >= 15, "{refs} references");
+    }
+}

@@ -1,0 +1,549 @@
+//! The integer Chessformer: the float model's weights quantised once, when loaded, and a
+//! forward pass in integers only, so that every machine computes the same logits.
+//!
+//! The recipe (I-BERT, gemmlowp):
+//! - activations are `i32` in fixed point with [`FRAC`] fractional bits (`Q16`);
+//! - a dense layer's weights are `i8` values (`-127..=127`, kept in `i16` for `pmaddwd`) with a
+//!   scale per output channel (`maxabs / 127`, quantised in f64 by round-to-nearest, so the same
+//!   on every machine); its input row is requantised to `i16` by a rounding shift chosen from the
+//!   row's largest value (`|x| <= act_max`, where `cols * 127 * act_max < 2^31`, checked when
+//!   loaded), products are summed in `i32`, and the sum is brought back to `Q16` by the channel's
+//!   fixed-point multiplier (`m * 2^-e`, `m` in `2^30..2^31`) and a rounding shift, in `i128`;
+//! - products of two activations (attention scores, the policy's query . key) requantise both
+//!   rows to `i16` and sum in `i64`; the attention's weighted sum of values is `i64`;
+//! - softmax subtracts the row's maximum and takes `2^-y` from a 256-entry table (`Q30`, linear
+//!   interpolation), `Q20` weights, and one reciprocal per row;
+//! - LayerNorm and RMSNorm take an integer square root of the `Q32` variance and one
+//!   reciprocal per row;
+//! - GELU (erf form) is a table over `[-8, 8)` in steps of 2^-7 with linear interpolation,
+//!   built from [`super::weights::erf`], which uses basic IEEE operations only.
+//!
+//! Integer sums are exact in any order, so vectorised code gives the same integers as scalar.
+
+// Index loops over several arrays at once read best as written.
+#![allow(clippy::needless_range_loop)]
+
+use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
+
+/// Fractional bits of an activation.
+pub const FRAC: u32 = 16;
+/// 1.0 in activation fixed point.
+pub const ONE: i64 = 1 << FRAC;
+
+/// Rounds `x / 2^s` to nearest (halves up); `s <= 0` shifts left.
+#[inline]
+fn rshift(x: i128, s: i32) -> i128 {
+    if s > 0 { (x + (1i128 << (s - 1))) >> s } else { x << (-s) }
+}
+
+#[inline]
+fn sat(x: i128) -> i32 {
+    x.clamp(i32::MIN as i128, i32::MAX as i128) as i32
+}
+
+/// The float `v` in `Q16`, rounded to nearest.
+fn q16(v: f32) -> i32 {
+    sat((v as f64 * ONE as f64).round() as i128)
+}
+
+/// `v = m * 2^-e` with `m` in `2^30..2^31` (or `(0, 0)` for `v == 0`).
+fn multiplier(v: f64) -> (i64, i32) {
+    if v == 0.0 {
+        return (0, 0);
+    }
+    let mut e = 0;
+    let mut s = v;
+    while s < (1u64 << 30) as f64 {
+        s *= 2.0;
+        e += 1;
+    }
+    while s >= (1u64 << 31) as f64 {
+        s /= 2.0;
+        e -= 1;
+    }
+    let m = s.round() as i64;
+    if m == 1 << 31 { (m / 2, e - 1) } else { (m, e) }
+}
+
+/// Requantises a row of `Q16` values to `i16` with `|q| <= max`: returns the shift `s` with
+/// `x ~ q * 2^s`.
+#[inline]
+fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
+    let m = x.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0) as i64;
+    let mut s = 0;
+    while rshift(m as i128, s) > max as i128 {
+        s += 1;
+    }
+    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
+    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = ((v as i64 + half) >> s).clamp(-max, max) as i16;
+    }
+    s
+}
+
+/// `sum a_i b_i` of two `i16` rows in `i32`. The caller bounds the sum (`len * 127 * act_max <
+/// 2^31`), so the wrapping operations never wrap: they only let the loop vectorise in every
+/// profile (overflow checks would keep it scalar).
+#[inline(always)]
+fn dot16(a: &[i16], b: &[i16]) -> i32 {
+    a.iter().zip(b).fold(0i32, |s, (&a, &b)| s.wrapping_add((a as i32).wrapping_mul(b as i32)))
+}
+
+/// `sum a_i b_i` in `i64` (at most `len * 2^30`: exact for any row shorter than 2^33).
+#[inline(always)]
+fn dot16_wide(a: &[i16], b: &[i16]) -> i64 {
+    a.iter().zip(b).fold(0i64, |s, (&a, &b)| s.wrapping_add((a as i32 * b as i32) as i64))
+}
+
+/// A dense layer with `i8` weights per output channel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QLinear {
+    rows: usize,
+    cols: usize,
+    /// `rows * cols` weights in `-127..=127`.
+    w: Vec<i16>,
+    /// Per row: the scale's multiplier and exponent.
+    mult: Vec<(i64, i32)>,
+    /// Per row, `Q16`.
+    bias: Vec<i32>,
+    /// Largest input magnitude after requantisation (`cols * 127 * act_max < 2^31`).
+    act_max: i32,
+}
+
+impl QLinear {
+    /// Quantises `m` (and `bias`, if any).
+    pub fn new(m: &Mat, bias: Option<&[f32]>) -> QLinear {
+        let mut w = vec![0i16; m.rows * m.cols];
+        let mut mult = Vec::with_capacity(m.rows);
+        for r in 0..m.rows {
+            let row = &m.w[r * m.cols..(r + 1) * m.cols];
+            let maxabs = row.iter().fold(0.0f64, |a, &v| a.max((v as f64).abs()));
+            let scale = maxabs / 127.0;
+            for (q, &v) in w[r * m.cols..(r + 1) * m.cols].iter_mut().zip(row) {
+                *q = if scale == 0.0 { 0 } else { (v as f64 / scale).round().clamp(-127.0, 127.0) as i16 };
+            }
+            mult.push(multiplier(scale));
+        }
+        let bias = match bias {
+            Some(b) => b.iter().map(|&v| q16(v)).collect(),
+            None => vec![0; m.rows],
+        };
+        let act_max = ((i32::MAX as i64) / (127 * m.cols.max(1) as i64)).min(32767) as i32;
+        QLinear { rows: m.rows, cols: m.cols, w, mult, bias, act_max }
+    }
+
+    /// Output size.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols` values. Runs the AVX2 copy of
+    /// the same code where the processor has it (the same integers: sums are exact).
+    pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
+            // SAFETY: the processor has AVX2 (checked above).
+            return unsafe { self.apply_avx2(x, y, scratch) };
+        }
+        self.apply_generic(x, y, scratch)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn apply_avx2(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        self.apply_generic(x, y, scratch)
+    }
+
+    /// `y_t = W x_t + b` for `n` rows `x_t` (`cols` apart in `x`, `rows` apart in `y`): the same
+    /// integers as [`QLinear::apply`] on each row, with each weight row read once for all of them.
+    /// `scratch` holds `n * cols` values.
+    pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
+            // SAFETY: the processor has AVX2 (checked above).
+            return unsafe { self.apply_rows_avx2(n, x, y, scratch) };
+        }
+        self.apply_rows_generic(n, x, y, scratch)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn apply_rows_avx2(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        self.apply_rows_generic(n, x, y, scratch)
+    }
+
+    #[inline(always)]
+    fn apply_rows_generic(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        let (c, rows) = (self.cols, self.rows);
+        let mut shifts = [0i32; TOKENS];
+        assert!(n <= TOKENS);
+        for t in 0..n {
+            shifts[t] = quantise_row(&x[t * c..(t + 1) * c], self.act_max, &mut scratch[t * c..(t + 1) * c]);
+        }
+        for r in 0..rows {
+            let w = &self.w[r * c..(r + 1) * c];
+            let (m, e) = self.mult[r];
+            for t in 0..n {
+                let acc = dot16(w, &scratch[t * c..(t + 1) * c]);
+                y[t * rows + r] = sat(rshift(acc as i128 * m as i128, e - shifts[t]) + self.bias[r] as i128);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn apply_generic(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+        let xq = &mut scratch[..self.cols];
+        let s = quantise_row(&x[..self.cols], self.act_max, xq);
+        for r in 0..self.rows {
+            let acc = dot16(&self.w[r * self.cols..(r + 1) * self.cols], xq);
+            let (m, e) = self.mult[r];
+            y[r] = sat(rshift(acc as i128 * m as i128, e - s) + self.bias[r] as i128);
+        }
+    }
+}
+
+static FORCE_SCALAR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every later forward pass use the portable code even where AVX2 is available (for the
+/// tests that compare the two paths, and for measuring them).
+pub fn force_scalar(on: bool) {
+    FORCE_SCALAR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[inline]
+fn scalar_forced() -> bool {
+    FORCE_SCALAR.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// GELU (erf form) in `Q16`, by table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gelu {
+    t: Vec<i32>,
+}
+
+/// The GELU table's step, `2^-GELU_STEP` (in bits below `Q16`: index = `(x + 8) >> (16 - 7)`).
+const GELU_STEP: u32 = 7;
+const GELU_RANGE: i64 = 8;
+
+impl Gelu {
+    fn new() -> Gelu {
+        let n = ((2 * GELU_RANGE) << GELU_STEP) as usize + 1;
+        let t = (0..n)
+            .map(|i| {
+                let x = i as f64 / (1u64 << GELU_STEP) as f64 - GELU_RANGE as f64;
+                let g = 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2));
+                (g * ONE as f64).round() as i32
+            })
+            .collect();
+        Gelu { t }
+    }
+
+    #[inline]
+    fn apply(&self, x: i32) -> i32 {
+        let lo = -GELU_RANGE * ONE;
+        let x64 = x as i64;
+        if x64 >= GELU_RANGE * ONE {
+            return x;
+        }
+        if x64 < lo {
+            return 0;
+        }
+        let u = x64 - lo;
+        let sh = FRAC - GELU_STEP;
+        let i = (u >> sh) as usize;
+        let f = u & ((1 << sh) - 1);
+        let (a, b) = (self.t[i] as i64, self.t[i + 1] as i64);
+        (a + (((b - a) * f + (1 << (sh - 1))) >> sh)) as i32
+    }
+}
+
+/// `2^-f` for `f` in `[0, 1)` in steps of 1/256, `Q30`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exp2 {
+    t: Vec<i64>,
+}
+
+/// Fractional bits of a softmax weight.
+const EXP_FRAC: u32 = 20;
+/// `log2(e)` in `Q16`.
+const LOG2E_Q16: i64 = 94548;
+
+impl Exp2 {
+    fn new() -> Exp2 {
+        let t = (0..=256).map(|i| (exp_basic(-(i as f64) / 256.0 * std::f64::consts::LN_2) * (1u64 << 30) as f64).round() as i64).collect();
+        Exp2 { t }
+    }
+
+    /// `e^-d` in `Q20` for `d >= 0` in `Q16`.
+    #[inline]
+    fn exp_neg(&self, d: i64) -> i64 {
+        let y = (d * LOG2E_Q16 + (1 << 15)) >> 16; // log2 units, Q16
+        let n = y >> 16;
+        if n >= 40 {
+            return 0;
+        }
+        let f = y & 0xFFFF;
+        let (i, r) = ((f >> 8) as usize, f & 0xFF);
+        let (a, b) = (self.t[i], self.t[i + 1]);
+        let v = a + (((b - a) * r + 128) >> 8); // Q30
+        rshift(v as i128, (30 - EXP_FRAC) as i32 + n as i32) as i64
+    }
+}
+
+/// LayerNorm weights in `Q16`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Norm {
+    w: Vec<i32>,
+    b: Option<Vec<i32>>,
+}
+
+impl Norm {
+    fn new(w: &[f32], b: Option<&[f32]>) -> Norm {
+        Norm { w: w.iter().map(|&v| q16(v)).collect(), b: b.map(|b| b.iter().map(|&v| q16(v)).collect()) }
+    }
+
+    /// LayerNorm (with a bias) or RMSNorm (without: no mean subtracted), in place.
+    fn apply(&self, x: &mut [i32]) {
+        let n = x.len() as i128;
+        let mean = if self.b.is_some() {
+            let s: i128 = x.iter().map(|&v| v as i128).sum();
+            (2 * s + n).div_euclid(2 * n)
+        } else {
+            0
+        };
+        let var: i128 = x.iter().map(|&v| (v as i128 - mean) * (v as i128 - mean)).sum::<i128>() / n; // Q32
+        let eps = (EPS * (1u64 << 32) as f64).round() as i128;
+        let sd = ((var + eps) as u128).isqrt() as i128; // Q16, >= 1
+        let inv = (1i128 << 62) / sd; // Q46 of 1/sd
+        for (i, v) in x.iter_mut().enumerate() {
+            let z = rshift((*v as i128 - mean) * inv, 46); // Q16
+            let mut y = rshift(z * self.w[i] as i128, FRAC as i32);
+            if let Some(b) = &self.b {
+                y += b[i] as i128;
+            }
+            *v = sat(y);
+        }
+    }
+}
+
+/// One integer encoder block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct IntLayer {
+    sm2: QLinear,
+    ln1: Norm,
+    sm3: QLinear,
+    ln2: Norm,
+    qkv: QLinear,
+    out: QLinear,
+    norm1: Norm,
+    ff1: QLinear,
+    ff2: QLinear,
+    norm2: Norm,
+}
+
+/// The integer Chessformer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IntModel {
+    d: usize,
+    heads: usize,
+    elo_low: Vec<i32>,
+    elo_high: Vec<i32>,
+    embed: QLinear,
+    layers: Vec<IntLayer>,
+    gab: QLinear,
+    sg: usize,
+    norm: Norm,
+    pol_q: QLinear,
+    pol_k: QLinear,
+    promo: QLinear,
+    gelu: Gelu,
+    exp: Exp2,
+    /// `1 / sqrt(d / heads)`: multiplier and exponent.
+    att_scale: (i64, i32),
+    /// `1 / sqrt(d)`.
+    pol_scale: (i64, i32),
+    /// `sqrt(d)` in `Q16`.
+    promo_scale: i64,
+    /// The widest input of a dense layer.
+    max_cols: usize,
+}
+
+impl IntModel {
+    /// Quantises a float model (deterministic: round-to-nearest in f64).
+    pub fn new(f: &FloatModel) -> IntModel {
+        let layers = f
+            .layers
+            .iter()
+            .map(|l| IntLayer {
+                sm2: QLinear::new(&l.sm2, Some(&l.sm2_b)),
+                ln1: Norm::new(&l.ln1.0, Some(&l.ln1.1)),
+                sm3: QLinear::new(&l.sm3, Some(&l.sm3_b)),
+                ln2: Norm::new(&l.ln2.0, Some(&l.ln2.1)),
+                qkv: QLinear::new(&l.qkv, None),
+                out: QLinear::new(&l.out, None),
+                norm1: Norm::new(&l.norm1, None),
+                ff1: QLinear::new(&l.ff1, Some(&l.ff1_b)),
+                ff2: QLinear::new(&l.ff2, Some(&l.ff2_b)),
+                norm2: Norm::new(&l.norm2, None),
+            })
+            .collect();
+        let dh = f.d / f.heads;
+        let max_cols = f.layers.iter().map(|l| l.ff2.cols.max(l.sm3.cols)).chain([f.embed.cols, f.d, f.gab.cols]).max().unwrap_or(0);
+        IntModel {
+            max_cols,
+            d: f.d,
+            heads: f.heads,
+            elo_low: f.elo_low.iter().map(|&v| q16(v)).collect(),
+            elo_high: f.elo_high.iter().map(|&v| q16(v)).collect(),
+            embed: QLinear::new(&f.embed, Some(&f.embed_b)),
+            layers,
+            gab: QLinear::new(&f.gab, None),
+            sg: f.gab.cols,
+            norm: Norm::new(&f.norm.0, Some(&f.norm.1)),
+            pol_q: QLinear::new(&f.pol_q, None),
+            pol_k: QLinear::new(&f.pol_k, None),
+            promo: QLinear::new(&f.promo, None),
+            gelu: Gelu::new(),
+            exp: Exp2::new(),
+            att_scale: multiplier(1.0 / (dh as f64).sqrt()),
+            pol_scale: multiplier(1.0 / (f.d as f64).sqrt()),
+            promo_scale: ((f.d as f64).sqrt() * ONE as f64).round() as i64,
+        }
+    }
+
+    /// The policy logits (`VOCAB`, `Q16` nats) of one position: `planes` is the `64 x 96`
+    /// input (0/1), token-major, as `scripts/teacher/label.py` builds it.
+    pub fn forward(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
+        let d = self.d;
+        let dh = d / self.heads;
+        let mut scratch = vec![0i16; self.max_cols];
+        // Embedding.
+        let elo = |e: i32| -> Vec<i32> {
+            let a = e.clamp(0, ELO_MAX) as i64;
+            let b = ELO_MAX as i64 - a;
+            self.elo_low
+                .iter()
+                .zip(&self.elo_high)
+                .map(|(&l, &h)| ((2 * (a * l as i64 + b * h as i64) + ELO_MAX as i64).div_euclid(2 * ELO_MAX as i64)) as i32)
+                .collect()
+        };
+        let (es, eo) = (elo(self_elo), elo(oppo_elo));
+        let mut x = vec![0i32; TOKENS * d];
+        let mut inp = Vec::with_capacity(TOKENS * (PLANES + es.len() + eo.len()));
+        for t in 0..TOKENS {
+            inp.extend(planes[t * PLANES..(t + 1) * PLANES].iter().map(|&b| b as i32 * ONE as i32));
+            inp.extend_from_slice(&es);
+            inp.extend_from_slice(&eo);
+        }
+        let mut rows = vec![0i16; TOKENS * self.max_cols];
+        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut rows);
+        let mut qkv = vec![0i32; TOKENS * 3 * d];
+        let mut att = vec![0i32; TOKENS * d];
+        let mut ys = vec![0i32; TOKENS * d];
+        let mut qq = vec![0i16; TOKENS * dh];
+        let mut kq = vec![0i16; TOKENS * dh];
+        let mut ks = vec![0i32; TOKENS];
+        let mut e = vec![0i64; TOKENS];
+        for l in &self.layers {
+            // Smolgen: the attention logits' bias from the mean token.
+            let mean: Vec<i32> = (0..d)
+                .map(|c| ((2 * (0..TOKENS).map(|t| x[t * d + c] as i64).sum::<i64>() + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32)
+                .collect();
+            let mut h = vec![0i32; l.sm2.rows()];
+            l.sm2.apply(&mean, &mut h, &mut scratch);
+            h.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            l.ln1.apply(&mut h);
+            let mut sg = vec![0i32; l.sm3.rows()];
+            l.sm3.apply(&h, &mut sg, &mut scratch);
+            sg.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            l.ln2.apply(&mut sg);
+            let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
+            for hd in 0..self.heads {
+                self.gab.apply(&sg[hd * self.sg..(hd + 1) * self.sg], &mut bias[hd * 4096..(hd + 1) * 4096], &mut scratch);
+            }
+            // Attention.
+            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut rows);
+            for hd in 0..self.heads {
+                let o = hd * dh;
+                for t in 0..TOKENS {
+                    let row = &qkv[t * 3 * d..(t + 1) * 3 * d];
+                    ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kq[t * dh..(t + 1) * dh]);
+                }
+                for i in 0..TOKENS {
+                    let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
+                    let sq = quantise_row(&row[o..o + dh], 32767, &mut qq[..dh]);
+                    let (m, ex) = self.att_scale;
+                    let mut s = [0i32; TOKENS];
+                    for j in 0..TOKENS {
+                        let dot = dot16_wide(&qq[..dh], &kq[j * dh..(j + 1) * dh]);
+                        let v = rshift(dot as i128 * m as i128, ex + FRAC as i32 - sq - ks[j]);
+                        s[j] = sat(v + bias[hd * 4096 + i * TOKENS + j] as i128);
+                    }
+                    let mx = *s.iter().max().unwrap() as i64;
+                    let mut z = 0i64;
+                    for j in 0..TOKENS {
+                        e[j] = self.exp.exp_neg(mx - s[j] as i64);
+                        z += e[j];
+                    }
+                    let inv = (1i128 << 62) / z as i128;
+                    // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
+                    let mut acc = [0i64; 256];
+                    let acc = &mut acc[..dh];
+                    for j in 0..TOKENS {
+                        let v = &qkv[j * 3 * d + 2 * d + o..j * 3 * d + 2 * d + o + dh];
+                        for (a, &v) in acc.iter_mut().zip(v) {
+                            *a = a.wrapping_add(e[j].wrapping_mul(v as i64));
+                        }
+                    }
+                    for c in 0..dh {
+                        att[i * d + o + c] = sat(rshift(acc[c] as i128 * inv, 62));
+                    }
+                }
+            }
+            l.out.apply_rows(TOKENS, &att, &mut ys, &mut rows);
+            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
+            x.chunks_exact_mut(d).for_each(|xt| l.norm1.apply(xt));
+            let mut f = vec![0i32; TOKENS * l.ff1.rows()];
+            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut rows);
+            f.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut rows);
+            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
+            x.chunks_exact_mut(d).for_each(|xt| l.norm2.apply(xt));
+        }
+        // Policy head.
+        for t in 0..TOKENS {
+            self.norm.apply(&mut x[t * d..(t + 1) * d]);
+        }
+        let mut q = vec![0i32; TOKENS * d];
+        let mut k = vec![0i32; TOKENS * d];
+        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut rows);
+        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut rows);
+        let mut kq = vec![0i16; TOKENS * d];
+        let mut ksh = vec![0i32; TOKENS];
+        for t in 0..TOKENS {
+            ksh[t] = quantise_row(&k[t * d..(t + 1) * d], 32767, &mut kq[t * d..(t + 1) * d]);
+        }
+        let mut out = vec![0i32; VOCAB];
+        let mut qrow = vec![0i16; d];
+        let (m, ex) = self.pol_scale;
+        for i in 0..TOKENS {
+            let sq = quantise_row(&q[i * d..(i + 1) * d], 32767, &mut qrow);
+            for j in 0..TOKENS {
+                let dot = dot16_wide(&qrow, &kq[j * d..(j + 1) * d]);
+                out[i * TOKENS + j] = sat(rshift(dot as i128 * m as i128, ex + FRAC as i32 - sq - ksh[j]));
+            }
+        }
+        let mut off = [0i32; 4];
+        for t in 0..8 {
+            self.promo.apply(&k[(56 + t) * d..(57 + t) * d], &mut off, &mut scratch);
+            for f in 0..8 {
+                for (p, &o) in off.iter().enumerate() {
+                    let v = out[(48 + f) * TOKENS + 56 + t] as i128 + rshift(o as i128 * self.promo_scale as i128, FRAC as i32);
+                    out[4096 + (f * 8 + t) * 4 + p] = sat(v);
+                }
+            }
+        }
+        out
+    }
+}

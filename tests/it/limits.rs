@@ -1,0 +1,235 @@
+//! Decoding limits for untrusted archives (`DecodeLimits`, `--max-plies` and the other
+//! flags): a repeated game that compresses to a few plies per bit is refused before its
+//! blocks are decoded when the caller set a limit, and expands without one; long lines and
+//! large raw forms are refused past their ceilings by every reader, with a message naming
+//! the limit and the flag that raises it.
+
+use std::io::Cursor;
+
+use chesszip::convert::convert;
+use chesszip::{
+    CompressOptions, DecodeLimits, Error, ExpandOptions, Games, Limit, compress_bytes, expand_bytes, expand_salvage, extract_games_with,
+    extract_lines_with,
+};
+
+use crate::common::chesszip;
+
+/// The first game of the golden movetext sample, with its line feed.
+fn one_game() -> Vec<u8> {
+    let text = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/movetext.txt")).expect("golden sample");
+    let line = text.split_inclusive(|&b| b == b'\n').next().expect("a line");
+    line.to_vec()
+}
+
+fn with(limits: DecodeLimits) -> ExpandOptions {
+    ExpandOptions { threads: 2, limits }
+}
+
+fn limit_of(e: &Error) -> Option<Limit> {
+    match e {
+        Error::DecodeLimit { limit, .. } => Some(*limit),
+        _ => None,
+    }
+}
+
+/// 1,000 copies of one game at level 1 in the block container, coding 1, and its plies.
+///
+/// Written by commit 52cef0d (before coding 2, which codes a repeated game as a reference and so
+/// no longer makes such an archive): `tests/data/limits/repeated-1000.l1.c1.chz`, 5,424 bytes,
+/// 92,000 plies. Archives of every earlier coding must still expand, so they are what a hostile
+/// sender would use.
+fn repeated() -> (Vec<u8>, Vec<u8>, u64) {
+    let text = one_game().repeat(1000);
+    let archive = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/limits/repeated-1000.l1.c1.chz")).expect("fixture");
+    let plies = chesszip::info(Cursor::new(&archive)).expect("info").plies;
+    (text, archive, plies)
+}
+
+/// Coding 2 codes the copies as references: the same 1,000 copies cost no model work at all.
+#[test]
+fn repeated_games_are_references_in_new_archives() {
+    let text = one_game().repeat(1000);
+    let archive = compress_bytes(&text, &CompressOptions { level: 1, threads: 2, raw_form: false, ..CompressOptions::default() });
+    let plies = chesszip::info(Cursor::new(&archive)).expect("info").plies;
+    assert_eq!(plies, 92, "only the first copy is coded as moves");
+    let low = DecodeLimits { max_plies: Some(1_000), ..DecodeLimits::default() };
+    assert_eq!(expand_bytes(&archive, &with(low)).unwrap(), text);
+}
+
+#[test]
+fn a_repeated_game_is_refused_by_the_limits_and_expands_without() {
+    let (text, archive, plies) = repeated();
+    // Nothing crafted: repeated games compress to many plies per byte.
+    assert!(plies > 70_000, "{plies} plies");
+    let per_byte = plies / archive.len() as u64;
+    assert!(per_byte >= 10, "{plies} plies in {} bytes", archive.len());
+
+    let err = expand_bytes(&archive, &with(DecodeLimits { max_plies: Some(10_000), ..DecodeLimits::default() })).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Plies), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("--max-plies") && message.contains("10000") && message.contains("max_plies="), "{message}");
+    let err = expand_bytes(&archive, &with(DecodeLimits { max_plies_per_byte: Some(5), ..DecodeLimits::default() })).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Work), "{err}");
+    assert!(err.to_string().contains("--max-work"), "{err}");
+
+    assert_eq!(expand_bytes(&archive, &with(DecodeLimits::default())).unwrap(), text);
+    assert_eq!(expand_bytes(&archive, &with(DecodeLimits::unlimited())).unwrap(), text);
+    assert_eq!(
+        expand_bytes(&archive, &with(DecodeLimits { max_plies_per_byte: Some(2 * per_byte + 1), ..DecodeLimits::default() })).unwrap(),
+        text
+    );
+
+    // Every reader takes the same limits.
+    let low = with(DecodeLimits { max_plies: Some(plies - 1), ..DecodeLimits::default() });
+    let mut out = Vec::new();
+    let err = expand_salvage(Cursor::new(&archive), &mut out, &low, &|_| {}).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Plies), "{err}");
+    let err = convert(&archive[..], std::io::sink(), &low, &|_| {}).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Plies), "{err}");
+    let err = extract_games_with(Cursor::new(&archive), 1..=u64::MAX, std::io::sink(), &low).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Plies), "{err}");
+    let err = Games::open_with(Cursor::new(&archive), &low).unwrap().find_map(Result::err).expect("a limit error");
+    assert_eq!(limit_of(&err), Some(Limit::Plies), "{err}");
+}
+
+#[test]
+fn the_command_line_names_the_limit() {
+    let (_, archive, plies) = repeated();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("games.txt.chz");
+    std::fs::write(&path, &archive).unwrap();
+    let limit = (plies / 2).to_string();
+    for args in [
+        &["-t", "--max-plies", &limit][..],
+        &["expand", "-c", "--max-plies", &limit],
+        &["expand", "-c", "--format", "movetext", "--max-plies", &limit],
+        &["extract", "--game", "1..", "--max-plies", &limit],
+    ] {
+        let out = chesszip().args(args).arg(&path).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("--max-plies") && stderr.contains(&limit), "{args:?}: {stderr}");
+    }
+    chesszip()
+        .args(["-t", "--max-output", "1K"])
+        .arg(&path)
+        .output()
+        .map(|o| {
+            assert_eq!(o.status.code(), Some(1));
+            assert!(String::from_utf8_lossy(&o.stderr).contains("--max-output"));
+        })
+        .unwrap();
+    chesszip().args(["-t", "--max-plies", &limit, "--no-limits"]).arg(&path).assert().failure();
+    chesszip().args(["-t", "--no-limits"]).arg(&path).assert().success();
+    chesszip().args(["-t", "--max-plies", &plies.to_string(), "--memlimit", "64M"]).arg(&path).assert().success();
+    chesszip().args(["-t", "--memlimit", "12Q"]).arg(&path).assert().failure();
+}
+
+/// One long line of legal moves (knights out and back), `len` bytes or a little more.
+fn long_line(len: usize) -> Vec<u8> {
+    let mut line = b"Nf3 Nf6 Ng1 Ng8 ".repeat(len / 16 + 1);
+    line.extend_from_slice(b"*\n");
+    line
+}
+
+#[test]
+fn a_game_longer_than_the_ceiling_is_refused_by_the_readers_that_hold_it() {
+    let mut text = b"e4 e5 1-0\n".to_vec();
+    text.extend(long_line(300_000));
+    text.extend_from_slice(b"d4 d5 0-1\n");
+    let archive =
+        compress_bytes(&text, &CompressOptions { level: 1, threads: 2, block_lines: 1, raw_form: false, ..CompressOptions::default() });
+    let small = with(DecodeLimits { max_game_bytes: Some(100_000), ..DecodeLimits::default() });
+
+    let mut games = Games::open_with(Cursor::new(&archive), &small).unwrap();
+    assert_eq!(games.next_game().unwrap().unwrap(), b"e4 e5 1-0\n");
+    let err = games.next_game().unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::GameBytes), "{err}");
+    assert!(err.to_string().contains("--max-game-bytes"), "{err}");
+    let err = convert(&archive[..], std::io::sink(), &small, &|_| {}).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::GameBytes), "{err}");
+    let memory = with(DecodeLimits { memlimit: Some(50_000), ..DecodeLimits::unlimited() });
+    let err = convert(&archive[..], std::io::sink(), &memory, &|_| {}).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Memory), "{err}");
+    // `expand` streams the line: no game ceiling applies.
+    assert_eq!(expand_bytes(&archive, &small).unwrap(), text);
+    // Within the ceiling, all readers work as before.
+    let games: Vec<Vec<u8>> =
+        Games::open_with(Cursor::new(&archive), &with(DecodeLimits::default())).unwrap().map(Result::unwrap).collect();
+    assert_eq!(games.concat(), text);
+    let mut out = Vec::new();
+    let c = convert(&archive[..], &mut out, &with(DecodeLimits::default()), &|_| {}).unwrap();
+    assert_eq!(c.games, 3);
+}
+
+#[test]
+fn a_pgn_game_across_many_blocks_is_extracted_without_holding_the_run() {
+    // A PGN game of 600 KB (one long comment) between short games, two games a block: the
+    // longest block runs into the next (a run of blocks), whose games are cut as they come.
+    let mut pgn = Vec::new();
+    for i in 0..5 {
+        pgn.extend_from_slice(format!("[Event \"g{i}\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n").as_bytes());
+    }
+    pgn.extend_from_slice(b"[Event \"long\"]\n\n1. e4 {");
+    for _ in 0..40_000 {
+        pgn.extend_from_slice(b"a comment line\n");
+    }
+    pgn.extend_from_slice(b"} e5 1-0\n\n[Event \"last\"]\n\n1. d4 d5 0-1\n");
+    let opts = CompressOptions { level: 1, threads: 2, block_lines: 2, raw_form: false, ..CompressOptions::default() };
+    let archive = compress_bytes(&pgn, &opts);
+    let all = |limits| {
+        let mut out = Vec::new();
+        extract_games_with(Cursor::new(&archive), 1..=u64::MAX, &mut out, &with(limits)).map(|n| (n, out))
+    };
+    let (n, out) = all(DecodeLimits::default()).unwrap();
+    assert_eq!((n, out), (7, pgn.clone()));
+    let err = all(DecodeLimits { max_game_bytes: Some(100_000), ..DecodeLimits::default() }).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::GameBytes), "{err}");
+    // The games before and after the long one are still found on their own.
+    let mut last = Vec::new();
+    let small = with(DecodeLimits { max_game_bytes: Some(100_000), ..DecodeLimits::default() });
+    assert_eq!(extract_games_with(Cursor::new(&archive), 7..=7, &mut last, &small).ok(), None);
+    let mut second = Vec::new();
+    extract_games_with(Cursor::new(&archive), 2..=2, &mut second, &small).unwrap();
+    assert_eq!(second, b"[Event \"g1\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n");
+}
+
+#[test]
+fn raw_forms_are_capped_before_and_while_expanding() {
+    let text = b"the same log line, over and over again\n".repeat(20_000);
+    let archive = compress_bytes(&text, &CompressOptions { level: 1, threads: 2, ..CompressOptions::default() });
+    assert!(archive.len() * 100 < text.len(), "a raw form of {} bytes", archive.len());
+    let err = expand_bytes(&archive, &with(DecodeLimits { max_output: Some(100_000), ..DecodeLimits::default() })).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Output), "{err}");
+    let err = expand_bytes(&archive, &with(DecodeLimits { memlimit: Some(4096), ..DecodeLimits::default() })).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Memory), "{err}");
+    let err = Games::open_with(Cursor::new(&archive), &with(DecodeLimits { max_output: Some(100_000), ..DecodeLimits::default() }))
+        .err()
+        .expect("refused");
+    assert_eq!(limit_of(&err), Some(Limit::Output), "{err}");
+    let err = extract_lines_with(
+        Cursor::new(&archive),
+        1..=1,
+        std::io::sink(),
+        &with(DecodeLimits { max_output: Some(100_000), ..DecodeLimits::default() }),
+    )
+    .unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Output), "{err}");
+    assert_eq!(
+        expand_bytes(&archive, &with(DecodeLimits { max_output: Some(text.len() as u64), ..DecodeLimits::default() })).unwrap(),
+        text
+    );
+}
+
+#[test]
+fn memlimit_shrinks_rounds_and_refuses_a_block_that_does_not_fit() {
+    let text = crate::common::first_games(400);
+    let archive =
+        compress_bytes(&text, &CompressOptions { level: 1, threads: 2, block_lines: 100, raw_form: false, ..CompressOptions::default() });
+    // A round of one block at a time still expands.
+    let one_block = 2 * text.len() as u64 / 4 + 50_000;
+    assert_eq!(expand_bytes(&archive, &with(DecodeLimits { memlimit: Some(one_block), ..DecodeLimits::default() })).unwrap(), text);
+    let err = expand_bytes(&archive, &with(DecodeLimits { memlimit: Some(10_000), ..DecodeLimits::default() })).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Memory), "{err}");
+    assert!(err.to_string().contains("--memlimit"), "{err}");
+}

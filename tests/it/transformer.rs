@@ -1,0 +1,159 @@
+//! Level 10's Chessformer (`chesszip::model::transformer`) on a small random model written in
+//! the teacher's ONNX layout (CI never has the real weights; `examples/level10_compare.rs`
+//! measures those): the file round trip, damaged files, and the integer forward pass against
+//! the float reference.
+
+use chesszip::model::transformer::weights::{PLANES, Shape, TOKENS, VOCAB};
+use chesszip::model::transformer::{FloatModel, IntModel};
+use std::path::PathBuf;
+
+const SHAPE: Shape = Shape { d: 32, heads: 4, blocks: 2, ffn: 64, hidden: 16, gen_inputs: 8, elo: 8 };
+
+/// Writes the random model `seed` as `model.onnx` + `model.onnx.data` in a temporary folder.
+fn write(seed: u64) -> (tempfile::TempDir, PathBuf, FloatModel) {
+    let m = FloatModel::random(seed, SHAPE);
+    let dir = tempfile::tempdir().unwrap();
+    let (onnx, data) = m.to_onnx("model.onnx.data");
+    let path = dir.path().join("model.onnx");
+    std::fs::write(&path, onnx).unwrap();
+    std::fs::write(dir.path().join("model.onnx.data"), data).unwrap();
+    (dir, path, m)
+}
+
+/// The input planes of the start position (8 copies of it), as `label.py` builds them.
+fn start_planes() -> Vec<u8> {
+    let mut p = vec![0u8; TOKENS * PLANES];
+    let back = [3usize, 1, 2, 4, 5, 2, 1, 3]; // rook knight bishop queen king bishop knight rook (0 = pawn)
+    for h in 0..8 {
+        for f in 0..8 {
+            p[f * PLANES + h * 12 + back[f]] = 1;
+            p[(8 + f) * PLANES + h * 12] = 1;
+            p[(48 + f) * PLANES + h * 12 + 6] = 1;
+            p[(56 + f) * PLANES + h * 12 + 6 + back[f]] = 1;
+        }
+    }
+    p
+}
+
+/// Pseudo-random sparse planes.
+fn random_planes(seed: u64) -> Vec<u8> {
+    let mut s = seed;
+    (0..TOKENS * PLANES)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 33).is_multiple_of(13) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn onnx_round_trip_reads_every_shape_from_the_file() {
+    let (_dir, path, m) = write(1);
+    let r = FloatModel::read(&path).unwrap();
+    assert_eq!(r, m);
+    assert_eq!((r.d, r.heads, r.layers.len(), r.layers[0].ff1.rows, r.gab.cols), (32, 4, 2, 64, 8));
+}
+
+#[test]
+fn damaged_weights_files_are_errors() {
+    let (dir, path, _) = write(2);
+    let data = dir.path().join("model.onnx.data");
+    let full = std::fs::read(&data).unwrap();
+    std::fs::write(&data, &full[..full.len() - 10]).unwrap();
+    let e = FloatModel::read(&path).unwrap_err().to_string();
+    assert!(e.contains("truncated"), "{e}");
+    std::fs::remove_file(&data).unwrap();
+    let e = FloatModel::read(&path).unwrap_err().to_string();
+    assert!(e.contains("external data file"), "{e}");
+    std::fs::write(&path, b"this is not an ONNX file at all").unwrap();
+    let e = FloatModel::read(&path).unwrap_err().to_string();
+    assert!(e.contains("not an ONNX model") || e.contains("not a Chessformer"), "{e}");
+    let e = FloatModel::read(&dir.path().join("missing.onnx")).unwrap_err().to_string();
+    assert!(e.contains("cannot read the weights file"), "{e}");
+}
+
+#[test]
+fn integer_forward_tracks_the_float_reference() {
+    let m = FloatModel::random(3, SHAPE);
+    let q = IntModel::new(&m);
+    let (mut sum, mut n, mut worst) = (0.0f64, 0usize, 0.0f64);
+    for (k, planes) in [start_planes(), random_planes(7), random_planes(8)].iter().enumerate() {
+        let elo = 1100 + 300 * k as i32;
+        let f = m.forward(planes, elo, 1500);
+        let z = q.forward(planes, elo, 1500);
+        assert_eq!(z.len(), VOCAB);
+        assert_eq!(z, q.forward(planes, elo, 1500), "deterministic");
+        for (a, b) in z.iter().zip(&f) {
+            let d = (*a as f64 / 65536.0 - *b as f64).abs();
+            sum += d;
+            worst = worst.max(d);
+            n += 1;
+        }
+    }
+    let mean = sum / n as f64;
+    assert!(mean < 0.05 && worst < 0.5, "mean |int - float| {mean}, max {worst}");
+}
+
+#[test]
+fn integer_logits_are_pinned() {
+    // The integers are part of the archive format once level 10 codes with them: a change to the
+    // quantisation or any integer kernel must be deliberate (and a new model id).
+    let q = IntModel::new(&FloatModel::random(4, SHAPE));
+    let z = q.forward(&start_planes(), 1500, 1500);
+    let h = z.iter().fold(0xcbf29ce484222325u64, |h, &v| (h ^ v as u32 as u64).wrapping_mul(0x100000001b3));
+    assert_eq!(h, 0xc03c320e997c4027, "FNV-1a of the logits: {h:#018x}");
+}
+
+#[test]
+fn tokens_and_move_indices_follow_label_py() {
+    use chesszip::model::transformer::tokens::{History, vocab_index};
+    use shakmaty::{Chess, Position, san::San};
+    let mut pos = Chess::default();
+    let mut hist = History::new(&pos);
+    assert_eq!(hist.input(), start_planes());
+    let mut idx = Vec::new();
+    for san in ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O"] {
+        let m = San::from_ascii(san.as_bytes()).unwrap().to_move(&pos).unwrap();
+        idx.push(vocab_index(&m, pos.turn()));
+        pos.play_unchecked(m);
+        hist.push(&pos);
+    }
+    // e2e4 and (mirrored) e7e5 are the same move for their movers; O-O is e1g1.
+    assert_eq!(idx, [12 * 64 + 28, 12 * 64 + 28, 6 * 64 + 21, 64 + 18, 5 * 64 + 26, 5 * 64 + 26, 4 * 64 + 6]);
+    // After 7 plies the oldest of the 8 positions is still the start position, seen by White.
+    let x = hist.input();
+    assert_eq!(&x[..12], &start_planes()[..12]);
+    // The latest position (Black to move) is mirrored: c1's token holds Black's own bishop (c8),
+    // f1's is empty (the bishop went to c5), e1's holds Black's own king; g8's token holds White's
+    // king, seen as the opponent's (plane 11).
+    let at = |t: usize, plane: usize| x[t * PLANES + 7 * 12 + plane];
+    assert_eq!((at(2, 2), at(5, 2), at(4, 5), at(62, 11)), (1, 0, 1, 1));
+}
+
+#[test]
+fn scalar_and_avx2_paths_give_the_same_integers() {
+    use chesszip::model::transformer::int::force_scalar;
+    let q = IntModel::new(&FloatModel::random(5, SHAPE));
+    let planes = random_planes(9);
+    let simd = q.forward(&planes, 1700, 1300);
+    force_scalar(true);
+    let scalar = q.forward(&planes, 1700, 1300);
+    force_scalar(false);
+    assert_eq!(simd, scalar);
+}
+
+#[test]
+fn move_logits_are_the_policy_in_256ths_of_a_nat() {
+    use chesszip::model::transformer::tokens::{move_logits, vocab_index};
+    use shakmaty::{Chess, Position};
+    let q = IntModel::new(&FloatModel::random(6, SHAPE));
+    let pos = Chess::default();
+    let policy = q.forward(&start_planes(), 1500, 1500);
+    let legal: Vec<_> = pos.legal_moves().into_iter().collect();
+    let z = move_logits(&policy, &legal, pos.turn());
+    assert_eq!(z.len(), 20);
+    for (m, z) in legal.iter().zip(&z) {
+        let p = policy[vocab_index(m, pos.turn())] as f64 / 256.0;
+        assert!((*z as f64 - p).abs() <= 0.5, "{z} vs {p}");
+    }
+}
