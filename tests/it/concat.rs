@@ -206,3 +206,54 @@ fn the_command_line_reads_concatenations() {
     let out = common::chesszip().args(["extract", "-g", "13"]).arg(&path).output().unwrap();
     assert_eq!(out.stdout, games_of(&parts)[12]);
 }
+
+/// A coding-2 member (a movetext text that repeats its games, so later blocks hold references
+/// to earlier lines) with a PGN member, in both orders: references resolve inside their own
+/// member whichever member they are in, through every reader.
+#[test]
+fn references_resolve_inside_their_member() {
+    let once = first_games(40);
+    let repeated = [once.clone(), once.clone(), first_games(3)].concat();
+    let dups = chesszip::compress_bytes(&repeated, &CompressOptions { block_lines: 10, ..fast() });
+    let dups_info = info(Cursor::new(&dups)).unwrap();
+    assert_eq!(dups_info.header.coding, chesszip::container::Coding::Duplicates);
+    assert!(dups_info.references >= 40, "{dups_info:?}");
+    let pgn = pgn_games(5);
+    let pgn_archive = chesszip::compress_bytes(&pgn, &CompressOptions { block_lines: 30, ..fast() });
+    let dups_part = (dups.clone(), repeated.clone());
+    let pgn_part = (pgn_archive, pgn.clone());
+    for parts in [vec![dups_part.clone(), pgn_part.clone()], vec![pgn_part.clone(), dups_part.clone()]] {
+        let (archive, text) = joined(&parts);
+        assert_eq!(expand_bytes(&archive, &expand_opts()).unwrap(), text);
+        let i = info(Cursor::new(&archive)).unwrap();
+        assert_eq!((i.members, i.references), (2, dups_info.references));
+        // Games, all and after a seek into the copies of the coding-2 member.
+        let games: Vec<Vec<u8>> = Games::open(Cursor::new(&archive), 2).unwrap().map(Result::unwrap).collect();
+        assert_eq!(games, games_of(&parts));
+        assert_eq!(count_games(Cursor::new(&archive), 2).unwrap(), games.len() as u64);
+        let copy = games.iter().position(|g| *g == first_games(1)).unwrap() as u64 + 45;
+        let mut g = Games::open(Cursor::new(&archive), 2).unwrap();
+        g.seek(copy).unwrap();
+        assert_eq!(g.next_game().unwrap().unwrap(), games[copy as usize]);
+        // Lines of the copies (references) through the index, one and a range.
+        let text_lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+        let before = if parts[0].1 == pgn { pgn.split_inclusive(|&b| b == b'\n').count() as u64 } else { 0 };
+        for line in [before + 41, before + 63, before + 83] {
+            let mut out = Vec::new();
+            extract_lines(Cursor::new(&archive), line..=line, &mut out, 2).unwrap();
+            assert_eq!(out, text_lines[line as usize - 1], "line {line}");
+        }
+        let mut out = Vec::new();
+        extract_lines(Cursor::new(&archive), 1..=text_lines.len() as u64, &mut out, 2).unwrap();
+        assert_eq!(out, text);
+        // Salvage of the whole, and with a limit each member is read under.
+        let mut back = Vec::new();
+        assert!(expand_salvage(Cursor::new(&archive), &mut back, &expand_opts(), &|_| {}).unwrap().is_complete());
+        assert_eq!(back, text);
+        let tight = chesszip::ExpandOptions {
+            limits: chesszip::DecodeLimits { max_output: Some(text.len() as u64 / 4), ..Default::default() },
+            ..expand_opts()
+        };
+        assert!(matches!(expand_bytes(&archive, &tight), Err(Error::DecodeLimit { .. })));
+    }
+}
