@@ -193,7 +193,7 @@ impl<R: Read + Seek> Blocks<R> {
         let mut entries = Vec::new();
         for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
             let open = |mut window: Window<R>| -> Result<Source<Window<R>>, Error> {
-                if member.kind == MemberKind::Garbage {
+                if m > 0 && member.kind == MemberKind::Garbage {
                     return Err(members::trailing_garbage());
                 }
                 if raw::starts_raw(&mut window)? {

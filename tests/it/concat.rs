@@ -127,6 +127,11 @@ fn games_and_extract_count_across_members() {
 
 #[test]
 fn garbage_after_a_member_is_an_error() {
+    // Text that is no archive at all is not a member: every reader says what it is.
+    let text = b"e4 e5 Nf3 1-0\n".repeat(20);
+    let e = Games::open(Cursor::new(&text), 1).err().expect("not an archive").to_string();
+    assert!(e.contains("not a chesszip archive"), "{e}");
+    assert!(count_games(Cursor::new(&text), 1).unwrap_err().to_string().contains("not a chesszip archive"));
     let parts = members();
     for (a, _) in &parts {
         for extra in [&b"\0"[..], b"\n", b"garbage", b"\x89CH", b"\x89CHZ\r\n\x1a\n"] {
