@@ -7,6 +7,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::container::format::index_len;
+use crate::container::members;
 use crate::container::raw;
 use crate::container::{BlockHeader, Coding, FileHeader, Footer, InputFormat, MAX_BLOCK_TEXT, Reader, Writer};
 use crate::container::{BlockStats, EncodedBlock, IndexedReader};
@@ -163,6 +164,14 @@ impl Summary {
         self.stats.plies += h.plies as u64;
         self.stats.raw_lines += h.raw_lines as u64;
         self.stats.games += h.games as u64;
+    }
+
+    /// Adds the summary of another member of the same archive.
+    pub(crate) fn add_member(&mut self, o: &Summary) {
+        self.text_bytes += o.text_bytes;
+        self.archive_bytes += o.archive_bytes;
+        self.blocks += o.blocks;
+        self.stats += o.stats;
     }
 
     /// Archive bits per ply, all overhead included.
@@ -426,20 +435,50 @@ fn check_counts(n: u64, h: &BlockHeader, found: &BlockStats, text: &[u8]) -> Res
     Ok(())
 }
 
-/// Expands an archive from `input` to `output`.
+/// Expands an archive from `input` to `output`. An archive of several members (archives
+/// concatenated, [`crate::container::members`]) expands to their texts one after the other;
+/// data after a member that starts no archive is an error.
 ///
 /// # Errors
-/// [`Error::Corrupt`] naming the block for damaged input, [`Error::Unsupported`] for archives
-/// of another version or model, [`Error::Io`] from reading or writing. Blocks before the
-/// damage may already have been written to `output`.
-pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
-    let mut magic = [0u8; 4];
-    let got = raw::read_up_to(&mut input, &mut magic)?;
-    let input = (&magic[..got]).chain(input);
-    if raw::is_raw(&magic[..got]) {
-        return form::expand(std::io::BufReader::new(input), output, &opts.limits, progress);
+/// [`Error::Corrupt`] naming the block (and the member, after the first) for damaged input,
+/// [`Error::Unsupported`] for archives of another version or model, [`Error::Io`] from
+/// reading or writing. Blocks before the damage may already have been written to `output`.
+pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
+    let mut total = Summary::default();
+    for m in 0.. {
+        let mut magic = [0u8; 4];
+        let got = raw::read_up_to(&mut input, &mut magic)?;
+        if m > 0 {
+            if got == 0 {
+                break;
+            }
+            if !members::starts_member(&magic[..got]) {
+                return Err(members::trailing_garbage());
+            }
+        }
+        let chained = (&magic[..got]).chain(&mut input);
+        let base = total.text_bytes;
+        let at = |n: u64| progress(base + n);
+        let summary = if raw::is_raw(&magic[..got]) {
+            form::expand_member(chained, &mut output, &opts.limits, &at)
+        } else {
+            Reader::member(chained).and_then(|reader| expand_container(reader, &mut output, opts, &at))
+        }
+        .map_err(|e| members::in_member(m, e))?;
+        total.add_member(&summary);
     }
-    let mut reader = Reader::new(input)?;
+    output.flush()?;
+    Ok(total)
+}
+
+/// [`expand`] of one block container, read by `reader`.
+fn expand_container<R: Read, W: Write>(
+    mut reader: Reader<R>,
+    mut output: W,
+    opts: &ExpandOptions,
+    progress: Progress<'_>,
+) -> Result<Summary, Error> {
     let model = model_for(reader.header())?;
     let header = *reader.header();
     let pool = worker_pool(opts.threads)?;
@@ -500,7 +539,10 @@ pub fn expand<R: Read, W: Write>(mut input: R, mut output: W, opts: &ExpandOptio
 /// A part of an archive that [`expand_salvage`] could not expand, and left out of its output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DamagedBlock {
-    /// The block's number, from 0 as in every message of chesszip ("block 5" is the sixth);
+    /// The member of a concatenated archive that holds the block, from 0
+    /// ([`crate::container::members`]); 0 in an archive of one member.
+    pub member: u64,
+    /// The block's number in its member, from 0 as in every message of chesszip ("block 5" is the sixth);
     /// for the whole-input raw form, which has no blocks, 0.
     pub block: u64,
     /// Lines of text the block held per its index entry; `None` when not known (the index
@@ -508,12 +550,13 @@ pub struct DamagedBlock {
     pub lines: Option<u64>,
     /// Games the block held per its index entry; `None` when not known.
     pub games: Option<u64>,
-    /// Lines of text before the block (so its lines are numbered from `first_line + 1`, as
+    /// Lines of text before the block, in the whole archive (so its lines are numbered from `first_line + 1`, as
     /// `extract --line` numbers them); `None` when not known.
     pub first_line: Option<u64>,
     /// Where the damaged part lies in the archive, in bytes from its start.
     pub archive_range: Range<u64>,
-    /// Whether the damaged part reaches the end of the archive: without a usable index the
+    /// Whether the damaged part reaches the end of the archive (of its member, in a
+    /// concatenated archive): without a usable index the
     /// blocks after a damaged one cannot be located, so all that follows it is left out too.
     pub to_end: bool,
     /// What is wrong, as the error of [`expand`] says it.
@@ -570,6 +613,79 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
     opts: &ExpandOptions,
     progress: Progress<'_>,
 ) -> Result<Salvage, Error> {
+    let found = members::scan(&mut input)?;
+    if found.len() == 1 {
+        return salvage_member(input, output, opts, progress);
+    }
+    let mut salvage = Salvage::default();
+    let mut lines_before = Some(0u64);
+    for (m, (member, mut window)) in members::Window::members(input)?.into_iter().enumerate() {
+        let start = member.range.start;
+        if member.kind == members::MemberKind::Garbage {
+            salvage.damaged.push(DamagedBlock {
+                member: m as u64,
+                block: 0,
+                lines: None,
+                games: None,
+                first_line: lines_before,
+                archive_range: member.range.clone(),
+                to_end: false,
+                error: members::trailing_garbage().to_string(),
+            });
+            lines_before = None;
+            continue;
+        }
+        let base = salvage.summary.text_bytes;
+        let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
+            Ok(part) => part,
+            Err(Error::Io(e)) => return Err(Error::Io(e)),
+            Err(e) => Salvage {
+                summary: Summary::default(),
+                damaged: vec![DamagedBlock {
+                    member: 0,
+                    block: 0,
+                    lines: None,
+                    games: None,
+                    first_line: Some(0),
+                    archive_range: 0..member.range.end - start,
+                    to_end: true,
+                    error: inner_message(e),
+                }],
+            },
+        };
+        let lines = member_lines(&mut window, &part);
+        for mut d in part.damaged {
+            d.member = m as u64;
+            d.archive_range = d.archive_range.start + start..d.archive_range.end + start;
+            d.first_line = d.first_line.zip(lines_before).map(|(a, b)| a + b);
+            salvage.damaged.push(d);
+        }
+        salvage.summary.add_member(&part.summary);
+        lines_before = lines_before.zip(lines).map(|(a, b)| a + b);
+    }
+    salvage.summary.archive_bytes = found.last().map_or(0, |m| m.range.end);
+    output.flush()?;
+    Ok(salvage)
+}
+
+/// Lines of text in the member read by `window`, when known: from a container's index, or
+/// from a raw member expanded whole.
+fn member_lines<R: Read + Seek>(window: &mut R, part: &Salvage) -> Option<u64> {
+    if raw::starts_raw(window).ok()? {
+        return part.is_complete().then_some(part.summary.stats.lines);
+    }
+    let reader = IndexedReader::open_index(window).ok()?;
+    let entries = reader.entries();
+    Some(entries.iter().map(|e| e.line_feeds()).sum::<u64>() + entries.last().is_some_and(|e| e.partial_line) as u64)
+}
+
+/// [`expand_salvage`] of an archive of one member.
+fn salvage_member<R: Read + Seek, W: Write>(
+    mut input: R,
+    mut output: W,
+    opts: &ExpandOptions,
+    progress: Progress<'_>,
+) -> Result<Salvage, Error> {
     let file_len = input.seek(SeekFrom::End(0))?;
     input.seek(SeekFrom::Start(0))?;
     let mut magic = [0u8; 4];
@@ -583,6 +699,7 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
             Err(e) => Ok(Salvage {
                 summary: Summary::default(),
                 damaged: vec![DamagedBlock {
+                    member: 0,
                     block: 0,
                     lines: None,
                     games: None,
@@ -654,6 +771,7 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
                 }
                 (Err(Error::Io(e)), _) => return Err(Error::Io(e)),
                 (Err(e), _) | (_, Err(e)) => salvage.damaged.push(DamagedBlock {
+                    member: 0,
                     block: b as u64,
                     lines: Some(entry.lines as u64),
                     games: Some(entry.games as u64),
@@ -752,6 +870,7 @@ fn salvage_sequential<R: Read, W: Write>(
         progress(salvage.summary.text_bytes);
         if let Some(e) = failed {
             salvage.damaged.push(DamagedBlock {
+                member: 0,
                 block: salvage.summary.blocks,
                 lines: None,
                 games: None,

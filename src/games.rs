@@ -15,6 +15,7 @@ use std::sync::mpsc;
 use crate::archive::dups::{Decoded, expand_block, resolve_indexed};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
+use crate::container::members::{self, MemberKind, Window};
 use crate::container::raw::{self, MAX_HELD, RawReader};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -131,6 +132,16 @@ impl<R: Read + Seek> RawBlocks<R> {
     }
 }
 
+/// One member of the archive ([`crate::container::members`]) read by [`Blocks`].
+struct Member<R: Read + Seek> {
+    source: Source<Window<R>>,
+    /// The number of its first block among all the archive's blocks.
+    first: usize,
+    header: FileHeader,
+    /// The limits, and the member's blocks admitted under them.
+    meter: Meter,
+}
+
 /// A block being decoded on the pool, or a failure to read it.
 enum Slot {
     Pending(mpsc::Receiver<Result<Decoded, Error>>),
@@ -141,7 +152,10 @@ enum Slot {
 /// pool of worker threads, without waiting for each other; the caller gets them one at a time,
 /// each checked against its checksums.
 pub struct Blocks<R: Read + Seek> {
-    reader: Source<R>,
+    /// The archive's members, in order (one for a single archive).
+    members: Vec<Member<R>>,
+    /// Every member's index, one after the other.
+    entries: Vec<IndexEntry>,
     pool: rayon::ThreadPool,
     /// Blocks handed to the pool or failed, in order, starting with block `position`.
     slots: VecDeque<Slot>,
@@ -152,8 +166,8 @@ pub struct Blocks<R: Read + Seek> {
     /// seek decodes few others.
     ahead: usize,
     max_ahead: usize,
-    /// The limits, and the blocks admitted under them.
-    meter: Meter,
+    /// The limits each member is read under.
+    limits: DecodeLimits,
 }
 
 impl<R: Read + Seek> Blocks<R> {
@@ -169,46 +183,84 @@ impl<R: Read + Seek> Blocks<R> {
     /// Opens an archive for reading with the threads and limits of `opts`: every block is
     /// admitted under [`ExpandOptions::limits`] before it is decoded (a block decoded again
     /// after a seek back counts again: the limits bound work), and rounds of blocks decoded
-    /// ahead hold no more than [`DecodeLimits::memlimit`] allows.
+    /// ahead hold no more than [`DecodeLimits::memlimit`] allows. Each member of a
+    /// concatenated archive is admitted under the limits on its own.
     ///
     /// # Errors
     /// As [`Blocks::open`]; [`Error::DecodeLimit`] if a raw archive exceeds a limit.
-    pub fn open_with(mut input: R, opts: &ExpandOptions) -> Result<Self, Error> {
-        let threads = opts.threads;
-        let reader = if raw::starts_raw(&mut input)? {
-            Source::Raw(RawBlocks::open(input, &opts.limits)?)
-        } else {
-            let reader = IndexedReader::open(input)?;
-            model_for(reader.header())?;
-            Source::Container(reader)
-        };
-        let pool = worker_pool(threads)?;
+    pub fn open_with(input: R, opts: &ExpandOptions) -> Result<Self, Error> {
+        let mut members = Vec::new();
+        let mut entries = Vec::new();
+        for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
+            let open = |mut window: Window<R>| -> Result<Source<Window<R>>, Error> {
+                if m > 0 && member.kind == MemberKind::Garbage {
+                    return Err(members::trailing_garbage());
+                }
+                if raw::starts_raw(&mut window)? {
+                    return Ok(Source::Raw(RawBlocks::open(window, &opts.limits)?));
+                }
+                let reader = IndexedReader::open(window)?;
+                model_for(reader.header())?;
+                Ok(Source::Container(reader))
+            };
+            let source = open(window).map_err(|e| members::in_member(m, e))?;
+            let (header, index) = match &source {
+                Source::Container(r) => (*r.header(), r.entries()),
+                Source::Raw(r) => (*r.header(), r.entries()),
+            };
+            entries.extend_from_slice(index);
+            members.push(Member { first: entries.len() - index.len(), header, source, meter: Meter::new(opts.limits) });
+        }
+        let pool = worker_pool(opts.threads)?;
         let threads = pool.current_num_threads();
         Ok(Blocks {
-            reader,
+            members,
+            entries,
             pool,
             slots: VecDeque::new(),
             position: 0,
             ahead: threads,
             max_ahead: threads * AHEAD_PER_THREAD,
-            meter: Meter::new(opts.limits),
+            limits: opts.limits,
         })
     }
 
-    /// The archive's file header.
+    /// The archive's file header: its first member's in a concatenated archive
+    /// ([`Blocks::member_header`] has each member's).
     pub fn header(&self) -> &FileHeader {
-        match &self.reader {
-            Source::Container(r) => r.header(),
-            Source::Raw(r) => r.header(),
-        }
+        &self.members[0].header
     }
 
-    /// The archive's block index.
+    /// The archive's block index: in a concatenated archive, each member's one after the
+    /// other (block numbers count across members; offsets are from the member's start).
     pub fn entries(&self) -> &[IndexEntry] {
-        match &self.reader {
-            Source::Container(r) => r.entries(),
-            Source::Raw(r) => r.entries(),
-        }
+        &self.entries
+    }
+
+    /// The number of members (archives concatenated; 1 for a single archive).
+    pub fn members(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The file header of member `m` (a raw member's: its format, level 0, model id 0).
+    ///
+    /// # Panics
+    /// If `m` is not below [`Blocks::members`].
+    pub fn member_header(&self, m: usize) -> &FileHeader {
+        &self.members[m].header
+    }
+
+    /// The blocks of member `m`, numbered across members.
+    ///
+    /// # Panics
+    /// If `m` is not below [`Blocks::members`].
+    pub fn member_blocks(&self, m: usize) -> std::ops::Range<usize> {
+        self.members[m].first..self.members.get(m + 1).map_or(self.entries.len(), |n| n.first)
+    }
+
+    /// The member that holds block `k` (the last member for `k` past the end).
+    pub fn member_of(&self, k: usize) -> usize {
+        self.members.partition_point(|m| m.first <= k).saturating_sub(1)
     }
 
     /// The number of the block [`Blocks::next_text`] returns next (the number of blocks at
@@ -232,33 +284,36 @@ impl<R: Read + Seek> Blocks<R> {
     /// Hands blocks to the pool until `ahead` are in flight or the archive ends; stops after
     /// a block that cannot be read.
     fn refill(&mut self) {
-        let Source::Container(reader) = &mut self.reader else {
-            // A raw archive's blocks are decoded in order by `next_text`.
-            return;
-        };
-        let model = model_for(reader.header()).expect("checked when opened");
-        let header = *reader.header();
-        let count = reader.entries().len();
+        let count = self.entries.len();
         // Text in flight, bounded like a round of `expand` whatever the thread count.
-        let entries = reader.entries();
+        let entries = &self.entries;
         let mut bytes: usize = (self.position..self.position + self.slots.len()).map(|k| entries[k].text_len as usize).sum();
-        let round_max = self.meter.limits.round_bytes(ROUND_TEXT_BYTES);
+        let round_max = self.limits.round_bytes(ROUND_TEXT_BYTES);
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
             if k >= count || (!self.slots.is_empty() && bytes >= round_max) {
                 break;
             }
-            bytes += reader.entries()[k].text_len as usize;
-            let end = reader.block_range(k).end;
-            let slot = match reader.read_block(k).and_then(|b| self.meter.admit(k as u64, &b.0, end).map(|()| b)) {
+            let m = self.member_of(k);
+            let member = &mut self.members[m];
+            let Source::Container(reader) = &mut member.source else {
+                // A raw member's blocks are decoded in order by `next_text`.
+                break;
+            };
+            let (header, local) = (member.header, k - member.first);
+            let model = model_for(&header).expect("checked when opened");
+            bytes += self.entries[k].text_len as usize;
+            let end = reader.block_range(local).end;
+            let meter = &mut member.meter;
+            let slot = match reader.read_block(local).and_then(|b| meter.admit(local as u64, &b.0, end).map(|()| b)) {
                 Ok((h, block)) => {
                     let (tx, rx) = mpsc::sync_channel(1);
                     self.pool.spawn(move || {
-                        let _ = tx.send(expand_block(header, model, k as u64, &h, &block));
+                        let _ = tx.send(expand_block(header, model, local as u64, &h, &block).map_err(|e| members::in_member(m, e)));
                     });
                     Slot::Pending(rx)
                 }
-                Err(e) => Slot::Failed(e),
+                Err(e) => Slot::Failed(members::in_member(m, e)),
             };
             self.slots.push_back(slot);
         }
@@ -270,19 +325,19 @@ impl<R: Read + Seek> Blocks<R> {
     /// [`Error::Corrupt`] naming the block if it is damaged, [`Error::Io`] from reading. The
     /// blocks after it are not returned (a [`Blocks::seek`] may try them).
     pub fn next_text(&mut self) -> Result<Option<Vec<u8>>, Error> {
-        if let Source::Raw(raw) = &mut self.reader {
-            let count = raw.entries().len();
-            if self.position >= count {
-                return Ok(None);
-            }
-            return match raw.read(self.position) {
+        let count = self.entries.len();
+        let m = self.member_of(self.position);
+        if self.position < count
+            && let Member { source: Source::Raw(raw), first, .. } = &mut self.members[m]
+        {
+            return match raw.read(self.position - *first) {
                 Ok(text) => {
                     self.position += 1;
                     Ok(Some(text))
                 }
                 Err(e) => {
                     self.position = count;
-                    Err(e)
+                    Err(members::in_member(m, e))
                 }
             };
         }
@@ -295,8 +350,10 @@ impl<R: Read + Seek> Blocks<R> {
             Slot::Failed(e) => Err(e),
         };
         // A reference copies its line from the block that holds it (coding 2).
-        let result = match (result, &mut self.reader) {
-            (Ok(Decoded::Refs(p)), Source::Container(reader)) => resolve_indexed(reader, &p),
+        // A reference copies its line from the block of its member that holds it (coding 2);
+        // references never cross members.
+        let result = match (result, &mut self.members[m].source) {
+            (Ok(Decoded::Refs(p)), Source::Container(reader)) => resolve_indexed(reader, &p).map_err(|e| members::in_member(m, e)),
             (result, _) => result.and_then(Decoded::into_text),
         };
         match result {
@@ -389,20 +446,34 @@ impl<R: Read + Seek> Games<R> {
         let blocks = Blocks::open_with(input, opts)?;
         let format = blocks.header().format;
         let mut checkpoints = BTreeMap::new();
-        let mut total = None;
-        if format == InputFormat::Movetext {
+        // Games before member `m`, while known: each member's games are cut on their own, so
+        // a member's first block starts a game.
+        let mut known = Some(0u64);
+        for m in 0..blocks.members() {
+            let range = blocks.member_blocks(m);
+            let Some(before) = known else { break };
+            if range.is_empty() {
+                continue;
+            }
+            if blocks.member_header(m).format == InputFormat::Pgn {
+                checkpoints.insert(before, range.start);
+                known = None;
+                continue;
+            }
             // A line starts at a block's first byte unless the block before ends inside a line.
-            let mut line = 0;
+            let mut line = before;
             let mut open = false;
-            for (k, e) in blocks.entries().iter().enumerate() {
+            for k in range {
+                let e = blocks.entries()[k];
                 if !open {
                     checkpoints.insert(line, k);
                 }
                 line += e.line_feeds();
                 open = e.partial_line;
             }
-            total = Some(line + open as u64);
+            known = Some(line + open as u64);
         }
+        let total = if blocks.members() == 1 && format == InputFormat::Pgn { None } else { known };
         let mut games = Games {
             blocks,
             format,
@@ -454,6 +525,7 @@ impl<R: Read + Seek> Games<R> {
     /// Starts cutting afresh at block `k`, whose first byte starts game `number`.
     fn restart(&mut self, number: u64, k: usize) {
         self.blocks.seek(k);
+        self.format = self.blocks.member_header(self.blocks.member_of(k)).format;
         self.splitter = GameSplitter::new();
         self.fresh = true;
         self.line.clear();
@@ -503,6 +575,15 @@ impl<R: Read + Seek> Games<R> {
 
     /// Cuts the text of block `k` into lines.
     fn feed(&mut self, k: usize, text: &[u8]) -> Result<(), Error> {
+        let m = self.blocks.member_of(k);
+        if k > 0 && m != self.blocks.member_of(k - 1) {
+            // A new member: the last game of the one before ends here, and its own format cuts
+            // the games of this one.
+            self.end_games()?;
+            self.splitter = GameSplitter::new();
+            self.fresh = true;
+            self.format = self.blocks.member_header(m).format;
+        }
         if self.line.is_empty() {
             self.pending = Some((self.started, k));
         }
@@ -532,6 +613,13 @@ impl<R: Read + Seek> Games<R> {
 
     /// Cuts the last game after the last block.
     fn finish(&mut self) -> Result<(), Error> {
+        self.end_games()?;
+        self.done = true;
+        Ok(())
+    }
+
+    /// Cuts the open line and game (at the end of the archive or of a member).
+    fn end_games(&mut self) -> Result<(), Error> {
         if !self.line.is_empty() {
             let line = std::mem::take(&mut self.line);
             self.complete(&line)?;
@@ -539,7 +627,6 @@ impl<R: Read + Seek> Games<R> {
         if !self.game.is_empty() {
             self.ready.push_back(std::mem::take(&mut self.game));
         }
-        self.done = true;
         Ok(())
     }
 

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 use crate::archive::dups::{self, Decoded, expand_block, resolve_indexed};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, round_len_within, worker_pool};
+use crate::container::members::{self, MemberKind, Window};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
@@ -58,9 +59,39 @@ pub struct ArchiveInfo {
     /// The codec of an archive of the whole-input raw form ([`crate::container::raw`]), whose header
     /// then has level 0 and model id 0 and which has no blocks; `None` for a block container.
     pub raw: Option<Codec>,
+    /// Members of the archive (archives concatenated, [`crate::container::members`]): 1 for
+    /// one archive. The other fields of a concatenation's info are its members' sums, with the
+    /// first member's header, `raw` `None` and `model_available` when it is for all;
+    /// [`info_members`] has each member's.
+    pub members: u64,
 }
 
 impl ArchiveInfo {
+    /// The info of a concatenation of archives of infos `members` (at least one): their sums,
+    /// with the first one's header (see [`ArchiveInfo::members`]); a single member's info
+    /// unchanged.
+    ///
+    /// # Panics
+    /// If `members` is empty.
+    pub fn sum(members: &[ArchiveInfo]) -> ArchiveInfo {
+        if let [one] = members {
+            return *one;
+        }
+        let mut total = ArchiveInfo { members: members.len() as u64, raw: None, ..members[0] };
+        for m in &members[1..] {
+            total.model_available &= m.model_available;
+            total.blocks += m.blocks;
+            total.lines += m.lines;
+            total.games += m.games;
+            total.raw_lines += m.raw_lines;
+            total.references += m.references;
+            total.plies += m.plies;
+            total.text_bytes += m.text_bytes;
+            total.archive_bytes += m.archive_bytes;
+        }
+        total
+    }
+
     /// Archive bits per ply, all overhead included (0 without plies).
     pub fn bits_per_ply(&self) -> f64 {
         if self.plies == 0 { 0.0 } else { 8.0 * self.archive_bytes as f64 / self.plies as f64 }
@@ -82,7 +113,33 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
 ///
 /// # Errors
 /// As [`IndexedReader::open`].
-pub fn info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
+pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
+    Ok(ArchiveInfo::sum(&info_members(input)?))
+}
+
+/// The [`info`] of each member of an archive (one for a single archive), without decoding
+/// moves: a raw member after the first is decoded to find where it ends
+/// ([`crate::container::members::scan`]).
+///
+/// # Errors
+/// As [`info`], naming the member after the first; data after a member that starts no
+/// archive is [`Error::Corrupt`].
+pub fn info_members<R: Read + Seek>(mut input: R) -> Result<Vec<ArchiveInfo>, Error> {
+    if members::scan(&mut input)?.len() == 1 {
+        return Ok(vec![info_one(input)?]);
+    }
+    let mut infos = Vec::new();
+    for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
+        if member.kind == MemberKind::Garbage {
+            return Err(members::in_member(m, members::trailing_garbage()));
+        }
+        infos.push(info_one(window).map_err(|e| members::in_member(m, e))?);
+    }
+    Ok(infos)
+}
+
+/// [`info`] of an archive of one member.
+fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     if raw::starts_raw(&mut input)? {
         return raw_info(input);
     }
@@ -107,6 +164,7 @@ pub fn info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
         text_bytes: sum(|e| e.text_len as u64),
         archive_bytes: reader.file_len(),
         raw: None,
+        members: 1,
     })
 }
 
@@ -127,6 +185,36 @@ pub fn extract_lines<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u
 /// # Errors
 /// As [`extract_lines`]; [`Error::DecodeLimit`] when a limit would be exceeded.
 pub fn extract_lines_with<R: Read + Seek, W: Write>(
+    mut input: R,
+    range: RangeInclusive<u64>,
+    mut output: W,
+    opts: &ExpandOptions,
+) -> Result<u64, Error> {
+    if members::scan(&mut input)?.len() == 1 {
+        return extract_lines_one(input, range, output, opts);
+    }
+    let (first, last) = (*range.start(), *range.end());
+    let (mut before, mut written) = (0u64, 0u64);
+    for (m, (member, mut window)) in Window::members(input)?.into_iter().enumerate() {
+        if first == 0 || last < first || before >= last {
+            break;
+        }
+        if member.kind == MemberKind::Garbage {
+            return Err(members::in_member(m, members::trailing_garbage()));
+        }
+        let lines = info_one(&mut window).map_err(|e| members::in_member(m, e))?.lines;
+        if before + lines >= first {
+            let local = first.saturating_sub(before).max(1)..=last - before;
+            written += extract_lines_one(window, local, &mut output, opts).map_err(|e| members::in_member(m, e))?;
+        }
+        before += lines;
+    }
+    output.flush()?;
+    Ok(written)
+}
+
+/// [`extract_lines`] of an archive of one member.
+fn extract_lines_one<R: Read + Seek, W: Write>(
     mut input: R,
     range: RangeInclusive<u64>,
     mut output: W,
@@ -299,6 +387,34 @@ fn walk_games<R: Read + Seek, W: Write>(
     mut output: W,
     opts: &ExpandOptions,
 ) -> Result<(u64, u64), Error> {
+    if members::scan(&mut input)?.len() == 1 {
+        return walk_games_one(input, range, output, opts);
+    }
+    let (first, last) = (*range.start(), *range.end());
+    let (mut before, mut written) = (0u64, 0u64);
+    for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
+        if first == 0 || last < first || before >= last {
+            break;
+        }
+        if member.kind == MemberKind::Garbage {
+            return Err(members::in_member(m, members::trailing_garbage()));
+        }
+        let local = first.saturating_sub(before).max(1)..=last - before;
+        let (w, games) = walk_games_one(window, local, &mut output, opts).map_err(|e| members::in_member(m, e))?;
+        written += w;
+        before += games;
+    }
+    output.flush()?;
+    Ok((written, before))
+}
+
+/// [`walk_games`] of an archive of one member.
+fn walk_games_one<R: Read + Seek, W: Write>(
+    mut input: R,
+    range: RangeInclusive<u64>,
+    mut output: W,
+    opts: &ExpandOptions,
+) -> Result<(u64, u64), Error> {
     let (first, last) = (*range.start(), *range.end());
     if raw::starts_raw(&mut input)? {
         // The raw form's games are those of its text, cut as in the module's documentation.
@@ -461,6 +577,7 @@ fn raw_info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
         text_bytes: totals.text_len,
         archive_bytes: file_len,
         raw: Some(header.codec),
+        members: 1,
     })
 }
 

@@ -149,6 +149,12 @@ class ArchiveInfo:
     #: How the blocks are coded (header byte 11): 0, or 1 (this release) where games in other
     #: move notations than SAN (``0-0``, ``e2-e4``, figurines, null moves) are coded as moves.
     coding: int = 0
+    #: Archives concatenated in the file (``cat a.chz b.chz``), 1 for one archive; the counts
+    #: above are then their sums and the header fields the first one's.
+    members: int = 1
+    #: Of :attr:`games`, those coded as references to an earlier copy of the same line
+    #: (coding 2); 0 in other archives.
+    references: int = 0
 
     @property
     def bits_per_ply(self) -> float:

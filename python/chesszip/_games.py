@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 from operator import methodcaller
-from typing import TYPE_CHECKING, Callable, Iterator, Literal, Optional, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Optional, Tuple, Union, overload
 
 from . import _native
 from ._api import ArchiveInfo, Limits, Source, _limits, _source, info
@@ -140,14 +140,18 @@ class Archive:
         return g
 
     def __len__(self) -> int:
-        """The number of games. For movetext the index tells; a PGN archive is decoded once
-        to count them."""
+        """The number of games. For movetext the index tells; for PGN the index tells where
+        it can (blocks cut at game boundaries), and only the other blocks are decoded."""
         if self._len is None:
-            count = 0
-            for _ in _native.GameReader(self._source, threads=self._threads, limits=self._limits):
-                count += 1
-            self._len = count
+            self._len = _native.count_games(self._source, threads=self._threads, limits=self._limits)
         return self._len
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        """Pickles as its source (the path, or the archive's bytes) and options, so that an
+        archive can be sent to other processes (Dask workers): each opens it anew."""
+        if self._reader is None:
+            raise ValueError("I/O operation on closed archive")
+        return (_reopen, (self._source, self._threads, self.encoding, self.errors, self._limits))
 
     def close(self) -> None:
         """Release the archive (its bytes or file)."""
@@ -224,3 +228,8 @@ def chess_game(source: Source, n: int, *, threads: int = 0, encoding: str = "utf
     """Game ``n`` (0-based) of an archive as a python-chess :class:`chess.pgn.Game`."""
     with Archive(source, threads=threads, encoding=encoding, errors=errors) as a:
         return a.chess_game(n)
+
+
+def _reopen(source: Any, threads: int, encoding: str, errors: str, limits: Optional[Limits] = None) -> "Archive":
+    """An :class:`Archive` opened again from what :meth:`Archive.__reduce__` pickled."""
+    return Archive(source, threads=threads, encoding=encoding, errors=errors, limits=limits)

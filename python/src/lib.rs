@@ -112,7 +112,10 @@ fn compress<'py>(
     let opts = compress_options(level, block_lines, threads, format)?;
     let out = py.detach(|| {
         let mut out = Vec::with_capacity(data.len() / 8);
-        chesszip::compress(BufReader::with_capacity(INPUT_BUFFER, data), &mut out, &opts, &|_| {}).map(|_| out)
+        // gzip, bzip2, xz or zstd data is decoded on the fly, as the command line does: the
+        // archive holds the text inside.
+        let (_, input) = chesszip::compressed::open(BufReader::with_capacity(INPUT_BUFFER, data))?;
+        chesszip::compress(BufReader::with_capacity(INPUT_BUFFER, input), &mut out, &opts, &|_| {}).map(|_| out)
     });
     Ok(PyBytes::new(py, &out.map_err(py_err)?))
 }
@@ -222,6 +225,17 @@ impl Seek for Input {
     }
 }
 
+/// The number of games of an archive (every member of a concatenation): from the index for
+/// movetext, and for PGN from the index where it tells, decoding only the blocks it does not
+/// count (`chesszip::count_games`).
+#[pyfunction]
+#[pyo3(signature = (source, *, threads = 0, limits = None))]
+fn count_games(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits: Option<&Bound<'_, PyDict>>) -> PyResult<u64> {
+    let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
+    let input = Input::from_py(source)?;
+    py.detach(|| chesszip::count_games_with(input, &opts)).map_err(py_err)
+}
+
 /// What an archive holds, from its header and index (no block is decoded), as a dict.
 #[pyfunction]
 fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
@@ -245,6 +259,8 @@ fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py,
     d.set_item("plies", i.plies)?;
     d.set_item("text_bytes", i.text_bytes)?;
     d.set_item("archive_bytes", i.archive_bytes)?;
+    // Archives concatenated in the file (1 for one archive): the counts above are their sums.
+    d.set_item("members", i.members)?;
     Ok(d)
 }
 
@@ -493,6 +509,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compress, m)?)?;
     m.add_function(wrap_pyfunction!(decompress, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
+    m.add_function(wrap_pyfunction!(count_games, m)?)?;
     m.add_class::<BlockReader>()?;
     m.add_class::<GameReader>()?;
     m.add_class::<Compressor>()?;

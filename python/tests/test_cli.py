@@ -57,7 +57,7 @@ def test_info_matches_the_command_line(run_cli, tmp_path: Path, benchmark_archiv
     assert int(fields["plies"]) == i.plies
     assert int(fields["blocks"]) == i.blocks
     assert int(fields["level"]) == i.level
-    assert int(fields["coding"]) == i.coding == 1
+    assert int(fields["coding"]) == i.coding == 2
     assert fields["model id"].startswith(f"{i.model_id:016x}")
     assert int(fields["text bytes"]) == i.text_bytes
     assert int(fields["archive bytes"]) == i.archive_bytes

@@ -238,13 +238,27 @@ fn raw_summary(t: Totals, archive_bytes: u64) -> Summary {
 /// [`DecodeLimits::memlimit`] and the recorded length against [`DecodeLimits::max_output`]
 /// before decoding; a streamed archive, whose length is recorded at its end, is stopped as
 /// soon as its text passes [`DecodeLimits::max_output`].
-pub(crate) fn expand<R: BufRead, W: Write>(
+pub(crate) fn expand<R: BufRead, W: Write>(input: R, output: W, limits: &DecodeLimits, progress: Progress<'_>) -> Result<Summary, Error> {
+    expand_raw(RawReader::new(input)?, output, limits, progress)
+}
+
+/// [`expand`] of a raw archive that may be followed by another member: `input` is left right
+/// after it.
+pub(crate) fn expand_member<R: BufRead, W: Write>(
     input: R,
+    output: W,
+    limits: &DecodeLimits,
+    progress: Progress<'_>,
+) -> Result<Summary, Error> {
+    expand_raw(RawReader::member(input)?, output, limits, progress)
+}
+
+fn expand_raw<R: BufRead, W: Write>(
+    mut reader: RawReader<R>,
     mut output: W,
     limits: &DecodeLimits,
     progress: Progress<'_>,
 ) -> Result<Summary, Error> {
-    let mut reader = RawReader::new(input)?;
     let held = reader.header().held.map(|t| t.text_len);
     limits.check_raw(raw::decoder_window(reader.header()), held)?;
     let mut buf = vec![0u8; 1 << 16];

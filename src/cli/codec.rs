@@ -324,13 +324,14 @@ fn damaged_line(d: &chesszip::DamagedBlock) -> String {
         (None, _) => "lines unknown".to_string(),
     };
     let games = d.games.map(|g| format!(", {}", counted(g, "game"))).unwrap_or_default();
+    let member = if d.member > 0 { format!("member {}, ", d.member) } else { String::new() };
     if d.to_end {
         format!(
-            "block {} damaged: it and all after it left out (the index cannot locate the blocks after it): {lines}{games}, {range}: {}",
+            "{member}block {} damaged: it and all after it left out (the index cannot locate the blocks after it): {lines}{games}, {range}: {}",
             d.block, d.error
         )
     } else {
-        format!("block {} damaged, left out: {lines}{games}, {range}: {}", d.block, d.error)
+        format!("{member}block {} damaged, left out: {lines}{games}, {range}: {}", d.block, d.error)
     }
 }
 

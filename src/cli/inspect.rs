@@ -49,10 +49,12 @@ pub fn info(args: &InfoArgs) -> Status {
     let mut out = status::stdout();
     for (i, file) in args.files.iter().enumerate() {
         let source = Source::from_arg(file);
-        match open(&source).and_then(|f| Ok(chesszip::info(f)?)) {
-            Ok(info) => {
+        match open(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
+            Ok(members) => {
                 let written = if i > 0 { writeln!(out) } else { Ok(()) };
-                match written.and_then(|()| write_info(&mut out, &source.name(), &info)) {
+                let info = ArchiveInfo::sum(&members);
+                let written = written.and_then(|()| write_info(&mut out, &source.name(), &info));
+                match written.and_then(|()| write_members(&mut out, &members)) {
                     Ok(()) => {}
                     Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status,
                     // The output is lost: no use going on.
@@ -79,12 +81,12 @@ pub fn list(files: &[PathBuf]) -> Status {
             break;
         }
         let source = Source::from_arg(file);
-        match open(&source).and_then(|f| Ok(chesszip::info(f)?)) {
-            Ok(info) => {
-                let level = match info.raw {
-                    Some(_) => "raw".to_string(),
-                    None => info.header.level.to_string(),
-                };
+        match open(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
+            Ok(members) => {
+                let info = ArchiveInfo::sum(&members);
+                let mut levels = members.iter().map(level_name);
+                let first = levels.next().unwrap_or_default();
+                let level = if levels.all(|l| l == first) { first } else { "-".to_string() };
                 total.add(&level, &info);
                 result = list_line(&mut out, info.games, info.plies, &level, info.archive_bytes, info.text_bytes, &source.name());
             }
@@ -134,6 +136,46 @@ impl Totals {
 fn list_line(out: &mut impl Write, games: u64, plies: u64, level: &str, archive: u64, text: u64, name: &str) -> io::Result<()> {
     let ratio = format!("{:.2}%", 100.0 * archive as f64 / text.max(1) as f64);
     writeln!(out, "{games:>10} {plies:>12} {level:>5} {archive:>14} {text:>14} {ratio:>8}  {name}")
+}
+
+/// The level column of `-l`: the level, or `raw` for the raw form.
+fn level_name(i: &ArchiveInfo) -> String {
+    match i.raw {
+        Some(_) => "raw".to_string(),
+        None => i.header.level.to_string(),
+    }
+}
+
+/// `info`'s lines for the members of a concatenated archive (none for a single archive).
+fn write_members(out: &mut impl Write, members: &[ArchiveInfo]) -> io::Result<()> {
+    if members.len() < 2 {
+        return Ok(());
+    }
+    writeln!(out, "members:        {}", members.len())?;
+    for (m, i) in members.iter().enumerate() {
+        let form = match i.raw {
+            Some(codec) => format!("raw ({})", codec.name()),
+            None => format!("level {}", i.header.level),
+        };
+        let format = match i.header.format {
+            InputFormat::Pgn => "pgn",
+            InputFormat::Movetext => "movetext",
+        };
+        let refs = if i.references > 0 { format!(" ({} references)", i.references) } else { String::new() };
+        writeln!(
+            out,
+            "member {m}:{:pad$}{format}, {form}, {} games{refs}, {} plies, {} lines, {} blocks, {} text bytes, {} archive bytes",
+            "",
+            i.games,
+            i.plies,
+            i.lines,
+            i.blocks,
+            i.text_bytes,
+            i.archive_bytes,
+            pad = 8usize.saturating_sub(m.to_string().len()),
+        )?;
+    }
+    out.flush()
 }
 
 fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<()> {

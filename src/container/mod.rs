@@ -25,10 +25,13 @@
 //! file is checked against a fixed limit or the file's size before anything is allocated.
 //!
 //! An archive may instead have the whole-input raw form ([`raw`]), told apart by its magic.
+//! Archives concatenate: a file of several archives one after the other is an archive of
+//! several members ([`members`]).
 
 pub mod block;
 pub mod format;
 pub mod indexed;
+pub mod members;
 pub mod raw;
 pub mod reader;
 pub mod writer;

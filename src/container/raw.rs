@@ -469,6 +469,8 @@ pub struct RawReader<R: BufRead> {
     /// Bytes of archive read so far.
     consumed: u64,
     done: bool,
+    /// A member of a concatenation ([`RawReader::member`]): what follows is not checked.
+    member: bool,
 }
 
 impl<R: BufRead> RawReader<R> {
@@ -492,7 +494,17 @@ impl<R: BufRead> RawReader<R> {
             }
         };
         let consumed = header.overhead() as u64 - if header.held.is_some() { 0 } else { TRAILER_LEN as u64 };
-        Ok(RawReader { input, header, dec, counter: Counter::default(), produced: 0, consumed, done: false })
+        Ok(RawReader { input, header, dec, counter: Counter::default(), produced: 0, consumed, done: false, member: false })
+    }
+
+    /// As [`RawReader::new`], for an archive that may be followed by more data (the next
+    /// member of a concatenation, [`crate::container::members`]): at the end, what follows is
+    /// left unread in `input`, which is positioned right after the archive.
+    ///
+    /// # Errors
+    /// As [`RawReader::new`].
+    pub fn member(input: R) -> Result<Self, Error> {
+        Ok(RawReader { member: true, ..Self::new(input)? })
     }
 
     /// The archive's header.
@@ -614,7 +626,7 @@ impl<R: BufRead> RawReader<R> {
         if found.lines != recorded.lines {
             return Err(Error::Corrupt(format!("raw archive: {} lines of text, the archive records {}", found.lines, recorded.lines)));
         }
-        if !self.input.fill_buf()?.is_empty() {
+        if !self.member && !self.input.fill_buf()?.is_empty() {
             return Err(Error::Corrupt("unexpected data after the end of the archive".into()));
         }
         Ok(())

@@ -42,6 +42,8 @@ pub struct Reader<R: Read> {
     offset: u64,
     seen: Vec<IndexEntry>,
     done: bool,
+    /// A member of a concatenation ([`Reader::member`]): what follows is not checked.
+    member: bool,
 }
 
 impl<R: Read> Reader<R> {
@@ -63,7 +65,22 @@ impl<R: Read> Reader<R> {
             return Err(Error::Corrupt(format!("not a chesszip archive (only {got} bytes)")));
         }
         let header = FileHeader::parse(&b)?;
-        Ok(Reader { input, header, offset: FileHeader::LEN as u64, seen: Vec::new(), done: false })
+        Ok(Reader { input, header, offset: FileHeader::LEN as u64, seen: Vec::new(), done: false, member: false })
+    }
+
+    /// As [`Reader::new`], for an archive that may be followed by more data (the next member
+    /// of a concatenation, [`crate::container::members`]): after the footer nothing more is
+    /// read, so that `input` is left right after the archive.
+    ///
+    /// # Errors
+    /// As [`Reader::new`].
+    pub fn member(input: R) -> Result<Self, Error> {
+        Ok(Reader { member: true, ..Self::new(input)? })
+    }
+
+    /// Bytes of archive read so far (all of it once [`Reader::next_block`] has returned `None`).
+    pub fn archive_bytes(&self) -> u64 {
+        self.offset + if self.done { (index_len(self.seen.len() as u32) + Footer::LEN) as u64 } else { 0 }
     }
 
     /// The file header.
@@ -127,7 +144,7 @@ impl<R: Read> Reader<R> {
             return Err(Error::Corrupt("footer points to the wrong index offset".into()));
         }
         let mut extra = [0u8; 1];
-        if self.input.read(&mut extra)? != 0 {
+        if !self.member && self.input.read(&mut extra)? != 0 {
             return Err(Error::Corrupt("unexpected data after the end of the archive".into()));
         }
         Ok(())

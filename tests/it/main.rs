@@ -6,6 +6,7 @@ mod cli;
 mod cli_robust;
 mod common;
 mod compressed_input;
+mod concat;
 mod damage;
 mod dups;
 mod extract_games;

@@ -1,0 +1,277 @@
+//! Concatenated archives: `cat a.chz b.chz > ab.chz` is an archive that expands to the text
+//! of `a` and then that of `b`, as with gzip, bzip2, xz and zstd. Each archive in such a file
+//! is a *member*, of either form (block container or whole-input raw form) and either format;
+//! members are numbered from 0 as blocks are, and messages about a member after the first
+//! name it (`member 1: block 3: ...`), while those about the first read as those of a
+//! single archive.
+//!
+//! [`scan`] finds the members of a seekable archive without decoding a move: a block
+//! container is walked from its header through its block headers (one small read per block)
+//! to its index and footer, which must point back to where the walk found the index; a raw
+//! member's stream is self-delimiting, so it is decoded (zstd or LZMA2, no model) to find its
+//! end. A single archive is recognised from its footer and index alone, as before.
+//!
+//! Data after a member that does not start with either form's magic bytes is an error
+//! ("unexpected data after the end of the archive"), as `xz` makes it: unlike `gzip`, which
+//! warns of "trailing garbage" and ignores it, chesszip never ignores bytes it cannot read.
+//! Readers open each member through a [`Window`] on the one input.
+
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use super::format::{BlockHeader, FileHeader, Footer, MAGIC, index_count, index_len, parse_index};
+use super::indexed::IndexedReader;
+use super::raw::{self, RAW_MAGIC, RawReader};
+use super::reader::{read_exact_or, read_vec};
+use crate::error::Error;
+
+/// What [`scan`] found at a member's place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemberKind {
+    /// A block container.
+    Container,
+    /// The whole-input raw form.
+    Raw,
+    /// Bytes that start neither form (after a member): an error for every reader.
+    Garbage,
+}
+
+/// One member of an archive: where it lies, and whether its walk found it whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Its bytes in the archive.
+    pub range: Range<u64>,
+    /// Its form, from its first bytes.
+    pub kind: MemberKind,
+    /// Whether the walk through it found damage (its end then is where the next member's
+    /// magic bytes and header were found, or the end of the file); reading it reports the
+    /// damage.
+    pub damaged: bool,
+}
+
+/// `e` as an error of member `m`: unchanged for the first member, else its message prefixed
+/// with `member m: `.
+pub fn in_member(m: usize, e: Error) -> Error {
+    if m == 0 {
+        return e;
+    }
+    match e {
+        Error::Corrupt(s) => Error::Corrupt(format!("member {m}: {s}")),
+        Error::LimitExceeded(s) => Error::LimitExceeded(format!("member {m}: {s}")),
+        Error::Unsupported(s) => Error::Unsupported(format!("member {m}: {s}")),
+        other => other,
+    }
+}
+
+/// The error of bytes after a member that start no archive.
+pub fn trailing_garbage() -> Error {
+    Error::Corrupt("unexpected data after the end of the archive".into())
+}
+
+/// Whether `prefix` (the first 4 bytes at least, when there are that many) starts a member of
+/// either form.
+pub fn starts_member(prefix: &[u8]) -> bool {
+    raw::is_raw(prefix) || (prefix.len() >= 4 && prefix[..4] == MAGIC[..4])
+}
+
+/// The members of the archive `input`, in order, covering the whole file (see the
+/// [module](self)); a single archive (or a file that is none) is one member of the whole
+/// file. Leaves `input` at its start.
+///
+/// # Errors
+/// [`Error::Io`] only: damage is recorded in [`Member::damaged`] (or left for the readers of a
+/// single archive to find), so that salvage can read the other members.
+pub fn scan<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
+    let len = input.seek(SeekFrom::End(0))?;
+    input.seek(SeekFrom::Start(0))?;
+    let whole = |kind| vec![Member { range: 0..len, kind, damaged: false }];
+    if !raw::starts_raw(input)? {
+        // A single block container, known from its footer and index: the common case, as fast
+        // as before.
+        match IndexedReader::open_index(&mut *input) {
+            Ok(_) => {
+                input.seek(SeekFrom::Start(0))?;
+                return Ok(whole(MemberKind::Container));
+            }
+            Err(Error::Io(e)) => return Err(Error::Io(e)),
+            Err(_) => {}
+        }
+    }
+    let mut members = Vec::new();
+    let mut pos = 0;
+    while pos < len || members.is_empty() {
+        let mut head = [0u8; 4];
+        input.seek(SeekFrom::Start(pos))?;
+        let got = raw::read_up_to(input, &mut head)?;
+        let kind = if raw::is_raw(&head[..got]) {
+            MemberKind::Raw
+        } else if starts_member(&head[..got]) {
+            MemberKind::Container
+        } else {
+            MemberKind::Garbage
+        };
+        if pos == 0 && kind == MemberKind::Garbage {
+            // Not an archive: its readers say so.
+            input.seek(SeekFrom::Start(0))?;
+            return Ok(whole(MemberKind::Garbage));
+        }
+        let walked = match kind {
+            MemberKind::Raw => walk_raw(input, pos),
+            MemberKind::Container => walk_container(input, pos, len),
+            MemberKind::Garbage => Err(trailing_garbage()),
+        };
+        let (end, damaged) = match walked {
+            Ok(end) => (end, false),
+            Err(Error::Io(e)) => return Err(Error::Io(e)),
+            Err(_) => (next_member(input, pos + 1, len)?.unwrap_or(len), true),
+        };
+        if pos == 0 && end == len {
+            // One archive (damaged, or raw): read as a single one.
+            input.seek(SeekFrom::Start(0))?;
+            return Ok(vec![Member { range: 0..len, kind, damaged }]);
+        }
+        members.push(Member { range: pos..end, kind, damaged });
+        pos = end;
+    }
+    input.seek(SeekFrom::Start(0))?;
+    Ok(members)
+}
+
+/// The end of the raw member at `start`, found by decoding its stream.
+fn walk_raw<R: Read + Seek>(input: &mut R, start: u64) -> Result<u64, Error> {
+    input.seek(SeekFrom::Start(start))?;
+    let mut reader = RawReader::member(BufReader::new(&mut *input))?;
+    reader.copy_to(&mut std::io::sink())?;
+    Ok(start + reader.archive_bytes())
+}
+
+/// The end of the block container at `start`, walked through its block headers to its index
+/// and footer, which must agree with the walk.
+fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result<u64, Error> {
+    input.seek(SeekFrom::Start(start))?;
+    let mut h = [0u8; FileHeader::LEN];
+    read_exact_or(input, &mut h, "file header")?;
+    FileHeader::parse(&h)?;
+    let mut pos = start + FileHeader::LEN as u64;
+    let mut n = 0u64;
+    loop {
+        input.seek(SeekFrom::Start(pos))?;
+        let mut head = [0u8; 8];
+        read_exact_or(input, &mut head, &format!("block {n} header or index"))?;
+        if !BlockHeader::is_block(&head) {
+            let count = index_count(&head)?;
+            if count as u64 != n {
+                return Err(Error::Corrupt(format!("index lists {count} blocks but {n} were found (truncated or damaged archive)")));
+            }
+            let mut index = head.to_vec();
+            index.extend(read_vec(input, index_len(count) - 8, "index")?);
+            parse_index(&index)?;
+            let mut f = [0u8; Footer::LEN];
+            read_exact_or(input, &mut f, "footer")?;
+            if Footer::parse(&f)?.index_offset != pos - start {
+                return Err(Error::Corrupt("footer points to the wrong index offset".into()));
+            }
+            return Ok(pos + (index_len(count) + Footer::LEN) as u64);
+        }
+        let mut b = [0u8; BlockHeader::LEN];
+        b[..8].copy_from_slice(&head);
+        read_exact_or(input, &mut b[8..], &format!("block {n} header"))?;
+        let bh = BlockHeader::parse(&b, n)?;
+        pos += (BlockHeader::LEN as u64) + bh.range_len as u64 + bh.raw_len as u64;
+        if pos > len {
+            return Err(Error::Corrupt(format!("truncated archive: block {n} is cut off")));
+        }
+        n += 1;
+    }
+}
+
+/// Where the next member starts at or after `from`: the first place with a block container's
+/// magic bytes and a valid file header (its checksum), or a raw archive's magic bytes and a
+/// header that reads; `None` if there is none before `len`.
+fn next_member<R: Read + Seek>(input: &mut R, from: u64, len: u64) -> Result<Option<u64>, Error> {
+    const CHUNK: usize = 1 << 20;
+    let mut at = from;
+    let mut buf = vec![0u8; CHUNK + FileHeader::LEN];
+    while at < len {
+        input.seek(SeekFrom::Start(at))?;
+        let got = raw::read_up_to(input, &mut buf)?;
+        let scan = got.min(CHUNK);
+        for i in memchr::memchr_iter(0x89, &buf[..scan]) {
+            let here = &buf[i..got];
+            let found = if here.starts_with(&MAGIC) && here.len() >= FileHeader::LEN {
+                FileHeader::parse(here[..FileHeader::LEN].try_into().expect("header length")).is_ok()
+            } else if here.starts_with(&RAW_MAGIC) {
+                input.seek(SeekFrom::Start(at + i as u64))?;
+                raw::RawHeader::read(&mut BufReader::new(&mut *input)).is_ok()
+            } else {
+                false
+            };
+            if found {
+                return Ok(Some(at + i as u64));
+            }
+        }
+        if got <= CHUNK {
+            break;
+        }
+        at += CHUNK as u64;
+    }
+    Ok(None)
+}
+
+/// A member's bytes as a file of their own: a window on an input shared by the windows of
+/// every member (each keeps its own position, and seeks the input before each read).
+pub struct Window<R> {
+    input: Arc<Mutex<R>>,
+    range: Range<u64>,
+    pos: u64,
+}
+
+impl<R: Read + Seek> Window<R> {
+    /// The bytes `range` of the shared `input`.
+    pub fn new(input: Arc<Mutex<R>>, range: Range<u64>) -> Self {
+        Window { input, range, pos: 0 }
+    }
+
+    /// Every member of `input` ([`scan`]), each in a window.
+    ///
+    /// # Errors
+    /// As [`scan`].
+    pub fn members(mut input: R) -> Result<Vec<(Member, Window<R>)>, Error> {
+        let members = scan(&mut input)?;
+        let shared = Arc::new(Mutex::new(input));
+        Ok(members.into_iter().map(|m| (m.clone(), Window::new(Arc::clone(&shared), m.range))).collect())
+    }
+}
+
+impl<R: Read + Seek> Read for Window<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let len = self.range.end - self.range.start;
+        let left = len.saturating_sub(self.pos);
+        let want = (buf.len() as u64).min(left) as usize;
+        if want == 0 {
+            return Ok(0);
+        }
+        let mut input = self.input.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        input.seek(SeekFrom::Start(self.range.start + self.pos))?;
+        let n = input.read(&mut buf[..want])?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Read + Seek> Seek for Window<R> {
+    fn seek(&mut self, pos: SeekFrom) -> std::io::Result<u64> {
+        let len = (self.range.end - self.range.start) as i128;
+        let to = match pos {
+            SeekFrom::Start(p) => p as i128,
+            SeekFrom::End(d) => len + d as i128,
+            SeekFrom::Current(d) => self.pos as i128 + d as i128,
+        };
+        if to < 0 {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "seek before the start of an archive member"));
+        }
+        self.pos = to as u64;
+        Ok(self.pos)
+    }
+}

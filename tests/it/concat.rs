@@ -1,0 +1,264 @@
+//! Concatenated archives (`cat a.chz b.chz > ab.chz`): every reader reads every member, in
+//! order, of either form and format; damage names the member and the block; data after a
+//! member that starts no archive is an error.
+
+use crate::common;
+
+use std::io::Cursor;
+
+use chesszip::container::IndexedReader;
+use chesszip::inspect::info_members;
+use chesszip::{CompressOptions, Error, Games, count_games, expand_bytes, expand_salvage, extract_games, extract_lines, info};
+use common::{expand_opts, fast, first_games};
+
+fn golden(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))).expect("golden input")
+}
+
+/// The first `n` games of the golden PGN sample.
+fn pgn_games(n: usize) -> Vec<u8> {
+    let text = golden("lichess.pgn");
+    let games = chesszip::pgn::lexer::split_games(&text);
+    games.into_iter().take(n).flat_map(|g| g.to_vec()).collect()
+}
+
+/// Four members: PGN in blocks, a tiny movetext text in the raw form, movetext in blocks,
+/// PGN in the raw form; their archives and texts.
+fn members() -> Vec<(Vec<u8>, Vec<u8>)> {
+    let pgn = pgn_games(12);
+    let movetext = first_games(120);
+    let tiny = b"e4 e5 Nf3 1-0\nnot a game".to_vec();
+    let small_pgn = pgn_games(1);
+    let block = CompressOptions { block_lines: 5, ..fast() };
+    let raw = CompressOptions { level: 1, threads: 2, ..CompressOptions::default() };
+    let out = vec![
+        (chesszip::compress_bytes(&pgn, &block), pgn),
+        (chesszip::compress_bytes(&tiny, &raw), tiny),
+        (chesszip::compress_bytes(&movetext, &CompressOptions { block_lines: 50, ..fast() }), movetext),
+        (chesszip::compress_bytes(&small_pgn, &raw), small_pgn),
+    ];
+    assert!(out[1].0.starts_with(b"\x89CHR") && out[3].0.starts_with(b"\x89CHR"), "raw members");
+    assert!(out[0].0.starts_with(b"\x89CHZ") && out[2].0.starts_with(b"\x89CHZ"), "block members");
+    out
+}
+
+fn joined(parts: &[(Vec<u8>, Vec<u8>)]) -> (Vec<u8>, Vec<u8>) {
+    (parts.iter().flat_map(|p| p.0.clone()).collect(), parts.iter().flat_map(|p| p.1.clone()).collect())
+}
+
+/// Each member's games (as [`Games`] cuts a single archive), one after the other.
+fn games_of(parts: &[(Vec<u8>, Vec<u8>)]) -> Vec<Vec<u8>> {
+    parts.iter().flat_map(|(a, _)| Games::open(Cursor::new(a), 1).unwrap().map(Result::unwrap).collect::<Vec<_>>()).collect()
+}
+
+#[test]
+fn concatenation_expands_to_the_texts_in_order() {
+    let parts = members();
+    let (archive, text) = joined(&parts);
+    assert_eq!(expand_bytes(&archive, &expand_opts()).unwrap(), text);
+    // Every pair and order, and a member twice.
+    for (i, j) in [(0, 1), (1, 0), (2, 3), (3, 2), (0, 0), (1, 1)] {
+        let (a, t) = joined(&[parts[i].clone(), parts[j].clone()]);
+        assert_eq!(expand_bytes(&a, &expand_opts()).unwrap(), t, "{i} then {j}");
+    }
+    // Blocks in order across members.
+    let blocks: Vec<u8> = chesszip::Blocks::open(Cursor::new(&archive), 2).unwrap().flat_map(Result::unwrap).collect();
+    assert_eq!(blocks, text);
+    // Salvage of a sound concatenation is complete.
+    let mut out = Vec::new();
+    let s = expand_salvage(Cursor::new(&archive), &mut out, &expand_opts(), &|_| {}).unwrap();
+    assert!(s.is_complete(), "{:?}", s.damaged);
+    assert_eq!(out, text);
+}
+
+#[test]
+fn info_sums_the_members() {
+    let parts = members();
+    let (archive, text) = joined(&parts);
+    let each = info_members(Cursor::new(&archive)).unwrap();
+    assert_eq!(each.len(), 4);
+    for ((a, _), i) in parts.iter().zip(&each) {
+        assert_eq!(*i, info(Cursor::new(a)).unwrap());
+    }
+    let total = info(Cursor::new(&archive)).unwrap();
+    assert_eq!(total.members, 4);
+    assert_eq!(total.text_bytes, text.len() as u64);
+    assert_eq!(total.archive_bytes, archive.len() as u64);
+    assert_eq!(total.games, each.iter().map(|i| i.games).sum::<u64>());
+    assert_eq!(total.blocks, each.iter().map(|i| i.blocks).sum::<u64>());
+    // A single archive is one member, as before.
+    assert_eq!(info(Cursor::new(&parts[0].0)).unwrap().members, 1);
+}
+
+#[test]
+fn games_and_extract_count_across_members() {
+    let parts = members();
+    let (archive, text) = joined(&parts);
+    let expected = games_of(&parts);
+    let got: Vec<Vec<u8>> = Games::open(Cursor::new(&archive), 2).unwrap().map(Result::unwrap).collect();
+    assert_eq!(got, expected);
+    assert_eq!(got.concat(), text);
+    assert_eq!(count_games(Cursor::new(&archive), 2).unwrap(), expected.len() as u64);
+    // Random access across members, backwards and forwards.
+    let mut games = Games::open(Cursor::new(&archive), 2).unwrap();
+    let n = expected.len() as u64;
+    for g in [n - 1, 0, 13, 12, 14, 3, n - 2, 11] {
+        games.seek(g).unwrap();
+        assert_eq!(games.next_game().unwrap().as_deref(), Some(&expected[g as usize][..]), "game {g}");
+    }
+    // extract --game: game N is numbered across members (from 1).
+    for (a, b) in [(1, 1), (12, 14), (13, 13), (10, 140), (1, u64::MAX), (n, n)] {
+        let mut out = Vec::new();
+        let written = extract_games(Cursor::new(&archive), a..=b, &mut out, 2).unwrap();
+        let want: Vec<u8> = expected.iter().skip(a as usize - 1).take((b - a + 1).min(n) as usize).flatten().copied().collect();
+        assert_eq!((written, out), (b.min(n) - a + 1, want), "games {a}..={b}");
+    }
+    // extract --line: lines of each member, one after the other (a member's last line ends
+    // with it).
+    let lines: Vec<Vec<u8>> =
+        parts.iter().flat_map(|p| p.1.split_inclusive(|&c| c == b'\n').map(<[u8]>::to_vec).collect::<Vec<_>>()).collect();
+    for (a, b) in [(1u64, 3u64), (100, 110), (104, 106), (1, u64::MAX)] {
+        let mut out = Vec::new();
+        let written = extract_lines(Cursor::new(&archive), a..=b, &mut out, 2).unwrap();
+        let want: Vec<Vec<u8>> = lines.iter().skip(a as usize - 1).take((b - a + 1).min(lines.len() as u64) as usize).cloned().collect();
+        assert_eq!((written, out), (want.len() as u64, want.concat()), "lines {a}..={b}");
+    }
+}
+
+#[test]
+fn garbage_after_a_member_is_an_error() {
+    // Text that is no archive at all is not a member: every reader says what it is.
+    let text = b"e4 e5 Nf3 1-0\n".repeat(20);
+    let e = Games::open(Cursor::new(&text), 1).err().expect("not an archive").to_string();
+    assert!(e.contains("not a chesszip archive"), "{e}");
+    assert!(count_games(Cursor::new(&text), 1).unwrap_err().to_string().contains("not a chesszip archive"));
+    let parts = members();
+    for (a, _) in &parts {
+        for extra in [&b"\0"[..], b"\n", b"garbage", b"\x89CH", b"\x89CHZ\r\n\x1a\n"] {
+            let bad = [&a[..], extra].concat();
+            let e = expand_bytes(&bad, &expand_opts()).unwrap_err();
+            assert!(matches!(e, Error::Corrupt(_)), "{e}");
+            assert!(info(Cursor::new(&bad)).is_err());
+            assert!(Games::open(Cursor::new(&bad), 1).is_err());
+            let mut out = Vec::new();
+            assert!(extract_lines(Cursor::new(&bad), 1..=u64::MAX, &mut out, 1).is_err());
+        }
+        let e = expand_bytes(&[&a[..], b"garbage"].concat(), &expand_opts()).unwrap_err().to_string();
+        assert!(e.contains("unexpected data after the end of the archive"), "{e}");
+    }
+}
+
+#[test]
+fn damage_in_one_member_names_it_and_salvage_keeps_the_others() {
+    let parts = members();
+    let (archive, text) = joined(&parts);
+    // A byte in the middle of block 1 of member 2 (movetext in blocks of 50 lines).
+    let start = parts[0].0.len() + parts[1].0.len();
+    let member = &parts[2].0;
+    let reader = IndexedReader::open(Cursor::new(member)).unwrap();
+    let block = reader.block_range(1);
+    let mut bad = archive.clone();
+    let at = start + ((block.start + block.end) / 2) as usize;
+    bad[at] ^= 0x55;
+    let e = expand_bytes(&bad, &expand_opts()).unwrap_err().to_string();
+    assert!(e.contains("member 2: block 1"), "{e}");
+    let e = Games::open(Cursor::new(&bad), 2).unwrap().map(|g| g.err()).find_map(|e| e).expect("an error").to_string();
+    assert!(e.contains("member 2: block 1"), "{e}");
+    // Salvage leaves out that block alone, and says where it was.
+    let mut out = Vec::new();
+    let s = expand_salvage(Cursor::new(&bad), &mut out, &expand_opts(), &|_| {}).unwrap();
+    assert_eq!(s.damaged.len(), 1, "{:?}", s.damaged);
+    let d = &s.damaged[0];
+    assert_eq!((d.member, d.block, d.lines, d.to_end), (2, 1, Some(50), false));
+    assert_eq!(d.archive_range, block.start + start as u64..block.end + start as u64);
+    let lines_before = parts[0].1.split_inclusive(|&c| c == b'\n').count() + 2 + 50;
+    assert_eq!(d.first_line, Some(lines_before as u64));
+    let movetext = &parts[2].1;
+    let kept: Vec<u8> = movetext
+        .split_inclusive(|&c| c == b'\n')
+        .enumerate()
+        .filter(|(i, _)| !(50..100).contains(i))
+        .flat_map(|(_, l)| l.to_vec())
+        .collect();
+    let want = [&parts[0].1[..], &parts[1].1, &kept, &parts[3].1].concat();
+    assert_eq!(out, want);
+    assert!(out.len() < text.len());
+    // Damage to the first member's block structure: the members after it are still found.
+    let mut bad = archive.clone();
+    let first = IndexedReader::open(Cursor::new(&parts[0].0)).unwrap().block_range(0);
+    bad[first.start as usize + 6] ^= 0x01;
+    let mut out = Vec::new();
+    let s = expand_salvage(Cursor::new(&bad), &mut out, &expand_opts(), &|_| {}).unwrap();
+    assert!(s.damaged.iter().all(|d| d.member == 0), "{:?}", s.damaged);
+    assert!(out.ends_with(&[&parts[1].1[..], &parts[2].1, &parts[3].1].concat()));
+}
+
+#[test]
+fn the_command_line_reads_concatenations() {
+    let parts = members();
+    let (archive, text) = joined(&parts);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ab.chz");
+    std::fs::write(&path, &archive).unwrap();
+    let out = common::chesszip().args(["-d", "-c"]).arg(&path).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, text);
+    let out = common::chesszip().arg("-t").arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = common::chesszip().arg("info").arg(&path).output().unwrap();
+    let info = String::from_utf8(out.stdout).unwrap();
+    assert!(info.contains("members:        4") && info.contains("member 3:"), "{info}");
+    let out = common::chesszip().args(["extract", "-g", "13"]).arg(&path).output().unwrap();
+    assert_eq!(out.stdout, games_of(&parts)[12]);
+}
+
+/// A coding-2 member (a movetext text that repeats its games, so later blocks hold references
+/// to earlier lines) with a PGN member, in both orders: references resolve inside their own
+/// member whichever member they are in, through every reader.
+#[test]
+fn references_resolve_inside_their_member() {
+    let once = first_games(40);
+    let repeated = [once.clone(), once.clone(), first_games(3)].concat();
+    let dups = chesszip::compress_bytes(&repeated, &CompressOptions { block_lines: 10, ..fast() });
+    let dups_info = info(Cursor::new(&dups)).unwrap();
+    assert_eq!(dups_info.header.coding, chesszip::container::Coding::Duplicates);
+    assert!(dups_info.references >= 40, "{dups_info:?}");
+    let pgn = pgn_games(5);
+    let pgn_archive = chesszip::compress_bytes(&pgn, &CompressOptions { block_lines: 30, ..fast() });
+    let dups_part = (dups.clone(), repeated.clone());
+    let pgn_part = (pgn_archive, pgn.clone());
+    for parts in [vec![dups_part.clone(), pgn_part.clone()], vec![pgn_part.clone(), dups_part.clone()]] {
+        let (archive, text) = joined(&parts);
+        assert_eq!(expand_bytes(&archive, &expand_opts()).unwrap(), text);
+        let i = info(Cursor::new(&archive)).unwrap();
+        assert_eq!((i.members, i.references), (2, dups_info.references));
+        // Games, all and after a seek into the copies of the coding-2 member.
+        let games: Vec<Vec<u8>> = Games::open(Cursor::new(&archive), 2).unwrap().map(Result::unwrap).collect();
+        assert_eq!(games, games_of(&parts));
+        assert_eq!(count_games(Cursor::new(&archive), 2).unwrap(), games.len() as u64);
+        let copy = games.iter().position(|g| *g == first_games(1)).unwrap() as u64 + 45;
+        let mut g = Games::open(Cursor::new(&archive), 2).unwrap();
+        g.seek(copy).unwrap();
+        assert_eq!(g.next_game().unwrap().unwrap(), games[copy as usize]);
+        // Lines of the copies (references) through the index, one and a range.
+        let text_lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+        let before = if parts[0].1 == pgn { pgn.split_inclusive(|&b| b == b'\n').count() as u64 } else { 0 };
+        for line in [before + 41, before + 63, before + 83] {
+            let mut out = Vec::new();
+            extract_lines(Cursor::new(&archive), line..=line, &mut out, 2).unwrap();
+            assert_eq!(out, text_lines[line as usize - 1], "line {line}");
+        }
+        let mut out = Vec::new();
+        extract_lines(Cursor::new(&archive), 1..=text_lines.len() as u64, &mut out, 2).unwrap();
+        assert_eq!(out, text);
+        // Salvage of the whole, and with a limit each member is read under.
+        let mut back = Vec::new();
+        assert!(expand_salvage(Cursor::new(&archive), &mut back, &expand_opts(), &|_| {}).unwrap().is_complete());
+        assert_eq!(back, text);
+        let tight = chesszip::ExpandOptions {
+            limits: chesszip::DecodeLimits { max_output: Some(text.len() as u64 / 4), ..Default::default() },
+            ..expand_opts()
+        };
+        assert!(matches!(expand_bytes(&archive, &tight), Err(Error::DecodeLimit { .. })));
+    }
+}
