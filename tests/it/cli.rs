@@ -632,11 +632,10 @@ fn bench_says_what_each_ratio_divides_by() {
     let lines: Vec<&str> = table.lines().collect();
     assert!(lines[1].ends_with("  compress time     expand time     expand time"), "{table}");
     assert!(lines[2].ends_with("  / xz compress   / xz compress     / xz expand"), "{table}");
-    // xz's own row: its compress time over itself, its expand time over its compress time,
-    // and its expand time over itself.
+    // xz's own row: its compress time over itself and its expand time over itself (the middle
+    // column, its expand time over its compress time, depends on the machine: not checked).
     let xz = lines.iter().find(|l| l.starts_with("xz -9e")).expect("an xz row");
     let ratios: Vec<f64> = xz.split_whitespace().rev().take(3).map(|r| r.parse().unwrap()).collect();
     assert_eq!((ratios[0], ratios[2]), (1.0, 1.0), "{table}");
-    assert!(ratios[1] < 1.0, "xz expands faster than it compresses: {table}");
     assert!(table.contains("/ xz expand: the row's expand time over xz -d's"), "{table}");
 }
