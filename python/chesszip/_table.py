@@ -126,6 +126,16 @@ def schema(tags: Sequence[str], *, moves: str = "san") -> "pyarrow.Schema":
     return pa.schema(fields)
 
 
+def tags_seen(games: Iterable[Union[str, bytes]]) -> List[str]:
+    """The tag names of these games, in order of first appearance."""
+    seen: Dict[str, None] = {}
+    for p in map(parse_game, games):
+        if p is not None:
+            for name in p[0]:
+                seen.setdefault(name, None)
+    return list(seen)
+
+
 def table_of_games(
     games: Iterable[Union[str, bytes]], *, moves: str = "san", tags: Optional[Sequence[str]] = None
 ) -> "pyarrow.Table":
@@ -142,6 +152,7 @@ def table_of_games(
             for name in t:
                 seen.setdefault(name, None)
         tags = list(seen)
+    tags = list(dict.fromkeys(tags))
     tags = [t for t in tags if t != "Result"]
     columns: Dict[str, List[Any]] = {}
     for tag in tags:
