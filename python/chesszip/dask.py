@@ -196,7 +196,8 @@ def compress(
     order with ``read_games(dst + "/part-*.chz")``).
 
     :param client: a :class:`distributed.Client`; ``None``: the default client if there is
-        one, else dask's ``scheduler`` (``None``: threads) on this machine.
+        one and no ``scheduler`` is given, else dask's ``scheduler`` (``None``: threads) on
+        this machine.
     :param threads: coding threads per shard (1: the workers' own parallelism does the rest).
     :param in_flight: shards held at once (sent or compressed, not yet written); default twice
         the cluster's threads. Memory on this machine is about this many shards of text.
@@ -205,7 +206,7 @@ def compress(
     from collections import deque
 
     fmt, shards = _shards(src, shard_games)
-    if client is None:
+    if client is None and scheduler is None:
         try:
             from distributed import default_client
 
