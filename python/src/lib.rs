@@ -101,8 +101,10 @@ fn compress_options(level: u8, block_lines: Option<u32>, threads: usize, format:
 }
 
 /// Compresses `data` into an archive, exactly as the command line compresses a file holding it.
+/// `block_bytes` (tests only, not in the package's API): most bytes of text per block, so
+/// that blocks are cut inside lines and games; always a block container then.
 #[pyfunction]
-#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None))]
+#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None, block_bytes = None))]
 fn compress<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -110,8 +112,17 @@ fn compress<'py>(
     block_lines: Option<u32>,
     threads: usize,
     format: Option<&str>,
+    block_bytes: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = compress_options(level, block_lines, threads, format)?;
+    let mut opts = compress_options(level, block_lines, threads, format)?;
+    if let Some(b) = block_bytes {
+        if b == 0 {
+            return Err(PyValueError::new_err("block_bytes must be at least 1"));
+        }
+        opts.block_bytes = b;
+        // Always blocks (the whole-input raw form would keep a small input in one piece).
+        opts.raw_form = false;
+    }
     let out = py.detach(|| {
         let mut out = Vec::with_capacity(data.len() / 8);
         // gzip, bzip2, xz or zstd data is decoded on the fly, as the command line does: the

@@ -25,6 +25,7 @@ import zstandard
 from distributed import Client, LocalCluster
 
 import chesszip.dask as czd
+from chesszip import _native
 
 
 @pytest.fixture(scope="module")
@@ -216,3 +217,31 @@ def test_to_arrow_unparsed_values_are_null() -> None:
     assert t.column("WhiteElo").to_pylist() == [None, 1500]
     assert t.column("moves").to_pylist() == [["e4", "e5", "Nf3"], ["d4"]]
     assert t.column("result").to_pylist() == ["*", "1-0"]
+
+
+def first_pgn_games(pgn: bytes, n: int) -> bytes:
+    """The text of the first ``n`` games of a lichess PGN (each ends with a blank line)."""
+    parts = pgn.split(b"\n\n[")
+    return b"\n\n[".join(parts[:n]) + b"\n\n"
+
+
+@pytest.mark.parametrize("name", ["movetext", "pgn"])
+def test_blocks_cut_inside_lines_and_games(name: str, movetext: bytes, pgn: bytes) -> None:
+    """Blocks far smaller than a game (so cut inside lines and games, with lines in pieces):
+    every game is whole in the partition of the block its first byte is in."""
+    text, block_bytes = (b"".join(movetext.splitlines(keepends=True)[:60]), 97) if name == "movetext" else (first_pgn_games(pgn, 40), 613)
+    archive = _native.compress(text, 1, block_bytes=block_bytes)
+    blocks = _native.block_list(archive)
+    expected = list(chesszip.iter_games(archive, binary=True))
+    assert len(blocks) > len(expected) > 30
+    parts = [_native.block_games(archive, k) for _, k, _ in blocks]
+    assert [g for p in parts for g in p] == expected
+    assert b"".join(b"".join(p) for p in parts) == text
+    assert sum(1 for p in parts if not p) > 0
+    with pytest.raises(IndexError):
+        _native.block_games(archive, len(blocks))
+    # The same in a concatenation, after a member of the other format.
+    other = chesszip.compress(movetext if name == "pgn" else pgn, 1)
+    both = other + archive
+    n = len(_native.block_list(other))
+    assert [g for _, k, _ in _native.block_list(both)[n:] for g in _native.block_games(both, k)] == expected
