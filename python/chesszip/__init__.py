@@ -26,6 +26,10 @@ and adds what game collections need::
         print(game.headers["Result"], game.end().board().fen())
     chesszip.game("games.chz", 1234)                                   # random access
     chesszip.info("games.chz").bits_per_ply
+    chesszip.to_arrow("games.chz")                                     # a row per game (pyarrow)
+
+and, with ``pip install chesszip[dask]``, :mod:`chesszip.dask`: games read in parallel, one
+partition per block, and archives written on a Dask cluster.
 
 Coding runs in Rust with the GIL released, on worker threads of its own (``threads=0``: one
 per core), so other Python threads go on meanwhile and thread pools compress several files in
@@ -46,6 +50,7 @@ from ._native import (
 from ._api import ArchiveInfo, ChesszipCompressor, Limits, compress, decompress, info
 from ._file import ChesszipFile, open
 from ._games import Archive, chess_game, game, iter_chess_games, iter_games
+from ._table import to_arrow, to_pandas
 
 __version__ = "0.1.0"
 
@@ -71,4 +76,6 @@ __all__ = [
     "iter_chess_games",
     "iter_games",
     "open",
+    "to_arrow",
+    "to_pandas",
 ]

@@ -16,12 +16,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use pyo3::create_exception;
+use pyo3::exceptions::PyIndexError;
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use chesszip::container::InputFormat;
+use chesszip::container::{IndexEntry, InputFormat};
 use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
+use chesszip::pgn::lexer::GameSplitter;
 use chesszip::{Blocks, CompressOptions, DecodeLimits, Error, ExpandOptions, Games};
 
 create_exception!(chesszip, ChesszipError, PyValueError, "An error of chesszip: the same message as the command line's.");
@@ -99,8 +101,10 @@ fn compress_options(level: u8, block_lines: Option<u32>, threads: usize, format:
 }
 
 /// Compresses `data` into an archive, exactly as the command line compresses a file holding it.
+/// `block_bytes` (tests only, not in the package's API): most bytes of text per block, so
+/// that blocks are cut inside lines and games; always a block container then.
 #[pyfunction]
-#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None))]
+#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None, block_bytes = None))]
 fn compress<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -108,8 +112,17 @@ fn compress<'py>(
     block_lines: Option<u32>,
     threads: usize,
     format: Option<&str>,
+    block_bytes: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let opts = compress_options(level, block_lines, threads, format)?;
+    let mut opts = compress_options(level, block_lines, threads, format)?;
+    if let Some(b) = block_bytes {
+        if b == 0 {
+            return Err(PyValueError::new_err("block_bytes must be at least 1"));
+        }
+        opts.block_bytes = b;
+        // Always blocks (the whole-input raw form would keep a small input in one piece).
+        opts.raw_form = false;
+    }
     let out = py.detach(|| {
         let mut out = Vec::with_capacity(data.len() / 8);
         // gzip, bzip2, xz or zstd data is decoded on the fly, as the command line does: the
@@ -156,7 +169,9 @@ struct FallibleVec(Vec<u8>);
 
 impl Write for FallibleVec {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.try_reserve(buf.len()).map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, format!("cannot hold the expanded text: {e}")))?;
+        self.0
+            .try_reserve(buf.len())
+            .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, format!("cannot hold the expanded text: {e}")))?;
         self.0.extend_from_slice(buf);
         Ok(buf.len())
     }
@@ -353,9 +368,225 @@ impl GameReader {
         let game = {
             // Most games are cut already: take one without releasing the GIL.
             let mut games = lock(&self.inner);
-            if games.next_is_ready() { games.next_game() } else { drop(games); py.detach(|| lock(&self.inner).next_game()) }
+            if games.next_is_ready() {
+                games.next_game()
+            } else {
+                drop(games);
+                py.detach(|| lock(&self.inner).next_game())
+            }
         };
         game.map_err(py_err)?.map(|g| py_bytes(py, &g)).transpose()
+    }
+}
+
+/// The blocks of an archive (every member of a concatenation), from the index alone: a
+/// `(member, block, text_len)` per block, blocks numbered across members. A raw member (no
+/// index) is decoded once to cut its text into blocks.
+#[pyfunction]
+#[pyo3(signature = (source, *, limits = None))]
+fn block_list(py: Python<'_>, source: &Bound<'_, PyAny>, limits: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(usize, usize, u64)>> {
+    let opts = ExpandOptions { threads: 1, limits: decode_limits(limits)? };
+    let input = Input::from_py(source)?;
+    let blocks = py.detach(|| Blocks::open_with(input, &opts)).map_err(py_err)?;
+    Ok(blocks.entries().iter().enumerate().map(|(k, e)| (blocks.member_of(k), k, e.text_len as u64)).collect())
+}
+
+/// Whether block `j` of a member (its index `entries`) certainly starts with a game's first
+/// byte, from the index alone: the member's first block; in movetext any block after one
+/// that ends with a line feed; in PGN (as `count_games` cuts runs) a block after one that is
+/// shorter than the member's longest block but the last (so not cut for its size), ends with
+/// a line feed and does not start inside a line.
+fn starts_game(format: InputFormat, entries: &[IndexEntry], longest: u32, j: usize) -> bool {
+    if j == 0 {
+        return true;
+    }
+    let before = &entries[j - 1];
+    match format {
+        InputFormat::Movetext => !before.partial_line,
+        InputFormat::Pgn => !before.partial_line && before.text_len < longest && (j == 1 || !entries[j - 2].partial_line),
+    }
+}
+
+/// The games whose first byte lies in block `k` (numbered across members) of an archive, as
+/// `Games` cuts them: a game that goes on into later blocks is whole here, and a game that
+/// began in an earlier block is left to that block's list. So the lists of all blocks,
+/// joined in order, are the archive's games, and their bytes the archive's text. Decodes the
+/// blocks from the last one before `k` that certainly starts a game (usually `k` itself) to
+/// the end of `k`'s last game. `None` when the archive has no block `k`.
+fn games_of_block<R: Read + Seek>(input: R, k: usize, opts: &ExpandOptions) -> Result<Option<Vec<Vec<u8>>>, Error> {
+    let mut blocks = Blocks::open_with(input, opts)?;
+    if k >= blocks.entries().len() {
+        return Ok(None);
+    }
+    let m = blocks.member_of(k);
+    let range = blocks.member_blocks(m);
+    let format = blocks.member_header(m).format;
+    let entries: Vec<IndexEntry> = blocks.entries()[range.clone()].to_vec();
+    let longest = entries.iter().rev().skip(1).map(|e| e.text_len).max().unwrap_or(0);
+    let certain = |j: usize| starts_game(format, &entries, longest, j);
+    let local = k - range.start;
+    // Movetext: every line after a line feed starts a game, so cutting starts at `k`; PGN
+    // needs the lines before, from a block known to start a game.
+    let s = match format {
+        InputFormat::Movetext => local,
+        InputFormat::Pgn => (0..=local).rev().find(|&j| certain(j)).expect("block 0 starts a game"),
+    };
+    let first_starts = certain(s);
+    let mut splitter = GameSplitter::new();
+    let (mut text, mut starts) = (Vec::new(), Vec::new());
+    let (mut k_start, mut k_end, mut scanned, mut j) = (0, 0, 0, s);
+    let mut classify = |text: &[u8], at: usize, end: usize, starts: &mut Vec<usize>| {
+        let line = &text[at..end];
+        let start = match format {
+            InputFormat::Movetext => at > 0 || first_starts,
+            InputFormat::Pgn => splitter.starts_game(line.strip_suffix(b"\n").unwrap_or(line)) | (at == 0),
+        };
+        if start {
+            starts.push(at);
+        }
+    };
+    loop {
+        if j < entries.len() {
+            // One block at a time: no block past the last game is decoded ahead.
+            blocks.seek(range.start + j);
+            let t = blocks.next_text()?.ok_or_else(|| Error::Corrupt(format!("block {}: missing", range.start + j)))?;
+            if j == local {
+                k_start = text.len();
+            }
+            text.extend_from_slice(&t);
+            if j == local {
+                k_end = text.len();
+            }
+            j += 1;
+        }
+        let at_end = j == entries.len();
+        while let Some(i) = text[scanned..].iter().position(|&b| b == b'\n') {
+            classify(&text, scanned, scanned + i + 1, &mut starts);
+            scanned += i + 1;
+        }
+        if at_end && scanned < text.len() {
+            classify(&text, scanned, text.len(), &mut starts);
+            scanned = text.len();
+        }
+        if j <= local {
+            continue;
+        }
+        if at_end || starts.last().is_some_and(|&p| p >= k_end) || certain(j) {
+            break;
+        }
+    }
+    let mut games = Vec::new();
+    for (i, &p) in starts.iter().enumerate() {
+        if (k_start..k_end).contains(&p) {
+            let end = starts.get(i + 1).copied().unwrap_or(text.len());
+            opts.limits.check_game((end - p) as u64)?;
+            games.push(text[p..end].to_vec());
+        }
+    }
+    Ok(Some(games))
+}
+
+/// The games whose first byte lies in block `k` of an archive (see `block_list`), as a list
+/// of `bytes`: joined over all blocks in order they are the archive's text.
+#[pyfunction]
+#[pyo3(signature = (source, k, *, limits = None))]
+fn block_games<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyAny>,
+    k: usize,
+    limits: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    let opts = ExpandOptions { threads: 1, limits: decode_limits(limits)? };
+    let input = Input::from_py(source)?;
+    let games = py.detach(|| games_of_block(input, k, &opts)).map_err(py_err)?;
+    let Some(games) = games else { return Err(PyIndexError::new_err(format!("the archive has no block {k}"))) };
+    games.iter().map(|g| py_bytes(py, g)).collect()
+}
+
+/// Text read in shards of whole games (lines of movetext, games of PGN as `Games` cuts
+/// them), from a file or bytes, decoding gzip, bzip2, xz or zstd on the fly as the command
+/// line does; the format is detected from the first 64 KiB as the command line detects it.
+#[pyclass(module = "chesszip._native", unsendable)]
+struct ShardReader {
+    input: Box<dyn BufRead>,
+    format: InputFormat,
+    games: usize,
+    splitter: GameSplitter,
+    /// The line read past the end of the last shard (it starts the next one).
+    carry: Vec<u8>,
+    /// Bytes of text read so far.
+    read: u64,
+}
+
+#[pymethods]
+impl ShardReader {
+    #[new]
+    #[pyo3(signature = (source, games, *, format = None))]
+    fn new(source: &Bound<'_, PyAny>, games: usize, format: Option<&str>) -> PyResult<Self> {
+        if games == 0 {
+            return Err(PyValueError::new_err("games per shard must be at least 1"));
+        }
+        let raw: Box<dyn BufRead> = match Input::from_py(source)? {
+            Input::File(f) => Box::new(BufReader::with_capacity(1 << 20, f)),
+            Input::Memory(c) => Box::new(c),
+        };
+        let (_, input) = chesszip::compressed::open(raw)?;
+        let mut input: Box<dyn BufRead> = Box::new(BufReader::with_capacity(1 << 20, input));
+        let format = match format {
+            Some(f) => compress_options(1, None, 0, Some(f))?.format.expect("given"),
+            None => {
+                // The sample the command line detects from: its first buffer of input.
+                let mut sample = Vec::with_capacity(INPUT_BUFFER);
+                (&mut input).take(INPUT_BUFFER as u64).read_to_end(&mut sample)?;
+                let format = chesszip::pgn::detect(&sample);
+                input = Box::new(Cursor::new(sample).chain(input));
+                format
+            }
+        };
+        Ok(ShardReader { input, format, games, splitter: GameSplitter::new(), carry: Vec::new(), read: 0 })
+    }
+
+    /// `'movetext'` or `'pgn'`: the format detected (or given).
+    #[getter]
+    fn format(&self) -> &'static str {
+        format_name(self.format)
+    }
+
+    /// Bytes of text read so far.
+    #[getter]
+    fn text_bytes(&self) -> u64 {
+        self.read
+    }
+
+    /// The text of the next `games` games (fewer at the end), `None` after the last.
+    fn read_shard<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        let mut shard = std::mem::take(&mut self.carry);
+        let mut started = usize::from(!shard.is_empty());
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = self.input.read_until(b'\n', &mut line)?;
+            if n == 0 {
+                break;
+            }
+            self.read += n as u64;
+            let start = match self.format {
+                InputFormat::Movetext => true,
+                InputFormat::Pgn => {
+                    let content = line.strip_suffix(b"\n").unwrap_or(&line);
+                    self.splitter.starts_game(content) || (self.read == n as u64)
+                }
+            };
+            if start {
+                if started == self.games {
+                    self.carry = std::mem::take(&mut line);
+                    break;
+                }
+                started += 1;
+            }
+            shard.extend_from_slice(&line);
+        }
+        if shard.is_empty() { Ok(None) } else { py_bytes(py, &shard).map(Some) }
     }
 }
 
@@ -510,6 +741,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decompress, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(count_games, m)?)?;
+    m.add_function(wrap_pyfunction!(block_list, m)?)?;
+    m.add_function(wrap_pyfunction!(block_games, m)?)?;
+    m.add_class::<ShardReader>()?;
     m.add_class::<BlockReader>()?;
     m.add_class::<GameReader>()?;
     m.add_class::<Compressor>()?;

@@ -1,0 +1,199 @@
+"""Games as tables: one row per game, PGN tags as typed columns (pyarrow, pandas).
+
+The columns of a table are:
+
+- one per PGN tag, in the order tags first appear: ``WhiteElo``, ``BlackElo``, rating
+  differences, ``PlyCount`` and FIDE ids as 64-bit integers; ``Date``, ``UTCDate`` and
+  ``EventDate`` as dates; every other tag as a string. A value that does not parse (``"?"``,
+  ``"2017.??.??"``) and a tag a game lacks are null. The ``Result`` tag is the ``result``
+  column below.
+- ``moves``: the main line's moves as a list of SAN strings (comments, variations, NAGs, move
+  numbers and ``!``/``?`` glyphs dropped), or with ``moves="movetext"`` a string ``movetext``:
+  the game's text after its tags, as written;
+- ``plies``: the number of moves of the main line;
+- ``result``: the ``Result`` tag, else the result token that ends the moves (null if none).
+
+Movetext archives (one game per line, no tags) give ``moves``/``movetext``, ``plies`` and
+``result``. Text that holds neither a tag nor a move nor a result (a blank line, text before
+the first game) gives no row.
+
+Parsing is in Python (regular expressions over each game's text); ``docs/notes-dask.md`` has
+its speed against python-chess.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+    import pyarrow
+
+#: Tags whose values are integers.
+INT_TAGS = frozenset(
+    {"WhiteElo", "BlackElo", "WhiteRatingDiff", "BlackRatingDiff", "PlyCount", "WhiteFideId", "BlackFideId"}
+)
+#: Tags whose values are dates (``YYYY.MM.DD``).
+DATE_TAGS = frozenset({"Date", "UTCDate", "EventDate"})
+#: Columns every table has besides its tags.
+DERIVED = ("moves", "plies", "result")
+
+_TAG = re.compile(rb'^[ \t]*\[([A-Za-z0-9_]+)[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\][ \t]*\r?$', re.M)
+_TAG_LINE = re.compile(rb"^[ \t]*\[[A-Za-z0-9_].*$\n?", re.M)
+_COMMENT = re.compile(rb"\{[^}]*\}|;[^\n]*")
+_VARIATION = re.compile(rb"\([^()]*\)")
+_NOISE = re.compile(rb"\$\d+|\d+\.+")
+_RESULTS = frozenset({b"1-0", b"0-1", b"1/2-1/2", b"*"})
+_DATE = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})$")
+
+
+def _int(v: str) -> Optional[int]:
+    try:
+        return int(v)
+    except ValueError:
+        return None
+
+
+def _date(v: str) -> Optional[datetime.date]:
+    m = _DATE.match(v)
+    if m is None:
+        return None
+    try:
+        return datetime.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def _unescape(v: bytes) -> str:
+    s = v.decode("utf-8", "replace")
+    return s.replace('\\"', '"').replace("\\\\", "\\") if "\\" in s else s
+
+
+def parse_game(text: Union[str, bytes]) -> Optional[Tuple[Dict[str, str], bytes, List[str], Optional[str]]]:
+    """``(tags, movetext, san_moves, result_token)`` of one game's text, ``None`` for text
+    holding no game (no tag, move or result)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    tags = {m.group(1).decode("ascii"): _unescape(m.group(2)) for m in _TAG.finditer(data)}
+    movetext = _TAG_LINE.sub(b"", data) if tags else data
+    body = _COMMENT.sub(b" ", movetext)
+    while b"(" in body:
+        stripped = _VARIATION.sub(b" ", body)
+        if stripped == body:  # unbalanced: drop the rest of the line's variation marks
+            stripped = body.replace(b"(", b" ").replace(b")", b" ")
+        body = stripped
+    moves: List[str] = []
+    result: Optional[str] = None
+    for tok in _NOISE.sub(b" ", body).split():
+        if tok in _RESULTS:
+            result = tok.decode("ascii")
+            continue
+        tok = tok.rstrip(b"!?")
+        if tok:
+            moves.append(tok.decode("utf-8", "replace"))
+    if not tags and not moves and result is None:
+        return None
+    return tags, movetext, moves, result
+
+
+def _column_name(tag: str) -> str:
+    """A tag's column: its name, unless it would clash (case-insensitively, as in DuckDB)
+    with a derived column."""
+    return "tag_" + tag if tag.lower() in ("moves", "movetext", "plies", "result") else tag
+
+
+def _tag_type(tag: str) -> "pyarrow.DataType":
+    import pyarrow as pa
+
+    if tag in INT_TAGS:
+        return pa.int64()
+    if tag in DATE_TAGS:
+        return pa.date32()
+    return pa.string()
+
+
+def schema(tags: Sequence[str], *, moves: str = "san") -> "pyarrow.Schema":
+    """The schema of a table with these tag columns (``Result`` excluded: it is ``result``)."""
+    import pyarrow as pa
+
+    fields = [pa.field(_column_name(t), _tag_type(t)) for t in tags if t != "Result"]
+    if moves == "san":
+        fields.append(pa.field("moves", pa.list_(pa.string())))
+    else:
+        fields.append(pa.field("movetext", pa.string()))
+    fields += [pa.field("plies", pa.int64()), pa.field("result", pa.string())]
+    return pa.schema(fields)
+
+
+def tags_seen(games: Iterable[Union[str, bytes]]) -> List[str]:
+    """The tag names of these games, in order of first appearance."""
+    seen: Dict[str, None] = {}
+    for p in map(parse_game, games):
+        if p is not None:
+            for name in p[0]:
+                seen.setdefault(name, None)
+    return list(seen)
+
+
+def table_of_games(
+    games: Iterable[Union[str, bytes]], *, moves: str = "san", tags: Optional[Sequence[str]] = None
+) -> "pyarrow.Table":
+    """The table of these games' texts. ``tags``: the tag columns (others are dropped, missing
+    ones null); ``None``: every tag seen, in order of first appearance."""
+    import pyarrow as pa
+
+    if moves not in ("san", "movetext"):
+        raise ValueError(f"moves must be 'san' or 'movetext', not {moves!r}")
+    parsed = [p for p in map(parse_game, games) if p is not None]
+    if tags is None:
+        seen: Dict[str, None] = {}
+        for t, _, _, _ in parsed:
+            for name in t:
+                seen.setdefault(name, None)
+        tags = list(seen)
+    tags = list(dict.fromkeys(tags))
+    tags = [t for t in tags if t != "Result"]
+    columns: Dict[str, List[Any]] = {}
+    for tag in tags:
+        values = [t.get(tag) for t, _, _, _ in parsed]
+        if tag in INT_TAGS:
+            columns[tag] = [None if v is None else _int(v) for v in values]
+        elif tag in DATE_TAGS:
+            columns[tag] = [None if v is None else _date(v) for v in values]
+        else:
+            columns[tag] = values
+    sch = schema(tags, moves=moves)
+    arrays: List[Any] = [columns[t] for t in tags]
+    if moves == "san":
+        arrays.append([m for _, _, m, _ in parsed])
+    else:
+        arrays.append([mt.strip().decode("utf-8", "replace") for _, mt, _, _ in parsed])
+    arrays.append([len(m) for _, _, m, _ in parsed])
+    arrays.append([t.get("Result", r) for t, _, _, r in parsed])
+    return pa.Table.from_arrays([pa.array(a, type=f.type) for a, f in zip(arrays, sch)], schema=sch)
+
+
+def pandas_of(table: "pyarrow.Table") -> "pandas.DataFrame":
+    """``table`` as pandas with pyarrow-backed, nullable dtypes (Elo stays integer with nulls)."""
+    import pandas as pd
+
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def to_arrow(source: Any, *, moves: str = "san", tags: Optional[Sequence[str]] = None, threads: int = 0, limits: Any = None) -> "pyarrow.Table":
+    """One row per game of an archive as a :class:`pyarrow.Table` (see the module's columns).
+
+    :param source: an :class:`chesszip.Archive`, a path, or the archive's bytes.
+    :param moves: ``"san"`` (a list of SAN moves) or ``"movetext"`` (the text after the tags).
+    :param tags: the tag columns; ``None``: every tag seen, in order of first appearance.
+    """
+    from ._games import Archive, iter_games
+
+    games = source.games(binary=True) if isinstance(source, Archive) else iter_games(source, binary=True, threads=threads, limits=limits)
+    return table_of_games(games, moves=moves, tags=tags)
+
+
+def to_pandas(source: Any, *, moves: str = "san", tags: Optional[Sequence[str]] = None, threads: int = 0, limits: Any = None) -> "pandas.DataFrame":
+    """:func:`to_arrow` as a :class:`pandas.DataFrame` with pyarrow-backed dtypes."""
+    return pandas_of(to_arrow(source, moves=moves, tags=tags, threads=threads, limits=limits))

@@ -1,0 +1,282 @@
+"""chesszip archives with Dask: games read in parallel, one partition per block, and archives
+written on a cluster (``pip install chesszip[dask]``).
+
+::
+
+    import chesszip.dask
+
+    bag = chesszip.dask.read_games(["a.chz", "b.chz"])      # dask.bag of game texts
+    "".join(bag.compute()) == text_of_a + text_of_b          # byte for byte
+    df = chesszip.dask.read_table("games/*.chz")            # dask.dataframe, a row per game
+    chesszip.dask.compress("lichess_db_2017-05.pgn.zst", "2017-05.chz", shard_games=100_000)
+
+Partitions are found through the archives' indexes without decoding (a raw member, which has
+no index, is decoded once to cut it into blocks). Partition ``k`` holds the games whose first
+byte lies in block ``k`` (numbered across the members of a concatenated archive, then across
+the paths): a game running on into the next block is whole in its first block's partition,
+so some partitions may be empty, and the partitions joined in order are the archives' games,
+whose text is the archives' text. Paths must be readable by the workers (a shared
+filesystem); tasks carry paths, not archive bytes.
+"""
+
+from __future__ import annotations
+
+import glob
+import io
+import os
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+from . import _native
+from ._api import DEFAULT_LEVEL, Limits, _limits
+from ._table import pandas_of, table_of_games, tags_seen
+
+if TYPE_CHECKING:  # pragma: no cover
+    import dask.bag
+    import dask.dataframe
+
+__all__ = ["blocks", "read_games", "read_table", "compress"]
+
+Paths = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]]
+
+#: One partition: (path, member, block number across the archive's members).
+Block = Tuple[str, int, int]
+
+
+def _paths(paths: Paths) -> List[str]:
+    """Absolute paths; a string with ``*``, ``?`` or ``[`` is a glob (sorted)."""
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    out: List[str] = []
+    for p in items:
+        p = os.fsdecode(p)
+        if any(c in p for c in "*?["):
+            found = sorted(glob.glob(p))
+            if not found:
+                raise FileNotFoundError(f"no archive matches {p!r}")
+            out.extend(os.path.abspath(f) for f in found)
+        else:
+            if not os.path.exists(p):
+                raise FileNotFoundError(p)
+            out.append(os.path.abspath(p))
+    return out
+
+
+def blocks(paths: Paths, *, limits: Optional[Limits] = None) -> List[Block]:
+    """The partitions of :func:`read_games`: ``(path, member, block)`` for every block of
+    every archive, in order, from the indexes alone."""
+    lim = _limits(limits)
+    return [(p, m, k) for p in _paths(paths) for (m, k, _) in _native.block_list(p, limits=lim)]
+
+
+def _block_texts(block: Block, limits: Optional[Dict[str, object]], binary: bool, encoding: str, errors: str) -> List[Any]:
+    path, _, k = block
+    games = _native.block_games(path, k, limits=limits)
+    return games if binary else [g.decode(encoding, errors) for g in games]
+
+
+def _block_chess(block: Block, limits: Optional[Dict[str, object]], encoding: str, errors: str) -> List[Any]:
+    import chess.pgn
+
+    out = []
+    for text in _block_texts(block, limits, False, encoding, errors):
+        g = chess.pgn.read_game(io.StringIO(text))
+        if g is not None:
+            out.append(g)
+    return out
+
+
+def read_games(
+    paths: Paths,
+    *,
+    as_chess: bool = False,
+    binary: bool = False,
+    limits: Optional[Limits] = None,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+) -> "dask.bag.Bag":
+    """A :class:`dask.bag.Bag` of the games of one or many archives, one partition per block.
+
+    :param paths: a path, a glob, or a list of them (read in that order).
+    :param as_chess: python-chess :class:`chess.pgn.Game` objects instead of text (text that
+        holds no game, e.g. a blank line, is left out).
+    :param binary: the games' bytes instead of text.
+    :param limits: ceilings for archives from elsewhere (:class:`chesszip.Limits`).
+    """
+    import dask
+    import dask.bag as db
+
+    lim = _limits(limits)
+    parts = blocks(paths, limits=limits)
+    if not parts:
+        return db.from_sequence([], npartitions=1)
+    if as_chess:
+        tasks = [dask.delayed(_block_chess)(b, lim, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b)}") for i, b in enumerate(parts)]
+    else:
+        tasks = [
+            dask.delayed(_block_texts)(b, lim, binary, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b)}")
+            for i, b in enumerate(parts)
+        ]
+    return db.from_delayed(tasks)
+
+
+def _token(block: Block) -> str:
+    from dask.base import tokenize
+
+    return tokenize(block, os.path.getmtime(block[0]), os.path.getsize(block[0]))
+
+
+def _block_frame(block: Block, limits: Optional[Dict[str, object]], moves: str, tags: Sequence[str]) -> Any:
+    return pandas_of(table_of_games(_native.block_games(block[0], block[2], limits=limits), moves=moves, tags=tags))
+
+
+def read_table(
+    paths: Paths, *, moves: str = "san", tags: Optional[Sequence[str]] = None, limits: Optional[Limits] = None
+) -> "dask.dataframe.DataFrame":
+    """A :class:`dask.dataframe.DataFrame` of one row per game (the columns of
+    :func:`chesszip.to_arrow`, pyarrow-backed dtypes), one partition per block.
+
+    :param moves: ``"san"`` (a list of SAN moves per game) or ``"movetext"``.
+    :param tags: the tag columns; ``None``: those of the first block that holds games
+        (decoded here, once, to know the columns; lichess writes the same tags in every game).
+        Tags outside the list are dropped, missing ones null.
+    """
+    import dask
+    import dask.dataframe as dd
+
+    lim = _limits(limits)
+    parts = blocks(paths, limits=limits)
+    if tags is None:
+        tags = []
+        for b in parts:
+            tags = tags_seen(_native.block_games(b[0], b[2], limits=lim))
+            if tags:
+                break
+    tags = list(tags)
+    meta = pandas_of(table_of_games([], moves=moves, tags=tags))
+    if not parts:
+        return dd.from_pandas(meta, npartitions=1)
+    tasks = [dask.delayed(_block_frame)(b, lim, moves, tags, dask_key_name=f"chesszip-table-{i}-{_token(b)}") for i, b in enumerate(parts)]
+    return dd.from_delayed(tasks, meta=meta, verify_meta=False)
+
+
+def _compress_shard(shard: bytes, level: int, block_lines: Optional[int], fmt: str, threads: int) -> bytes:
+    return _native.compress(shard, level, block_lines=block_lines, threads=threads, format=fmt)
+
+
+def _shards(src: Union[str, "os.PathLike[str]", bytes], shard_games: int) -> Tuple[str, Iterator[bytes]]:
+    reader = _native.ShardReader(src if isinstance(src, bytes) else os.fsdecode(src), shard_games)
+
+    def gen() -> Iterator[bytes]:
+        while True:
+            s = reader.read_shard()
+            if s is None:
+                return
+            yield s
+
+    return reader.format, gen()
+
+
+def compress(
+    src: Union[str, "os.PathLike[str]", bytes],
+    dst: Union[str, "os.PathLike[str]"],
+    *,
+    shard_games: int = 100_000,
+    level: int = DEFAULT_LEVEL,
+    block_lines: Optional[int] = None,
+    threads: int = 1,
+    client: Any = None,
+    scheduler: Optional[str] = None,
+    in_flight: Optional[int] = None,
+) -> Dict[str, Any]:
+    """Compress ``src`` on a Dask cluster: the text is cut into shards of ``shard_games`` whole
+    games (lines of movetext, games of PGN), read as a stream (gzip, bzip2, xz and zstd input
+    decoded on the fly, as the command line does), each shard compressed on a worker with
+    :func:`chesszip.compress`, and the archives joined in order into ``dst`` (a concatenated
+    archive, which expands to ``src``'s text byte for byte), or, when ``dst`` is an existing
+    directory, written there as ``part-00000.chz``, ``part-00001.chz``, ... (read back in
+    order with ``read_games(dst + "/part-*.chz")``).
+
+    :param client: a :class:`distributed.Client`; ``None``: the default client if there is
+        one and no ``scheduler`` is given, else dask's ``scheduler`` (``None``: threads) on
+        this machine.
+    :param threads: coding threads per shard (1: the workers' own parallelism does the rest).
+    :param in_flight: shards held at once (sent or compressed, not yet written); default twice
+        the cluster's threads. Memory on this machine is about this many shards of text.
+    :returns: ``{"format", "shards", "text_bytes", "archive_bytes", "paths"}``.
+    """
+    from collections import deque
+
+    fmt, shards = _shards(src, shard_games)
+    if client is None and scheduler is None:
+        try:
+            from distributed import default_client
+
+            client = default_client()
+        except (ImportError, ValueError):
+            client = None
+    if in_flight is None:
+        cores = sum(client.nthreads().values()) if client is not None else (os.cpu_count() or 1)
+        in_flight = max(2, 2 * cores)
+    dst = os.fsdecode(dst)
+    into_dir = os.path.isdir(dst)
+    paths: List[str] = []
+    text_bytes = archive_bytes = 0
+    out = None if into_dir else open(dst, "wb")
+
+    def write(n: int, archive: bytes) -> None:
+        nonlocal archive_bytes
+        archive_bytes += len(archive)
+        if out is not None:
+            out.write(archive)
+        else:
+            path = os.path.join(dst, f"part-{n:05d}.chz")
+            with open(path, "wb") as f:
+                f.write(archive)
+            paths.append(path)
+
+    try:
+        n = 0
+        if client is not None:
+            pending: "deque[Any]" = deque()
+            for shard in shards:
+                text_bytes += len(shard)
+                pending.append(client.submit(_compress_shard, shard, level, block_lines, fmt, threads, pure=False))
+                while len(pending) >= in_flight:
+                    write(n, pending.popleft().result())
+                    n += 1
+            while pending:
+                write(n, pending.popleft().result())
+                n += 1
+        else:
+            import dask
+
+            batch: List[bytes] = []
+
+            def run(batch: List[bytes]) -> None:
+                nonlocal n
+                done = dask.compute(*[dask.delayed(_compress_shard)(s, level, block_lines, fmt, threads) for s in batch], scheduler=scheduler)
+                for archive in done:
+                    write(n, archive)
+                    n += 1
+
+            for shard in shards:
+                text_bytes += len(shard)
+                batch.append(shard)
+                if len(batch) >= in_flight:
+                    run(batch)
+                    batch = []
+            if batch:
+                run(batch)
+        if n == 0:
+            # No text: one empty archive, so that the result is an archive all the same.
+            write(0, _compress_shard(b"", level, block_lines, fmt, threads))
+            n = 1
+    finally:
+        if out is not None:
+            out.close()
+    return {
+        "format": fmt,
+        "shards": n,
+        "text_bytes": text_bytes,
+        "archive_bytes": archive_bytes,
+        "paths": paths if into_dir else [dst],
+    }
