@@ -11,7 +11,7 @@ const FAST: &str = "fast";
 /// `--best`: the strongest level, as in gzip and xz.
 const BEST: &str = "best";
 /// The heading of the level options in `--help`.
-const HEADING: &str = "Compression level (-1 .. -9 or --level N)";
+const HEADING: &str = "Compression level (-1 .. -9, -10 or --level N)";
 const SHORT_IDS: [&str; 9] = ["level_1", "level_2", "level_3", "level_4", "level_5", "level_6", "level_7", "level_8", "level_9"];
 
 /// The chosen compression level.

@@ -430,7 +430,8 @@ fn help_lists_every_level() {
             assert!(listed, "{flag} in {args:?}: {help}");
         }
         assert!(help.contains("Level 2 (the default)") && help.contains("--level <N>"), "{help}");
-        assert!(help.contains("--fast") && help.contains("Level 9, the strongest (-9)"), "{help}");
+        assert!(help.contains("--fast") && help.contains("Level 9, the strongest without --weights (-9)"), "{help}");
+        assert!(help.contains("-1 .. -9 and -10 are short for it; level 10 needs --weights"), "{help}");
     }
 }
 
