@@ -14,7 +14,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use chesszip::model::{GameState, MAX_LEVEL, MIN_LEVEL, Model, Predictor, RELEASES};
+use chesszip::model::{GameState, MAX_EMBEDDED_LEVEL, MIN_LEVEL, Model, Predictor, RELEASES};
 use chesszip::text::parse_game;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use shakmaty::Move;
@@ -52,7 +52,7 @@ fn bench_model(c: &mut Criterion) {
     println!("model bench: {} games, {plies} plies per iteration", games.len());
     let levels: Vec<u8> = match std::env::var("MODEL_BENCH_LEVELS") {
         Ok(s) => s.split(',').map(|l| l.trim().parse().expect("MODEL_BENCH_LEVELS: levels 1-9")).collect(),
-        Err(_) => (MIN_LEVEL..=MAX_LEVEL).collect(),
+        Err(_) => (MIN_LEVEL..=MAX_EMBEDDED_LEVEL).collect(),
     };
     let mut group = c.benchmark_group("ply");
     group.throughput(Throughput::Elements(plies as u64));

@@ -35,6 +35,7 @@ fn main() {
             block_bytes: chesszip::container::MAX_BLOCK_TEXT,
             raw_form: false,
             verify: true,
+            weights: None,
         };
         let t = Instant::now();
         let archive = compress_bytes(&data, &opts);
@@ -71,6 +72,7 @@ fn main() {
             block_bytes: chesszip::container::MAX_BLOCK_TEXT,
             raw_form: false,
             verify: true,
+            weights: None,
         };
         let mut mt_archive = Vec::new();
         let mt_summary = chesszip::compress(&mt[..], &mut mt_archive, &mt_opts, &|_| {}).unwrap();

@@ -37,6 +37,7 @@ pub fn settings(data: &[u8]) -> (CompressOptions, Vec<u8>) {
         format: None,
         raw_form: a & 0x40 != 0,
         verify: a & 0x80 == 0,
+        weights: None,
     };
     (opts, text)
 }

@@ -86,3 +86,10 @@ make 2 notations.txt notations.txt.l2.c2.chz
 make 9 notations.txt notations.txt.l9.c2.chz
 make 2 dups.txt dups.txt.l2.c2.chz
 make 9 dups.txt dups.txt.l9.c2.chz
+# Version 8 (level 10: the transformer), with the committed random Chessformer of
+# tests/data/level10/ (examples/level10_random.rs; our own random weights, never the teacher's).
+out=tests/golden/movetext.l10.v8.random.chz
+if [[ -e $out ]]; then echo "kept    $out"; else
+  "$bin" compress -10 --weights tests/data/level10/random.onnx -c tests/golden/movetext.txt > "$out"
+  echo "made    $out"
+fi

@@ -13,6 +13,7 @@ use crate::container::{BlockHeader, Coding, FileHeader, Footer, InputFormat, MAX
 use crate::container::{BlockStats, EncodedBlock, IndexedReader};
 use crate::error::Error;
 use crate::format::BlockFormat;
+use crate::model::transformer::{TRANSFORMER_LEVEL, Weights};
 use crate::model::{DEFAULT_LEVEL, Model};
 use crate::movetext::Movetext;
 use crate::pgn;
@@ -102,6 +103,9 @@ pub struct CompressOptions {
     /// written (see [`compress`]); `true` by default. Turning it off saves about the time of
     /// an `expand` and trusts the encoder.
     pub verify: bool,
+    /// Level 10's transformer weights ([`Weights::load`]); `None` reads the file
+    /// `CHESSZIP_WEIGHTS` names. Unused at levels 1-9.
+    pub weights: Option<&'static Weights>,
 }
 
 impl CompressOptions {
@@ -121,6 +125,7 @@ impl Default for CompressOptions {
             block_bytes: MAX_BLOCK_TEXT,
             raw_form: true,
             verify: true,
+            weights: None,
         }
     }
 }
@@ -239,7 +244,11 @@ pub(crate) fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 /// If `opts.level` is outside `MIN_LEVEL..=MAX_LEVEL`, or `opts.block_bytes` is 0.
 pub fn compress<R: BufRead, W: Write>(input: R, output: W, opts: &CompressOptions, progress: Progress<'_>) -> Result<Summary, Error> {
     assert!(opts.block_bytes > 0, "blocks need at least one byte");
-    let opts = &CompressOptions { block_lines: opts.block_lines_or_default(), ..*opts };
+    let mut opts = CompressOptions { block_lines: opts.block_lines_or_default(), ..*opts };
+    if opts.level == TRANSFORMER_LEVEL {
+        opts.weights = Some(Weights::for_compress(opts.weights)?);
+    }
+    let opts = &opts;
     if opts.raw_form {
         return form::compress(input, output, opts, progress);
     }
@@ -254,14 +263,24 @@ fn compress_blocks<R: BufRead, W: Write>(
     progress: Progress<'_>,
 ) -> Result<Summary, Error> {
     let block_bytes = opts.block_bytes.min(MAX_BLOCK_TEXT);
-    let model = Model::builtin(opts.level);
+    let weights = opts.weights.filter(|_| opts.level == TRANSFORMER_LEVEL);
+    let model = match weights {
+        Some(w) => w.level_model(),
+        None => Model::builtin(opts.level),
+    };
     let format = match opts.format {
         Some(f) => f,
         None => pgn::detect(input.fill_buf()?),
     };
     let coder = block_format(format);
     let mut splitter = coder.splitter();
-    let header = FileHeader { format, level: opts.level, model_id: Model::builtin_id(opts.level), coding: Coding::newest_for(format) };
+    let header = FileHeader {
+        format,
+        level: opts.level,
+        model_id: Model::builtin_id(opts.level),
+        coding: Coding::newest_for(format),
+        weights: weights.map(|w| w.sha256),
+    };
     let mut writer = Writer::new(output, &header)?;
     let mut store = dups::has_refs(format, header.coding).then(dups::Store::compressor);
     let pool = worker_pool(opts.threads)?;
@@ -380,6 +399,9 @@ fn encode_checked(
 pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
     let level = header.level;
     if let Some(model) = Model::released(level, header.model_id) {
+        if level == TRANSFORMER_LEVEL {
+            return Ok(Weights::find(&header.weights.unwrap_or_default())?.level_model());
+        }
         return Ok(model);
     }
     Err(Error::Unsupported(format!(
@@ -483,10 +505,10 @@ fn expand_container<R: Read, W: Write>(
     let header = *reader.header();
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
-    let mut summary = Summary { archive_bytes: FileHeader::LEN as u64, ..Summary::default() };
+    let mut summary = Summary { archive_bytes: header.encoded_len() as u64, ..Summary::default() };
     let mut meter = Meter::new(opts.limits);
     let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
-    let mut read_bytes = FileHeader::LEN as u64;
+    let mut read_bytes = header.encoded_len() as u64;
     // Coding 2: the lines later blocks may copy (dups.rs), at most `dups::WINDOW` bytes.
     let mut store = dups::has_refs(header.format, header.coding).then(dups::Store::expander);
     loop {
@@ -814,11 +836,11 @@ fn salvage_sequential<R: Read, W: Write>(
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut salvage = Salvage::default();
-    let mut offset = FileHeader::LEN as u64;
+    let mut offset = header.encoded_len() as u64;
     let mut first_line = 0u64;
     let mut meter = Meter::new(opts.limits);
     let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
-    let mut read_bytes = FileHeader::LEN as u64;
+    let mut read_bytes = header.encoded_len() as u64;
     let mut store = dups::has_refs(header.format, header.coding).then(dups::Store::expander);
     loop {
         let first = reader.blocks_read();

@@ -38,6 +38,9 @@ pub enum Error {
     /// the output); this is a bug of chesszip, never of the input.
     #[error("internal error, please report it: {0} (the archive would not expand to its input, so it was not kept)")]
     SelfCheck(String),
+    /// Level 10's transformer weights are missing, or are not the ones an archive names.
+    #[error("{0}")]
+    Weights(String),
     /// A model parameter file could not be parsed.
     #[error("model file {name}, line {line}: {message}")]
     Model {

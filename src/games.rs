@@ -90,7 +90,7 @@ impl<R: Read + Seek> RawBlocks<R> {
                 games: 0,
             });
         }
-        let header = FileHeader { format: reader.header().format, level: 0, model_id: 0, coding: Coding::NEWEST };
+        let header = FileHeader { format: reader.header().format, level: 0, model_id: 0, coding: Coding::NEWEST, weights: None };
         let mut input = reader.into_inner().into_inner();
         input.seek(SeekFrom::Start(0))?;
         Ok(RawBlocks { reader: Some(RawReader::new(BufReader::new(input))?), at: 0, header, entries })

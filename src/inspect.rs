@@ -566,7 +566,7 @@ fn raw_info<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
         }
     };
     Ok(ArchiveInfo {
-        header: FileHeader { format: header.format, level: 0, model_id: 0, coding: Coding::NEWEST },
+        header: FileHeader { format: header.format, level: 0, model_id: 0, coding: Coding::NEWEST, weights: None },
         model_available: true,
         blocks: 0,
         lines: totals.lines,

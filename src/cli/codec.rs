@@ -46,6 +46,19 @@ struct Skip(String);
 
 /// Runs `mode` over the inputs of `args`; returns the worst status.
 pub fn run(args: &CommonArgs, mode: Mode) -> Status {
+    // Level 10's weights: read and quantised once, before any input (expanding finds them by
+    // the sha256 an archive names).
+    let mut mode = mode;
+    if let Some(path) = &args.weights {
+        match chesszip::model::transformer::Weights::load(path) {
+            Ok(w) => {
+                if let Mode::Compress(opts) = &mut mode {
+                    opts.weights = Some(w);
+                }
+            }
+            Err(e) => return error(e),
+        }
+    }
     let sources: Vec<Source> =
         if args.files.is_empty() { vec![Source::Stdin] } else { args.files.iter().map(|f| Source::from_arg(f)).collect() };
     if args.output.is_some() && sources.len() > 1 {

@@ -3,7 +3,7 @@
 
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, value_parser};
 
-use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
+use chesszip::model::{DEFAULT_LEVEL, MAX_EMBEDDED_LEVEL, MAX_LEVEL, MIN_LEVEL};
 
 const LEVEL: &str = "level";
 /// `--fast`: the fastest level, as in gzip and xz.
@@ -11,7 +11,7 @@ const FAST: &str = "fast";
 /// `--best`: the strongest level, as in gzip and xz.
 const BEST: &str = "best";
 /// The heading of the level options in `--help`.
-const HEADING: &str = "Compression level (-1 .. -9 or --level N)";
+const HEADING: &str = "Compression level (-1 .. -9, -10 or --level N)";
 const SHORT_IDS: [&str; 9] = ["level_1", "level_2", "level_3", "level_4", "level_5", "level_6", "level_7", "level_8", "level_9"];
 
 /// The chosen compression level.
@@ -36,7 +36,7 @@ impl FromArgMatches for LevelArgs {
                 consider(m.indices_of(id).and_then(|mut i| i.next_back()), n as u8 + 1);
             }
         }
-        for (id, level) in [(FAST, MIN_LEVEL), (BEST, MAX_LEVEL)] {
+        for (id, level) in [(FAST, MIN_LEVEL), (BEST, MAX_EMBEDDED_LEVEL)] {
             if m.get_flag(id) {
                 consider(m.indices_of(id).and_then(|mut i| i.next_back()), level);
             }
@@ -63,7 +63,7 @@ impl Args for LevelArgs {
                 .action(ArgAction::Set)
                 .help_heading(HEADING)
                 .help(format!(
-                    "Compression level, {MIN_LEVEL} (fastest) to {MAX_LEVEL} (strongest) [default: {DEFAULT_LEVEL}]; -1 .. -9 are short for it"
+                    "Compression level, {MIN_LEVEL} (fastest) to {MAX_LEVEL} (strongest) [default: {DEFAULT_LEVEL}]; -1 .. -9 and -10 are short for it; level 10 needs --weights"
                 )),
         );
         for (n, id) in SHORT_IDS.iter().enumerate() {
@@ -71,7 +71,7 @@ impl Args for LevelArgs {
             let help = match level {
                 MIN_LEVEL => format!("Level {level}: fastest"),
                 DEFAULT_LEVEL => format!("Level {level} (the default)"),
-                MAX_LEVEL => format!("Level {level}: strongest and slowest"),
+                MAX_EMBEDDED_LEVEL => format!("Level {level}: the strongest without --weights"),
                 _ => format!("Level {level}"),
             };
             cmd = cmd.arg(Arg::new(*id).short(char::from(b'0' + level)).action(ArgAction::SetTrue).help_heading(HEADING).help(help));
@@ -88,7 +88,7 @@ impl Args for LevelArgs {
                 .long(BEST)
                 .action(ArgAction::SetTrue)
                 .help_heading(HEADING)
-                .help(format!("Level {MAX_LEVEL}, the strongest (-{MAX_LEVEL})")),
+                .help(format!("Level {MAX_EMBEDDED_LEVEL}, the strongest without --weights (-{MAX_EMBEDDED_LEVEL})")),
         )
     }
 
@@ -109,6 +109,18 @@ fn options_with_values(cmd: &Command, shorts: &mut Vec<char>, longs: &mut Vec<St
     for sub in cmd.get_subcommands() {
         options_with_values(sub, shorts, longs);
     }
+}
+
+/// The command line with `-10` (level 10, the only two-digit level) spelled `--level=10`, which
+/// clap reads (it would take `-10` apart as `-1 -0`).
+pub fn expand_level_10(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut after_dashes = false;
+    args.into_iter()
+        .map(|a| {
+            after_dashes |= a == "--";
+            if !after_dashes && a == format!("-{MAX_LEVEL}").as_str() { format!("--level={MAX_LEVEL}").into() } else { a }
+        })
+        .collect()
 }
 
 /// Refuses a level the digit options cannot give, which clap would otherwise take apart:
@@ -141,12 +153,14 @@ pub fn check_digit_clusters(args: impl IntoIterator<Item = std::ffi::OsString>, 
                 break;
             }
             if c == '0' {
-                return Err(format!("-{cluster}: there is no level 0; the levels are {MIN_LEVEL} (fastest) to {MAX_LEVEL} (strongest)"));
+                return Err(format!(
+                    "-{cluster}: there is no level 0; the levels are {MIN_LEVEL} (fastest) to {MAX_LEVEL} (strongest; -{MAX_LEVEL} or --level {MAX_LEVEL})"
+                ));
             }
             if c.is_ascii_digit() && previous_digit {
                 let digits: String = cluster[i - 1..].chars().take_while(char::is_ascii_digit).collect();
                 return Err(format!(
-                    "-{cluster}: level {digits} does not exist; a level is one digit, -{MIN_LEVEL} (fastest) to -{MAX_LEVEL} (strongest), or --level N"
+                    "-{cluster}: level {digits} does not exist; the levels are {MIN_LEVEL} (fastest) to {MAX_LEVEL} (strongest): -{MIN_LEVEL} .. -{MAX_EMBEDDED_LEVEL}, -{MAX_LEVEL} or --level N"
                 ));
             }
             previous_digit = c.is_ascii_digit();

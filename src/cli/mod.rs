@@ -35,10 +35,11 @@ use status::{Status, describe, error};
 pub fn main() -> ExitCode {
     memory::bound_heap_growth();
     cleanup::install();
-    if let Err(message) = level::check_digit_clusters(std::env::args_os().skip(1), &<Cli as clap::CommandFactory>::command()) {
+    let args = level::expand_level_10(std::env::args_os());
+    if let Err(message) = level::check_digit_clusters(args.iter().skip(1).cloned(), &<Cli as clap::CommandFactory>::command()) {
         return status::final_status(error(message)).code();
     }
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to standard output and succeed (unless they cannot be

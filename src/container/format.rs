@@ -103,11 +103,68 @@ pub struct FileHeader {
     pub model_id: u64,
     /// How the blocks are coded.
     pub coding: Coding,
+    /// Level 10 only: the sha256 of the transformer weights the archive was made with
+    /// ([`crate::model::transformer::Weights`]), in a [`FileHeader::EXT_LEN`]-byte extension
+    /// right after the header (the digest and a CRC-32 of the header and digest). Levels 1-9
+    /// have no extension: their headers are as before.
+    pub weights: Option<[u8; 32]>,
 }
 
 impl FileHeader {
     /// Encoded size in bytes.
     pub const LEN: usize = 24;
+    /// Size of level 10's extension: the weights' sha256, then a CRC-32 of the header's 24
+    /// bytes and the digest.
+    pub const EXT_LEN: usize = 36;
+
+    /// Whether a header of this level is followed by the weights extension.
+    pub fn has_extension(&self) -> bool {
+        self.level == crate::model::transformer::TRANSFORMER_LEVEL
+    }
+
+    /// Bytes of the header with its extension, if any: where the first block starts.
+    pub fn encoded_len(&self) -> usize {
+        if self.has_extension() { Self::LEN + Self::EXT_LEN } else { Self::LEN }
+    }
+
+    /// The header's bytes followed by the extension's, if it has one.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut v = self.to_bytes().to_vec();
+        if self.has_extension() {
+            v.extend_from_slice(&self.weights.unwrap_or_default());
+            let c = crc(&v);
+            v.extend_from_slice(&c.to_le_bytes());
+        }
+        v
+    }
+
+    /// Reads the extension `ext` of a header that has one ([`FileHeader::has_extension`]).
+    ///
+    /// # Errors
+    /// [`Error::Corrupt`] if its checksum does not match.
+    pub fn parse_extension(&mut self, ext: &[u8; Self::EXT_LEN]) -> Result<(), Error> {
+        let mut v = self.to_bytes().to_vec();
+        v.extend_from_slice(&ext[..32]);
+        if crc(&v) != u32_at(ext, 32) {
+            return Err(Error::Corrupt("file header extension (the weights' sha256) checksum mismatch".into()));
+        }
+        self.weights = Some(ext[..32].try_into().expect("32 bytes"));
+        Ok(())
+    }
+
+    /// Reads and checks a header and its extension, if any, from `input`.
+    ///
+    /// # Errors
+    /// As [`FileHeader::parse`]; [`Error::Corrupt`] for a short or damaged extension.
+    pub fn read_from<R: std::io::Read>(input: &mut R, b: &[u8; Self::LEN]) -> Result<FileHeader, Error> {
+        let mut h = FileHeader::parse(b)?;
+        if h.has_extension() {
+            let mut ext = [0u8; Self::EXT_LEN];
+            input.read_exact(&mut ext).map_err(|_| Error::Corrupt("file header extension (the weights' sha256) is truncated".into()))?;
+            h.parse_extension(&ext)?;
+        }
+        Ok(h)
+    }
 
     /// Serialises the header.
     pub fn to_bytes(&self) -> [u8; Self::LEN] {
@@ -142,7 +199,7 @@ impl FileHeader {
         let coding = Coding::from_byte(b[11]).ok_or_else(|| {
             Error::Unsupported(format!("block coding {} (this build reads codings 0 to {})", b[11], Coding::NEWEST as u8))
         })?;
-        Ok(FileHeader { format, level: b[10], model_id: u64_at(b, 12), coding })
+        Ok(FileHeader { format, level: b[10], model_id: u64_at(b, 12), coding, weights: None })
     }
 }
 
@@ -413,7 +470,8 @@ mod tests {
 
     #[test]
     fn structures_round_trip() {
-        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef, coding: Coding::NEWEST };
+        let h =
+            FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef, coding: Coding::NEWEST, weights: None };
         assert_eq!(FileHeader::parse(&h.to_bytes()).unwrap(), h);
         let b = BlockHeader {
             lines: 3,
@@ -436,7 +494,7 @@ mod tests {
 
     #[test]
     fn every_flipped_header_byte_is_detected() {
-        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 42, coding: Coding::NEWEST }.to_bytes();
+        let h = FileHeader { format: InputFormat::Movetext, level: 5, model_id: 42, coding: Coding::NEWEST, weights: None }.to_bytes();
         for i in 0..h.len() {
             let mut bad = h;
             bad[i] ^= 0x10;

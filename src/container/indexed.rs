@@ -49,8 +49,8 @@ impl<R: Read + Seek> IndexedReader<R> {
         }
         let mut h = [0u8; FileHeader::LEN];
         read_exact_or(&mut input, &mut h, "file header")?;
-        let header = FileHeader::parse(&h)?;
-        let smallest = (FileHeader::LEN + index_len(0) + Footer::LEN) as u64;
+        let header = FileHeader::read_from(&mut input, &h)?;
+        let smallest = (header.encoded_len() + index_len(0) + Footer::LEN) as u64;
         if file_len < smallest {
             return Err(Error::Corrupt("truncated archive: index and footer are cut off".into()));
         }
@@ -59,7 +59,7 @@ impl<R: Read + Seek> IndexedReader<R> {
         read_exact_or(&mut input, &mut f, "footer")?;
         let index_offset = Footer::parse(&f)?.index_offset;
         let index_room = file_len - Footer::LEN as u64;
-        if index_offset < FileHeader::LEN as u64 || index_offset > index_room - index_len(0) as u64 {
+        if index_offset < header.encoded_len() as u64 || index_offset > index_room - index_len(0) as u64 {
             return Err(Error::Corrupt("footer points outside the file".into()));
         }
         input.seek(SeekFrom::Start(index_offset))?;
@@ -72,7 +72,7 @@ impl<R: Read + Seek> IndexedReader<R> {
         let mut index = head.to_vec();
         index.extend(read_vec(&mut input, index_len(count) - 8, "index")?);
         let entries = parse_index(&index)?;
-        let mut expected = FileHeader::LEN as u64;
+        let mut expected = header.encoded_len() as u64;
         for (i, e) in entries.iter().enumerate() {
             let end = entries.get(i + 1).map_or(index_offset, |n| n.offset);
             if e.offset != expected || end < e.offset + BlockHeader::LEN as u64 {

@@ -152,8 +152,8 @@ fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result
     input.seek(SeekFrom::Start(start))?;
     let mut h = [0u8; FileHeader::LEN];
     read_exact_or(input, &mut h, "file header")?;
-    FileHeader::parse(&h)?;
-    let mut pos = start + FileHeader::LEN as u64;
+    let header = FileHeader::read_from(input, &h)?;
+    let mut pos = start + header.encoded_len() as u64;
     let mut n = 0u64;
     loop {
         input.seek(SeekFrom::Start(pos))?;

@@ -64,8 +64,8 @@ impl<R: Read> Reader<R> {
         if got < b.len() {
             return Err(Error::Corrupt(format!("not a chesszip archive (only {got} bytes)")));
         }
-        let header = FileHeader::parse(&b)?;
-        Ok(Reader { input, header, offset: FileHeader::LEN as u64, seen: Vec::new(), done: false, member: false })
+        let header = FileHeader::read_from(&mut input, &b)?;
+        Ok(Reader { input, header, offset: header.encoded_len() as u64, seen: Vec::new(), done: false, member: false })
     }
 
     /// As [`Reader::new`], for an archive that may be followed by more data (the next member

@@ -20,7 +20,7 @@ impl<W: Write> Writer<W> {
     /// # Errors
     /// [`Error::Io`] from the underlying writer.
     pub fn new(mut out: W, header: &FileHeader) -> Result<Self, Error> {
-        let bytes = header.to_bytes();
+        let bytes = header.to_vec();
         out.write_all(&bytes)?;
         Ok(Writer { out, offset: bytes.len() as u64, index: Vec::new() })
     }

@@ -1,9 +1,13 @@
-//! The compression levels: 1 (fastest) ..= 9 (strongest), one released model each.
+//! The compression levels: 1 (fastest) ..= 10 (strongest), one released model each; level 10
+//! codes moves with a transformer whose weights the user supplies
+//! ([`super::transformer::pinned`]).
 
 /// Compression levels: 1 (fastest) ..= [`MAX_LEVEL`] (strongest).
 pub const MIN_LEVEL: u8 = 1;
 /// The strongest level.
-pub const MAX_LEVEL: u8 = 9;
+pub const MAX_LEVEL: u8 = 10;
+/// The strongest level whose models are all embedded (level 10 needs the user's weights).
+pub const MAX_EMBEDDED_LEVEL: u8 = 9;
 /// The level used when none is given: the smallest archive that still compresses and
 /// expands the benchmark (`data/Chess_Games.txt`) in no more time than `xz -9e` compresses it
 /// on two cores (measured with `chesszip bench`; see README.md and docs/performance.md).
@@ -72,9 +76,9 @@ mod tests {
 
     #[test]
     fn levels_are_checked_once() {
-        assert_eq!(Level::all().map(Level::get).collect::<Vec<_>>(), (1..=9).collect::<Vec<_>>());
+        assert_eq!(Level::all().map(Level::get).collect::<Vec<_>>(), (1..=10).collect::<Vec<_>>());
         assert_eq!(Level::new(0), Err(LevelOutOfRange(0)));
-        assert_eq!(Level::new(10).unwrap_err().to_string(), "level 10 is not in 1..=9");
+        assert_eq!(Level::new(11).unwrap_err().to_string(), "level 11 is not in 1..=10");
         assert_eq!(Level::try_from(2), Ok(Level::DEFAULT));
         assert_eq!(u8::from(Level::MAX), MAX_LEVEL);
     }

@@ -19,7 +19,7 @@ pub mod transformer;
 pub mod tuned;
 
 pub use game::GameState;
-pub use level::{DEFAULT_LEVEL, Level, LevelOutOfRange, MAX_LEVEL, MIN_LEVEL};
+pub use level::{DEFAULT_LEVEL, Level, LevelOutOfRange, MAX_EMBEDDED_LEVEL, MAX_LEVEL, MIN_LEVEL};
 pub use predictor::Predictor;
 pub use registry::{RELEASES, Release};
 pub use tuned::{Member, Model};

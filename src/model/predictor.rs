@@ -7,6 +7,8 @@ use super::features::{Dot, EndContext, MoveContext, MoveWeights, RESULT_CLASSES}
 use super::game::GameState;
 use super::network::NetworkState;
 use super::softmax::{softmax_into, softmax_with_max};
+use super::transformer::Weights;
+use super::transformer::tokens::{History, vocab_index};
 use super::tuned::Model;
 use crate::chess::move_key;
 use crate::chess::move_value;
@@ -57,7 +59,39 @@ pub struct Predictor<'m> {
     /// Whether this predictor is a member of an ensemble: it has no book of its own and only
     /// gives logits ([`MemberPredictor`]).
     is_member: bool,
+    /// Level 10's transformer and the game it follows, when the model has one.
+    transformer: Option<TransformerState>,
 }
+
+/// The transformer's view of the coded game: the recent positions (its input) and which ply
+/// they end at, so that encoder and decoder, which make the same calls, give it the same input.
+struct TransformerState {
+    weights: &'static Weights,
+    history: History,
+    /// `(ply, hash)` of the history's last position.
+    tip: Option<(u32, u64)>,
+    /// [`Predictor::observe`] was called at the tip: the next ply's position extends the
+    /// history (anything else starts it again from the position coded).
+    played: bool,
+}
+
+impl TransformerState {
+    /// The policy logits (`Q16`) of `st`'s position, the history brought to it first.
+    fn policy(&mut self, st: &GameState) -> Vec<i32> {
+        let here = (st.ply, st.hash);
+        match self.tip {
+            Some((ply, _)) if self.played && ply + 1 == st.ply => self.history.push(&st.pos),
+            Some(tip) if tip == here => {}
+            _ => self.history = History::new(&st.pos),
+        }
+        self.tip = Some(here);
+        self.played = false;
+        self.weights.model.forward(&self.history.input(), ELO, ELO)
+    }
+}
+
+/// The Elo given to the transformer for both sides (its inputs are clamped to 0..=5000).
+pub const ELO: i32 = 1500;
 
 /// A member of an ensemble inside the ensemble's [`Predictor`]: the member model's own
 /// predictor (search, features, network; no book) and its own game state, which follows the
@@ -133,6 +167,12 @@ impl<'m> Predictor<'m> {
             members: Vec::new(),
             mixed: Vec::new(),
             is_member: true,
+            transformer: model.transformer.map(|weights| TransformerState {
+                weights,
+                history: History::default(),
+                tip: None,
+                played: false,
+            }),
         }
     }
 
@@ -290,6 +330,9 @@ impl<'m> Predictor<'m> {
     /// The model's own logits of the prepared moves into `logits` (the linear model's, plus the
     /// network's when it has one), returning their maximum.
     fn move_logits(&mut self, st: &GameState, logits: &mut Vec<i32>) -> i32 {
+        if let Some(t) = &mut self.transformer {
+            return transformer_logits(&t.policy(st), &self.moves, st.pos.turn(), logits);
+        }
         match (&self.model.network, self.network.take()) {
             (Some(net), Some(mut state)) => {
                 state.prepare(net, st);
@@ -363,6 +406,9 @@ impl<'m> Predictor<'m> {
     /// Records that move `index` of the prepared moves is being played: fills the book and
     /// the side's skill estimate. Call before [`GameState::play`].
     pub fn observe(&mut self, st: &mut GameState, index: usize) {
+        if let Some(t) = &mut self.transformer {
+            t.played = t.tip == Some((st.ply, st.hash));
+        }
         if st.ply < self.model.book_max_ply {
             self.book.observe(st.hash, self.moves[index].key());
         }
@@ -389,6 +435,19 @@ impl<'m> Predictor<'m> {
         st.record_loss(self.best - self.scores[index]);
         st.record_eval(st.static_eval() + self.best);
     }
+}
+
+/// The logits of `moves` (mover `turn`) in 1/256 nat from the transformer's `Q16` policy
+/// logits (rounded to nearest, as [`super::transformer::tokens::move_logits`]) into `out`,
+/// returning their maximum.
+fn transformer_logits(policy: &[i32], moves: &[Packed], turn: shakmaty::Color, out: &mut Vec<i32>) -> i32 {
+    let shift = super::transformer::int::FRAC - super::softmax::LOGIT_ONE.trailing_zeros();
+    out.clear();
+    out.extend(moves.iter().map(|p| {
+        let z = policy[vocab_index(&p.to_move(), turn)] as i64;
+        ((z + (1 << (shift - 1))) >> shift) as i32
+    }));
+    out.iter().copied().max().unwrap_or(0)
 }
 
 /// [`move_value`] of every move into `out`, returning their maximum (0 without moves): plain

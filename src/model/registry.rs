@@ -236,6 +236,8 @@ pub const RELEASES: &[Release] = &[
     // Version 7: level 9 is an ensemble of version 6's level 5 (its own model), version 6's
     // level 9 and version 5's level 5 ([`super::tuned::Member`]).
     release!(7, 9, "v7/level9", NET_V6_SEARCH, 0x4e1de0bee3dda1fa),
+    // Version 8: level 10, whose moves are the user's transformer (src/model/transformer/).
+    release!(8, 10, "v8/level10", 0xc9c0561480ec23bd),
 ];
 
 /// The releases, each parsed when first used (a run needs one, or an ensemble and its members).

@@ -46,6 +46,10 @@ pub struct Model {
     /// The other members of an ensemble, empty for a single model: released models whose move
     /// logits are mixed with this model's (see [`Member`]). Part of [`Model::id`].
     pub members: Vec<Member>,
+    /// Level 10's transformer, whose logits are the move model's, when its weights are loaded
+    /// ([`super::transformer::Weights::level_model`]). Not part of [`Model::id`]: an archive
+    /// names the weights by their sha256 in its header.
+    pub transformer: Option<&'static super::transformer::Weights>,
 }
 
 /// A member of an ensemble: another released model, run on the same game with its own search,
@@ -125,6 +129,7 @@ impl Model {
             result_weights: file.weights(name, "result", result_layout::GROUPS, result_layout::LEN, lenient)?,
             network: None,
             members: parse_members(name, &file, member)?,
+            transformer: None,
         })
     }
 

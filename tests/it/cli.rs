@@ -183,11 +183,12 @@ fn out_of_range_threads_and_levels_are_clear_errors() {
     assert!(out.status.success(), "{}", stderr_of(&out));
     // -19 would be -1 -9 to clap; levels have one digit, and there is no level 0.
     for (args, message) in [
-        (&["-19"][..], "-19: level 19 does not exist; a level is one digit, -1 (fastest) to -9 (strongest), or --level N"),
+        (&["-19"][..], "-19: level 19 does not exist; the levels are 1 (fastest) to 10 (strongest): -1 .. -9, -10 or --level N"),
         (&["compress", "-v10"], "-v10: there is no level 0"),
-        (&["-0"], "-0: there is no level 0; the levels are 1 (fastest) to 9 (strongest)"),
-        (&["--level", "11"], "11 is not in 1..=9"),
-        (&["bench", "-l", "1,10"], "10 is not in 1..=9"),
+        (&["-0"], "-0: there is no level 0; the levels are 1 (fastest) to 10 (strongest"),
+        (&["--level", "11"], "11 is not in 1..=10"),
+        (&["-11"], "-11: level 11 does not exist; the levels are 1 (fastest) to 10"),
+        (&["bench", "-l", "1,11"], "11 is not in 1..=10"),
     ] {
         let out = chesszip().args(args).arg(&path).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
@@ -429,7 +430,8 @@ fn help_lists_every_level() {
             assert!(listed, "{flag} in {args:?}: {help}");
         }
         assert!(help.contains("Level 2 (the default)") && help.contains("--level <N>"), "{help}");
-        assert!(help.contains("--fast") && help.contains("Level 9, the strongest (-9)"), "{help}");
+        assert!(help.contains("--fast") && help.contains("Level 9, the strongest without --weights (-9)"), "{help}");
+        assert!(help.contains("-1 .. -9 and -10 are short for it; level 10 needs --weights"), "{help}");
     }
 }
 

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 90] = [
+const GOLDEN: [(&str, &str, u8); 91] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -110,7 +110,16 @@ const GOLDEN: [(&str, &str, u8); 90] = [
     ("notations.txt", "notations.txt.l9.c2.chz", 9),
     ("dups.txt", "dups.txt.l2.c2.chz", 2),
     ("dups.txt", "dups.txt.l9.c2.chz", 9),
+    // Version 8: level 10, the transformer, here with the committed random Chessformer of
+    // tests/data/level10/ (our own random weights; the archive names them by sha256).
+    ("movetext.txt", "movetext.l10.v8.random.chz", 10),
 ];
+
+/// The committed random Chessformer the level-10 golden archive was made with, loaded.
+fn level10_weights() -> &'static chesszip::model::transformer::Weights {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/level10/random.onnx");
+    chesszip::model::transformer::Weights::load(std::path::Path::new(path)).expect("the committed random Chessformer loads")
+}
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
 fn newest() -> Vec<(&'static str, &'static str, u8)> {
@@ -129,6 +138,7 @@ fn read(name: &str) -> Vec<u8> {
 
 #[test]
 fn golden_archives_expand_to_their_inputs() {
+    level10_weights();
     for (input, archive, _) in GOLDEN {
         let expanded = expand_bytes(&read(archive), &ExpandOptions { threads: 2, ..Default::default() })
             .unwrap_or_else(|e| panic!("{archive} does not expand: {e}"));
@@ -140,7 +150,7 @@ fn golden_archives_expand_to_their_inputs() {
 fn compressing_again_gives_the_golden_bytes() {
     for (input, archive, level) in newest() {
         // The defaults of the command line, as the golden files were made with it.
-        let opts = CompressOptions { level, threads: 2, ..CompressOptions::default() };
+        let opts = CompressOptions { level, threads: 2, weights: (level == 10).then(level10_weights), ..CompressOptions::default() };
         let ours = compress_bytes(&read(input), &opts);
         assert!(
             ours == read(archive),

@@ -18,6 +18,7 @@ fn every_damaged_byte_is_an_error() {
         block_bytes: chesszip::container::MAX_BLOCK_TEXT,
         raw_form: false,
         verify: true,
+        weights: None,
     };
     let archive = compress_bytes(PGN, &opts);
     assert_eq!(expand_bytes(&archive, &ExpandOptions::default()).unwrap(), PGN);

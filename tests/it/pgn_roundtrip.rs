@@ -32,6 +32,7 @@ fn round_trip(data: &[u8], format: Option<InputFormat>, block_lines: u32) -> Vec
         block_bytes: chesszip::container::MAX_BLOCK_TEXT,
         raw_form: false,
         verify: true,
+        weights: None,
     };
     let archive = compress_bytes(data, &opts);
     let back = expand_bytes(&archive, &ExpandOptions::default()).expect("expands");

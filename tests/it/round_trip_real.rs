@@ -37,7 +37,12 @@ fn every_level_on_a_handful_of_games() {
         text.extend_from_slice(format!(" {result}\n").as_bytes());
     }
     for level in MIN_LEVEL..=MAX_LEVEL {
-        let archive = round_trip_with(&text, &CompressOptions { level, ..fast() });
+        // Level 10 with our own random Chessformer (tests/data/level10/).
+        let weights = (level == 10).then(|| {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/level10/random.onnx");
+            chesszip::model::transformer::Weights::load(std::path::Path::new(path)).expect("loads")
+        });
+        let archive = round_trip_with(&text, &CompressOptions { level, weights, ..fast() });
         let info = info_of(&archive);
         assert_eq!((info.header.level, info.games, info.plies), (level, 3, 36), "level {level}");
     }

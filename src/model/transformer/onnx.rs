@@ -183,6 +183,8 @@ pub struct Graph {
     pub nodes: Vec<NodeProto>,
     /// The initializers, with their data.
     pub tensors: HashMap<String, Tensor>,
+    /// The external data files the initializers name, in the order they are first named.
+    pub externals: Vec<String>,
 }
 
 fn err(path: &Path, message: impl Into<String>) -> Error {
@@ -207,11 +209,16 @@ impl Graph {
         let graph = model.graph.ok_or("not an ONNX model: no graph")?;
         let mut files: HashMap<String, Vec<u8>> = HashMap::new();
         let mut tensors = HashMap::new();
+        let mut externals = Vec::new();
         for t in graph.initializer {
             let tensor = read_tensor(&t, dir, &mut files)?;
+            if files.len() > externals.len() {
+                let location = t.external_data.iter().find(|e| e.key == "location").map(|e| e.value.clone());
+                externals.extend(location);
+            }
             tensors.insert(t.name, tensor);
         }
-        Ok(Graph { nodes: graph.node, tensors })
+        Ok(Graph { nodes: graph.node, tensors, externals })
     }
 
     /// The initializer `name`, if the graph has it.

