@@ -13,9 +13,10 @@
 //!    variations, whose moves go through a second [`GameCoder`], result tokens);
 //! 5. the whitespace between all tokens.
 
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, Position, Square};
 
-use super::clock::time_control;
+use super::clock::{ClockModel, time_control};
+use super::clock_model::PlyFacts;
 use super::comment::CommentModel;
 use super::game::{Game, Item, parse, render, render_tokens, start_position};
 use super::layout::{ItemContext, LayoutModel, uses_crlf};
@@ -34,6 +35,9 @@ use crate::movetext::game_coder::GameCoder;
 use crate::movetext::move_text::MoveText;
 use crate::movetext::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::text::notation::Written;
+
+/// The coding PGN blocks are written in.
+const PGN_CODING: Coding = Coding::PgnFacts;
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -92,6 +96,7 @@ enum Piece {
 /// Models shared by the games of a block.
 struct PgnCoder<'m> {
     model: &'m Model,
+    coding: Coding,
     /// Whether the block's games may use other notations.
     notations: bool,
     games: GameCoder<'m>,
@@ -111,14 +116,21 @@ struct Frame {
     done: usize,
     pos: Chess,
     before: Option<Chess>,
+    /// Where the line's last move went.
+    last_to: Option<Square>,
 }
 
 impl<'m> PgnCoder<'m> {
     /// A coder for a block of `coding` whose games are all canonical SAN, or (`notations`)
     /// not.
     fn new(model: &'m Model, coding: Coding, notations: bool) -> Self {
+        let mut comments = CommentModel::new();
+        if coding >= Coding::PgnFacts {
+            comments.clocks = ClockModel::mixed();
+        }
         PgnCoder {
             model,
+            coding,
             notations,
             games: if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) },
             variations: None,
@@ -127,7 +139,7 @@ impl<'m> PgnCoder<'m> {
             raw_len: NumberModel::new(),
             tags: TagModel::new(coding >= Coding::Notations),
             layout: LayoutModel::new(),
-            comments: CommentModel::new(),
+            comments,
         }
     }
 
@@ -168,6 +180,10 @@ impl<'m> PgnCoder<'m> {
 
         // 4. Items.
         let control = game.tag(b"TimeControl").and_then(time_control);
+        if self.coding >= Coding::PgnFacts {
+            let hash = |name: &[u8]| game.tag(name).map_or(0, name_hash);
+            self.comments.clocks.players = [hash(b"White"), hash(b"Black")];
+        }
         self.comments.start_game(control);
         self.code_items(c, game, start, side)?;
 
@@ -193,7 +209,8 @@ impl<'m> PgnCoder<'m> {
     ) -> Result<(), Error> {
         let decoding = c.decoding();
         let corrupt = |m: &str| Error::Corrupt(format!("PGN move text: {m}"));
-        let mut frames = vec![Frame { line: 0, done: 0, pos: start, before: None }];
+        let mut frames = vec![Frame { line: 0, done: 0, pos: start, before: None, last_to: None }];
+        let facts = self.coding >= Coding::PgnFacts;
         let mut prev = None;
         let mut next_line = 1;
         for i in 0.. {
@@ -225,6 +242,10 @@ impl<'m> PgnCoder<'m> {
                 Item::MoveNo { number, dots } => self.layout.code_move_number(c, f.pos.fullmoves().get(), white, number, dots)?,
                 Item::Move => {
                     let m = *game.lines[f.line].moves.get(f.done).ok_or_else(|| corrupt("more moves than the line has"))?;
+                    if facts {
+                        self.comments.clocks.facts = ply_facts(&f.pos, m, f.last_to);
+                    }
+                    f.last_to = (m != crate::chess::NULL_MOVE).then(|| m.to());
                     f.before = Some(f.pos.clone());
                     play_ply(&mut f.pos, m);
                     f.done += 1;
@@ -253,7 +274,7 @@ impl<'m> PgnCoder<'m> {
                         .variations
                         .get_or_insert_with(|| if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) });
                     coder.code_moves(c, GameState::from_position(before.clone()), text)?;
-                    frames.push(Frame { line, done: 0, pos: before, before: None });
+                    frames.push(Frame { line, done: 0, pos: before, before: None, last_to: None });
                 }
                 Item::VarEnd => {
                     if frames.len() < 2 {
@@ -266,6 +287,24 @@ impl<'m> PgnCoder<'m> {
             prev = Some(kind);
         }
         Ok(())
+    }
+}
+
+/// A 32-bit FNV-1a hash of a name, never 0.
+fn name_hash(v: &[u8]) -> u32 {
+    v.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193)) | 1
+}
+
+/// What the position says about move `m` (see [`PlyFacts`]); `last_to` is where the
+/// opponent's last move went.
+fn ply_facts(pos: &Chess, m: shakmaty::Move, last_to: Option<Square>) -> PlyFacts {
+    let real = m != crate::chess::NULL_MOVE;
+    PlyFacts {
+        fullmove: pos.fullmoves().get(),
+        legal: pos.legal_moves().len() as u32,
+        capture: real && m.is_capture(),
+        recapture: real && m.is_capture() && last_to == Some(m.to()),
+        in_check: pos.is_check(),
     }
 }
 
@@ -286,7 +325,7 @@ pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, Block
     }
     let coded = encode_with(model, text, Notations::Coded).expect("notations allowed");
     let mut back = Vec::new();
-    match decode_block(model, Coding::NEWEST, &coded.0, text.len(), &mut back) {
+    match decode_block(model, PGN_CODING, &coded.0, text.len(), &mut back) {
         Ok(_) if back == text => coded,
         _ => encode_with(model, text, Notations::Raw).expect("raw games allowed"),
     }
@@ -303,7 +342,7 @@ pub fn encode_block_stored(model: &Model, text: &[u8]) -> (EncodedBlock, BlockSt
 /// `mode` refuses them and a game needs them.
 fn encode_with(model: &Model, text: &[u8], mode: Notations) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
     let notations = mode == Notations::Coded;
-    let mut coder = PgnCoder::new(model, Coding::NEWEST, notations);
+    let mut coder = PgnCoder::new(model, PGN_CODING, notations);
     let mut enc = Encoder::new();
     let mut side = Side::writer();
     let mut stats = BlockStats { lines: count_lines(text), ..BlockStats::default() };
@@ -429,7 +468,7 @@ mod tests {
         let model = Model::builtin(1);
         let (block, counts, stats) = encode_block_detailed(model, text);
         let mut out = Vec::new();
-        let decoded = decode_block(model, Coding::NEWEST, &block, text.len(), &mut out).unwrap();
+        let decoded = decode_block(model, PGN_CODING, &block, text.len(), &mut out).unwrap();
         assert_eq!(
             (decoded.lines, decoded.games, decoded.plies, decoded.raw_lines),
             (counts.lines, counts.games, counts.plies, counts.raw_lines)

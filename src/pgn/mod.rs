@@ -54,11 +54,13 @@
 
 pub mod blocks;
 pub mod clock;
+pub mod clock_model;
 pub mod codec;
 pub mod comment;
 pub mod game;
 pub mod layout;
 pub mod lexer;
+pub mod mix;
 pub mod side;
 pub mod stream;
 pub mod tags;
