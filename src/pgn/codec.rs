@@ -137,7 +137,7 @@ impl<'m> PgnCoder<'m> {
             more: Bit::default(),
             structured: Bit::default(),
             raw_len: NumberModel::new(),
-            tags: TagModel::new(coding >= Coding::Notations),
+            tags: if coding >= Coding::PgnFacts { TagModel::with_facts() } else { TagModel::new(coding >= Coding::Notations) },
             layout: LayoutModel::new(),
             comments,
         }
@@ -175,7 +175,8 @@ impl<'m> PgnCoder<'m> {
 
         // 3. The other tag values, knowing what the moves say.
         c.set(Stream::Tags);
-        let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result };
+        let openings = if self.coding >= Coding::PgnFacts { opening_hashes(&start, &game.lines[0].moves) } else { Vec::new() };
+        let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result, openings };
         self.tags.code_values(c, &mut game.tags, &info)?;
 
         // 4. Items.
@@ -288,6 +289,23 @@ impl<'m> PgnCoder<'m> {
         }
         Ok(())
     }
+}
+
+/// Plies of a game's opening whose positions predict its `ECO` and `Opening` (coding 3).
+const OPENING_PLIES: usize = 40;
+
+/// Zobrist hashes of the positions after each of the first [`OPENING_PLIES`] plies of `moves`
+/// from `start`.
+fn opening_hashes(start: &Chess, moves: &[shakmaty::Move]) -> Vec<u64> {
+    use shakmaty::EnPassantMode;
+    use shakmaty::zobrist::Zobrist64;
+    let mut pos = start.clone();
+    let mut out = Vec::new();
+    for &m in moves.iter().take(OPENING_PLIES) {
+        play_ply(&mut pos, m);
+        out.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+    }
+    out
 }
 
 /// A 32-bit FNV-1a hash of a name, never 0.

@@ -61,6 +61,7 @@ pub mod game;
 pub mod layout;
 pub mod lexer;
 pub mod mix;
+pub mod rating;
 pub mod side;
 pub mod stream;
 pub mod tags;
