@@ -334,33 +334,43 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 
 /// [`encode_block`] with the breakdown of the block's size by stream.
 pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
+    encode_block_in(model, PGN_CODING, text)
+}
+
+/// [`encode_block_detailed`] in an earlier `coding` (1 or later; coding 2 codes PGN as coding
+/// 1), to measure what a coding changes. Archives are always written in the newest coding.
+///
+/// # Panics
+/// For [`Coding::First`], which this build decodes only.
+pub fn encode_block_in(model: &Model, coding: Coding, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
+    assert!(coding >= Coding::Notations, "coding 0 is decoded only");
     // Most blocks are canonical SAN: they are coded as such until a game shows another
     // notation, and then again from the start with the notation models. A block with other
     // notations is decoded once more and compared: should it not give back its text, its games
     // in other notations are stored raw instead (no data loss, whatever a notation bug).
-    if let Some(coded) = encode_with(model, text, Notations::Refused) {
+    if let Some(coded) = encode_with(model, coding, text, Notations::Refused) {
         return coded;
     }
-    let coded = encode_with(model, text, Notations::Coded).expect("notations allowed");
+    let coded = encode_with(model, coding, text, Notations::Coded).expect("notations allowed");
     let mut back = Vec::new();
-    match decode_block(model, PGN_CODING, &coded.0, text.len(), &mut back) {
+    match decode_block(model, coding, &coded.0, text.len(), &mut back) {
         Ok(_) if back == text => coded,
-        _ => encode_with(model, text, Notations::Raw).expect("raw games allowed"),
+        _ => encode_with(model, coding, text, Notations::Raw).expect("raw games allowed"),
     }
 }
 
 /// [`encode_block`] with every game stored raw ([`Notations::Stored`]): the fallback of a
 /// block that does not decode to its text (see [`crate::archive`]).
 pub fn encode_block_stored(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
-    let (block, stats, _) = encode_with(model, text, Notations::Stored).expect("stored games allowed");
+    let (block, stats, _) = encode_with(model, PGN_CODING, text, Notations::Stored).expect("stored games allowed");
     (block, stats)
 }
 
 /// [`encode_block_detailed`] with games in other notations handled as `mode` says; `None` if
 /// `mode` refuses them and a game needs them.
-fn encode_with(model: &Model, text: &[u8], mode: Notations) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
+fn encode_with(model: &Model, coding: Coding, text: &[u8], mode: Notations) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
     let notations = mode == Notations::Coded;
-    let mut coder = PgnCoder::new(model, PGN_CODING, notations);
+    let mut coder = PgnCoder::new(model, coding, notations);
     let mut enc = Encoder::new();
     let mut side = Side::writer();
     let mut stats = BlockStats { lines: count_lines(text), ..BlockStats::default() };

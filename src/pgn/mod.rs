@@ -67,7 +67,7 @@ pub mod stream;
 pub mod tags;
 
 pub use blocks::{BlockReader, detect};
-pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed};
+pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed, encode_block_in};
 pub use stream::Stream;
 
 use std::io::BufRead;

@@ -502,18 +502,27 @@ impl TagModel {
         Ok(())
     }
 
-    /// Coding 3: `ECO` or `Opening`: the value last seen with the deepest opening position this
-    /// game shares with an earlier game of the block (a hit bit in the context of the depth),
-    /// else the generic model.
+    /// Coding 3: `ECO` or `Opening`: the values last seen with the deepest opening positions
+    /// this game shares with earlier games of the block, deepest first (a hit bit each, in the
+    /// context of its rank and depth), else the generic model.
     fn code_opening<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>, openings: &[u64]) -> Result<(), Error> {
         let f = self.facts.as_mut().expect("coding 3");
-        let found = openings.iter().enumerate().rev().find_map(|(ply, h)| f.openings.get(&(id, *h)).map(|v| (ply, v.clone())));
+        // Distinct values of the shared positions, deepest first.
+        let mut found: Vec<(usize, &Vec<u8>)> = Vec::new();
+        for (ply, h) in openings.iter().enumerate().rev() {
+            if let Some(value) = f.openings.get(&(id, *h)) {
+                if found.len() < OPENING_CANDIDATES && !found.iter().any(|(_, x)| *x == value) {
+                    found.push((ply, value));
+                }
+            }
+        }
         let mut hit = false;
-        if let Some((ply, value)) = found {
+        for (r, (ply, value)) in found.into_iter().enumerate() {
             let ctx = (64 - (ply as u64 + 1).leading_zeros() as usize).min(OPENING_CONTEXTS - 1);
-            hit = f.opening_hit[ctx].code_value(c, *v == value)?;
+            hit = f.opening_hit[r * OPENING_CONTEXTS + ctx].code_value(c, *v == *value)?;
             if hit {
-                *v = value;
+                *v = value.clone();
+                break;
             }
         }
         if !hit {
@@ -534,6 +543,9 @@ impl TagModel {
 
 /// Contexts of the opening hit bit: the depth of the match, by bit length.
 const OPENING_CONTEXTS: usize = 7;
+/// Candidates of an opening value tried in turn: the distinct values of the deepest shared
+/// positions.
+const OPENING_CANDIDATES: usize = 3;
 
 /// The key of a player's ratings in coding 3: the name and the rating pool (`Event`).
 fn pool_key(player: &[u8], event: Option<&[u8]>) -> Vec<u8> {
@@ -567,7 +579,7 @@ struct Facts {
     elo_forward: Bit,
     /// (tag id, position hash) to the tag's value last seen with that position.
     openings: HashMap<(usize, u64), Vec<u8>>,
-    opening_hit: [Bit; OPENING_CONTEXTS],
+    opening_hit: [Bit; OPENING_CONTEXTS * OPENING_CANDIDATES],
 }
 
 #[cfg(test)]
