@@ -86,3 +86,8 @@ make 2 notations.txt notations.txt.l2.c2.chz
 make 9 notations.txt notations.txt.l9.c2.chz
 make 2 dups.txt dups.txt.l2.c2.chz
 make 9 dups.txt dups.txt.l9.c2.chz
+# Coding 3 (PGN facts: clocks under a mixing model, rating diffs from the ratings, ECO from the
+# opening moves; header byte 11 = 3): the PGN inputs at the levels they have goldens of.
+make 1 lichess.pgn lichess.pgn.l1.c3.chz
+make 2 lichess.pgn lichess.pgn.l2.c3.chz
+make 2 notations.pgn notations.pgn.l2.c3.chz

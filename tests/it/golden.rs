@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 90] = [
+const GOLDEN: [(&str, &str, u8); 93] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -110,6 +110,10 @@ const GOLDEN: [(&str, &str, u8); 90] = [
     ("notations.txt", "notations.txt.l9.c2.chz", 9),
     ("dups.txt", "dups.txt.l2.c2.chz", 2),
     ("dups.txt", "dups.txt.l9.c2.chz", 9),
+    // Coding 3: PGN facts (clocks under a mixing model, rating diffs, ECO from the moves).
+    ("lichess.pgn", "lichess.pgn.l1.c3.chz", 1),
+    ("lichess.pgn", "lichess.pgn.l2.c3.chz", 2),
+    ("notations.pgn", "notations.pgn.l2.c3.chz", 2),
 ];
 
 /// The golden archives that the current binary makes: the newest of each (input, level).
@@ -175,6 +179,12 @@ fn golden_inputs_cover_the_awkward_cases() {
         let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
         assert_eq!(info.header.coding, chesszip::container::Coding::Duplicates, "{archive}");
         assert!(info.references >= 100 && info.lines == info.games + info.raw_lines, "{archive}: {info:?}");
+    }
+    // The PGN archives of coding 3 say so in their header, and code every game.
+    for archive in ["lichess.pgn.l1.c3.chz", "lichess.pgn.l2.c3.chz", "notations.pgn.l2.c3.chz"] {
+        let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
+        assert_eq!(info.header.coding, chesszip::container::Coding::PgnFacts, "{archive}");
+        assert_eq!(info.raw_lines, 0, "{archive}: {info:?}");
     }
     // The raw-form archives cover its held codecs.
     use chesszip::container::raw::Codec;
