@@ -36,6 +36,10 @@
 //! - **clocks** ([`clock`]): `[%clk]` as the time spent, predicted from the same player's last
 //!   clock plus the increment (or the base time), in the context of the time control's speed
 //!   and the player's previous time spent.
+//! - **coding 3** ([`crate::container::Coding::PgnFacts`]): the time spent under a mixing
+//!   model of what the decoder knows ([`clock_model`], [`mix`]); rating diffs from the ratings
+//!   and the result ([`rating`]); ratings per player and `Event`; `ECO` and `Opening` from the
+//!   opening positions shared with earlier games of the block ([`tags`]).
 //! - **evals** ([`comment`]): `[%eval]` as the change from the previous evaluation.
 //! - **comments** ([`comment`]): each comment's *shape* (whitespace and placeholders for
 //!   clocks, evals, other `[%cmd]`s and free text) as a rank among recent shapes; the free text
