@@ -134,9 +134,9 @@ impl Mixed {
         c.code(Cdf::new(&cum), &mut s)?;
         let bit = s == 1;
         let err = ((bit as i32) << 12) - p;
-        for i in 0..n {
+        for (i, &x) in st.iter().enumerate().take(n) {
             let slot = if i == keys.len() { MAX_INPUTS - 1 } else { i };
-            w[slot] = (w[slot] + ((st[i] * err * RATE + (1 << 15)) >> 16)).clamp(-MAX_WEIGHT, MAX_WEIGHT);
+            w[slot] = (w[slot] + ((x * err * RATE + (1 << 15)) >> 16)).clamp(-MAX_WEIGHT, MAX_WEIGHT);
         }
         for k in keys {
             self.counters.entry(*k).or_default().update(bit);

@@ -109,10 +109,10 @@ impl DiffModel {
             _ => None,
         };
         let d = 'coded: {
-            if let Some(cand) = candidate {
-                if self.exact[x.opponent_diff.is_some() as usize].code_value(c, diff == cand)? {
-                    break 'coded cand;
-                }
+            if let Some(cand) = candidate
+                && self.exact[x.opponent_diff.is_some() as usize].code_value(c, diff == cand)?
+            {
+                break 'coded cand;
             }
             let (pred, ctx) = match (x.opponent_diff, glicko) {
                 (Some(o), _) => (o.wrapping_neg(), 0),
@@ -123,12 +123,12 @@ impl DiffModel {
             pred.wrapping_add(self.residual[ctx.min(3)].code_value(c, diff.wrapping_sub(pred))?)
         };
         // Learn K from |S - E| of at least 0.1.
-        if let (Some(p), Some((se, _))) = (&x.player, glicko) {
-            if se.abs() >= 410 {
-                let obs = (d.clamp(-1000, 1000) * 16 * 4096 / se).clamp(0, 100 * 16);
-                let entry = self.k.entry(p.clone()).or_insert(K_DEFAULT);
-                *entry += (obs - *entry) / 4;
-            }
+        if let (Some(p), Some((se, _))) = (&x.player, glicko)
+            && se.abs() >= 410
+        {
+            let obs = (d.clamp(-1000, 1000) * 16 * 4096 / se).clamp(0, 100 * 16);
+            let entry = self.k.entry(p.clone()).or_insert(K_DEFAULT);
+            *entry += (obs - *entry) / 4;
         }
         Ok(d)
     }

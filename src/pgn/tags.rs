@@ -428,18 +428,18 @@ impl TagModel {
             f.game.before[color] = known;
             f.game.keys[color] = player.clone();
             let forward = known.zip(player.as_ref().and_then(|p| f.last_diff.get(p).copied())).map(|(e, d)| e.wrapping_add(d));
-            if let Some(fw) = forward {
-                if f.elo_forward.code_value(c, int == Some(fw))? {
-                    if decoding {
-                        tags[i].value = fw.to_string().into_bytes();
-                    }
-                    f.game.elos[color] = Some(fw);
-                    if let Some(p) = player {
-                        self.elo.insert(p, fw);
-                    }
-                    self.last_elo = Some(fw);
-                    return Ok(());
+            if let Some(fw) = forward
+                && f.elo_forward.code_value(c, int == Some(fw))?
+            {
+                if decoding {
+                    tags[i].value = fw.to_string().into_bytes();
                 }
+                f.game.elos[color] = Some(fw);
+                if let Some(p) = player {
+                    self.elo.insert(p, fw);
+                }
+                self.last_elo = Some(fw);
+                return Ok(());
             }
         }
         let (base, ctx) = match (known, opponent, self.last_elo) {
@@ -510,10 +510,11 @@ impl TagModel {
         // Distinct values of the shared positions, deepest first.
         let mut found: Vec<(usize, &Vec<u8>)> = Vec::new();
         for (ply, h) in openings.iter().enumerate().rev() {
-            if let Some(value) = f.openings.get(&(id, *h)) {
-                if found.len() < OPENING_CANDIDATES && !found.iter().any(|(_, x)| *x == value) {
-                    found.push((ply, value));
-                }
+            if let Some(value) = f.openings.get(&(id, *h))
+                && found.len() < OPENING_CANDIDATES
+                && !found.iter().any(|(_, x)| *x == value)
+            {
+                found.push((ply, value));
             }
         }
         let mut hit = false;
