@@ -50,6 +50,8 @@ enum Kind {
     Diff(usize),
     /// Coding 3: `ECO` or `Opening`, predicted from the opening moves.
     Opening,
+    /// Coding 3: `UTCTime`, as a change from the block's last one.
+    UtcTime,
 }
 
 /// What the moves say about a game, for coding its tags.
@@ -69,6 +71,7 @@ fn kind_of(name: &[u8], facts: bool) -> Kind {
         b"WhiteRatingDiff" if facts => Kind::Diff(0),
         b"BlackRatingDiff" if facts => Kind::Diff(1),
         b"ECO" | b"Opening" if facts => Kind::Opening,
+        b"UTCTime" if facts => Kind::UtcTime,
         b"White" | b"Black" => Kind::Player,
         b"WhiteElo" => Kind::Elo(0),
         b"BlackElo" => Kind::Elo(1),
@@ -299,6 +302,11 @@ impl TagModel {
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
                     continue;
                 }
+                Kind::UtcTime => {
+                    self.code_utc_time(c, id, &mut tags[i].value)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
                 Kind::Opening => {
                     self.code_opening(c, id, &mut tags[i].value, &info.openings)?;
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
@@ -502,6 +510,29 @@ impl TagModel {
         Ok(())
     }
 
+    /// Coding 3: `UTCTime` written `HH:MM:SS`: the change in seconds from the block's last one
+    /// (the nearer way round the day); another spelling goes through the generic model.
+    fn code_utc_time<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let t = if decoding { None } else { parse_time(v) };
+        let f = self.facts.as_mut().expect("coding 3");
+        if !f.time_form.code_value(c, t.is_some())? {
+            return self.code_value(c, id, v);
+        }
+        let base = f.last_time.unwrap_or(0);
+        let mut delta = (t.unwrap_or(0) - base).rem_euclid(DAY);
+        if delta > DAY / 2 {
+            delta -= DAY;
+        }
+        let delta = f.time_delta.code_value(c, delta)?;
+        let t = base.wrapping_add(delta).rem_euclid(DAY);
+        if decoding {
+            *v = format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60).into_bytes();
+        }
+        f.last_time = Some(t);
+        Ok(())
+    }
+
     /// Coding 3: `ECO` or `Opening`: the values last seen with the deepest opening positions
     /// this game shares with earlier games of the block, deepest first (a hit bit each, in the
     /// context of its rank and depth), else the generic model.
@@ -542,6 +573,19 @@ impl TagModel {
     }
 }
 
+/// Seconds of the day of a time written `HH:MM:SS`.
+fn parse_time(v: &[u8]) -> Option<i64> {
+    let two = |b: &[u8]| (b.len() == 2 && b.iter().all(u8::is_ascii_digit)).then(|| ((b[0] - b'0') * 10 + (b[1] - b'0')) as i64);
+    if v.len() != 8 || v[2] != b':' || v[5] != b':' {
+        return None;
+    }
+    let (h, m, s) = (two(&v[..2])?, two(&v[3..5])?, two(&v[6..])?);
+    (h < 24 && m < 60 && s < 60).then_some((h * 60 + m) * 60 + s)
+}
+
+/// Seconds in a day.
+const DAY: i64 = 86_400;
+
 /// Contexts of the opening hit bit: the depth of the match, by bit length.
 const OPENING_CONTEXTS: usize = 7;
 /// Candidates of an opening value tried in turn: the distinct values of the deepest shared
@@ -581,6 +625,10 @@ struct Facts {
     /// (tag id, position hash) to the tag's value last seen with that position.
     openings: HashMap<(usize, u64), Vec<u8>>,
     opening_hit: [Bit; OPENING_CONTEXTS * OPENING_CANDIDATES],
+    time_form: Bit,
+    time_delta: SignedModel,
+    /// The block's last `UTCTime`, in seconds of the day.
+    last_time: Option<i64>,
 }
 
 #[cfg(test)]

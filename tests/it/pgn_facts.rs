@@ -1,7 +1,7 @@
 //! PGN coding 3 ([`Coding::PgnFacts`]): every shared PGN file round-trips in it and is at most
 //! 1% larger than in coding 1 (block by block as compress cuts them, level 1); the lichess
 //! files with clocks, ratings and openings get at least 1% smaller; and edge cases (missing tags, odd
-//! clocks, no `TimeControl`, clocks at 0, rating diffs not as lichess writes them).
+//! clocks, no `TimeControl`, clocks at 0, rating diffs and times not as lichess writes them).
 
 use crate::common;
 
@@ -73,16 +73,16 @@ fn edge_cases_round_trip_in_coding_3() {
         // Tenths and milliseconds, four hour digits, a correspondence control.
         b"[TimeControl \"-\"]\n\n1. d4 { [%clk 0:00:09.5] } d5 { [%clk 1000:00:00.123] } 2. c4 { [%clk 0:00:00.0] } *\n\n",
         // Rating diffs not as lichess writes them, no ratings, an unknown result.
-        b"[White \"a\"]\n[Black \"b\"]\n[WhiteRatingDiff \"8\"]\n[BlackRatingDiff \"-0\"]\n[ECO \"?\"]\n[Result \"*\"]\n\n1. e4 *\n\n",
+        b"[UTCTime \"23:59:59\"]\n[White \"a\"]\n[Black \"b\"]\n[WhiteRatingDiff \"8\"]\n[BlackRatingDiff \"-0\"]\n[ECO \"?\"]\n[Result \"*\"]\n\n1. e4 *\n\n",
         // Lichess-style: diffs, ECO, Opening, then the same opening again with other values.
-        b"[Event \"Rated Blitz game\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n[WhiteElo \"1500\"]\n[BlackElo \"1600\"]\n\
+        b"[Event \"Rated Blitz game\"]\n[UTCTime \"00:00:01\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n[WhiteElo \"1500\"]\n[BlackElo \"1600\"]\n\
           [WhiteRatingDiff \"+9\"]\n[BlackRatingDiff \"-9\"]\n[TimeControl \"180+2\"]\n[ECO \"C20\"]\n[Opening \"King's Pawn Game\"]\n\n\
           1. e4 { [%clk 0:03:00] } e5 { [%clk 0:03:00] } 2. Qh5 { [%clk 0:03:01] } Nc6 { [%clk 0:02:59] } 1-0\n\n",
-        b"[Event \"Rated Blitz game\"]\n[White \"b\"]\n[Black \"a\"]\n[Result \"1/2-1/2\"]\n[WhiteElo \"1591\"]\n[BlackElo \"1509\"]\n\
+        b"[Event \"Rated Blitz game\"]\n[UTCTime \"24:00:00\"]\n[White \"b\"]\n[Black \"a\"]\n[Result \"1/2-1/2\"]\n[WhiteElo \"1591\"]\n[BlackElo \"1509\"]\n\
           [WhiteRatingDiff \"+0\"]\n[BlackRatingDiff \"+1\"]\n[TimeControl \"180+2\"]\n[ECO \"C20\"]\n[Opening \"Other\"]\n\n\
           1. e4 { [%clk 0:03:00] } e5 { [%clk 0:03:00] } 2. Qh5 { [%clk 0:00:00] } 1/2-1/2\n\n",
         // Chess960 from a FEN, and a clock in a variation.
-        b"[Variant \"Chess960\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n[SetUp \"1\"]\n\n\
+        b"[UTCTime \"1:02:03\"]\n[Variant \"Chess960\"]\n[FEN \"bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1\"]\n[SetUp \"1\"]\n\n\
           1. e4 { [%clk 0:01:00] } (1. d4 { [%clk 0:00:59] }) 1... e5 { [%clk 0:01:00] } *\n",
     ];
     let text: Vec<u8> = games.concat();
