@@ -71,7 +71,7 @@ pub enum Coding {
     /// Byte 3 (PGN only; movetext blocks are coded as in coding 2): what the game already says
     /// is coded as such: clocks under a mixing model of the time spent (`src/pgn/clock_model.rs`),
     /// rating diffs from the two ratings and the result (`src/pgn/rating.rs`), `ECO` and
-    /// `Opening` from the opening moves, players from their last opponents (`src/pgn/facts.rs`).
+    /// `Opening` from the opening moves, `UTCTime` as a change (`src/pgn/tags.rs`).
     PgnFacts = 3,
 }
 

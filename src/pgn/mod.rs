@@ -39,7 +39,8 @@
 //! - **coding 3** ([`crate::container::Coding::PgnFacts`]): the time spent under a mixing
 //!   model of what the decoder knows ([`clock_model`], [`mix`]); rating diffs from the ratings
 //!   and the result ([`rating`]); ratings per player and `Event`; `ECO` and `Opening` from the
-//!   opening positions shared with earlier games of the block ([`tags`]).
+//!   opening positions shared with earlier games of the block, `UTCTime` as a change from the
+//!   block's last one ([`tags`]).
 //! - **evals** ([`comment`]): `[%eval]` as the change from the previous evaluation.
 //! - **comments** ([`comment`]): each comment's *shape* (whitespace and placeholders for
 //!   clocks, evals, other `[%cmd]`s and free text) as a rank among recent shapes; the free text
