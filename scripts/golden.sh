@@ -93,3 +93,8 @@ if [[ -e $out ]]; then echo "kept    $out"; else
   "$bin" compress -10 --weights tests/data/level10/random.onnx -c tests/golden/movetext.txt > "$out"
   echo "made    $out"
 fi
+# Coding 3 (PGN facts: clocks under a mixing model, rating diffs from the ratings, ECO from the
+# opening moves; header byte 11 = 3): the PGN inputs at the levels they have goldens of.
+make 1 lichess.pgn lichess.pgn.l1.c3.chz
+make 2 lichess.pgn lichess.pgn.l2.c3.chz
+make 2 notations.pgn notations.pgn.l2.c3.chz

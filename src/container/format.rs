@@ -54,7 +54,8 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 }
 
 /// Revision of the block codings: how a block's text becomes symbols, header byte 11. An
-/// archive is decoded with the coding its header names; compressing writes [`Coding::NEWEST`].
+/// archive is decoded with the coding its header names; compressing writes
+/// [`Coding::newest_for`] its format; [`Coding::NEWEST`] is the newest this build reads.
 /// Codings are never changed once released, like models: a new one is a new value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Coding {
@@ -67,18 +68,23 @@ pub enum Coding {
     /// Byte 2: a movetext line that occurred earlier in the input is coded as a reference to
     /// its first occurrence (`src/archive/dups.rs`); PGN blocks are coded as in coding 1.
     Duplicates = 2,
+    /// Byte 3 (PGN only; movetext blocks are coded as in coding 2): what the game already says
+    /// is coded as such: clocks under a mixing model of the time spent (`src/pgn/clock_model.rs`),
+    /// rating diffs from the two ratings and the result (`src/pgn/rating.rs`), `ECO` and
+    /// `Opening` from the opening moves, `UTCTime` as a change (`src/pgn/tags.rs`).
+    PgnFacts = 3,
 }
 
 impl Coding {
     /// The coding this build writes.
-    pub const NEWEST: Coding = Coding::Duplicates;
+    pub const NEWEST: Coding = Coding::PgnFacts;
 
-    /// The coding this build writes for `format`: [`Coding::NEWEST`] for movetext; for PGN,
-    /// which coding 2 does not change, coding 1, so that PGN archives stay as they were.
+    /// The coding this build writes for `format`: for movetext coding 2 (coding 3 changes only
+    /// PGN, so movetext archives stay as they were), for PGN coding 3.
     pub fn newest_for(format: InputFormat) -> Coding {
         match format {
-            InputFormat::Movetext => Coding::NEWEST,
-            InputFormat::Pgn => Coding::Notations,
+            InputFormat::Movetext => Coding::Duplicates,
+            InputFormat::Pgn => Coding::PgnFacts,
         }
     }
 
@@ -87,6 +93,7 @@ impl Coding {
             0 => Some(Coding::First),
             1 => Some(Coding::Notations),
             2 => Some(Coding::Duplicates),
+            3 => Some(Coding::PgnFacts),
             _ => None,
         }
     }

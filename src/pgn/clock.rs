@@ -2,6 +2,7 @@
 //! increment of the time control (or the base time for a player's first clock), so only the
 //! time spent on the move is coded.
 
+use super::clock_model::{PlyFacts, SpentModel};
 use super::stream::Metered;
 use crate::entropy::SymbolCoder;
 use crate::entropy::binary::{Bit, BitTree, SignedModel};
@@ -104,6 +105,13 @@ pub struct ClockModel {
     /// Per color (0 white, 1 black): last clock in ms and the last time spent, in units.
     last: [Option<(u64, i64)>; 2],
     control: Option<(u64, u64)>,
+    /// Coding 3: the mixing model of the time spent ([`SpentModel`]) instead of `spent`.
+    mixed: Option<SpentModel>,
+    /// What the position says about the move of the next clock (coding 3).
+    pub facts: PlyFacts,
+    /// Hashes of the game's players' names, white's and black's (coding 3; 0 unknown), set
+    /// before [`ClockModel::start_game`].
+    pub players: [u32; 2],
 }
 
 impl Default for ClockModel {
@@ -116,6 +124,9 @@ impl Default for ClockModel {
             spent: (0..4 * 8).map(|_| SignedModel::new()).collect(),
             last: [None; 2],
             control: None,
+            mixed: None,
+            facts: PlyFacts::default(),
+            players: [0; 2],
         }
     }
 }
@@ -126,10 +137,18 @@ impl ClockModel {
         Self::default()
     }
 
+    /// Fresh models of coding 3: the time spent under [`SpentModel`].
+    pub fn mixed() -> Self {
+        ClockModel { mixed: Some(SpentModel::new()), ..Self::default() }
+    }
+
     /// Starts a game with the time control of its `TimeControl` tag, if any.
     pub fn start_game(&mut self, control: Option<(u64, u64)>) {
         self.last = [None; 2];
         self.control = control;
+        if let Some(m) = &mut self.mixed {
+            m.start_game(self.players);
+        }
     }
 
     /// Codes the clock of `color` (0 white, 1 black: the player who just moved).
@@ -160,7 +179,14 @@ impl ClockModel {
         };
         let ctx = speed(base) * 8 + ctx;
         let pred_units = (predicted / unit) as i64;
-        let spent = self.spent[ctx].code_value(c, pred_units - (clock.ms / unit) as i64)?;
+        let actual = pred_units - (clock.ms / unit) as i64;
+        let spent = match &mut self.mixed {
+            Some(m) => {
+                let left = self.last[color].map(|l| l.0).or(self.control.map(|c| c.0));
+                m.code(c, color, unit, left, self.control, self.facts, actual)?
+            }
+            None => self.spent[ctx].code_value(c, actual)?,
+        };
         let units = pred_units.checked_sub(spent).filter(|u| *u >= 0).ok_or_else(|| Error::Corrupt("negative clock".into()))?;
         clock.ms = (units as u64).checked_mul(unit).ok_or_else(|| Error::Corrupt("clock out of range".into()))?;
         self.last[color] = Some((clock.ms, spent));

@@ -13,9 +13,10 @@
 //!    variations, whose moves go through a second [`GameCoder`], result tokens);
 //! 5. the whitespace between all tokens.
 
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, Position, Square};
 
-use super::clock::time_control;
+use super::clock::{ClockModel, time_control};
+use super::clock_model::PlyFacts;
 use super::comment::CommentModel;
 use super::game::{Game, Item, parse, render, render_tokens, start_position};
 use super::layout::{ItemContext, LayoutModel, uses_crlf};
@@ -34,6 +35,9 @@ use crate::movetext::game_coder::GameCoder;
 use crate::movetext::move_text::MoveText;
 use crate::movetext::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::text::notation::Written;
+
+/// The coding PGN blocks are written in.
+const PGN_CODING: Coding = Coding::PgnFacts;
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -92,6 +96,7 @@ enum Piece {
 /// Models shared by the games of a block.
 struct PgnCoder<'m> {
     model: &'m Model,
+    coding: Coding,
     /// Whether the block's games may use other notations.
     notations: bool,
     games: GameCoder<'m>,
@@ -111,23 +116,30 @@ struct Frame {
     done: usize,
     pos: Chess,
     before: Option<Chess>,
+    /// Where the line's last move went.
+    last_to: Option<Square>,
 }
 
 impl<'m> PgnCoder<'m> {
     /// A coder for a block of `coding` whose games are all canonical SAN, or (`notations`)
     /// not.
     fn new(model: &'m Model, coding: Coding, notations: bool) -> Self {
+        let mut comments = CommentModel::new();
+        if coding >= Coding::PgnFacts {
+            comments.clocks = ClockModel::mixed();
+        }
         PgnCoder {
             model,
+            coding,
             notations,
             games: if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) },
             variations: None,
             more: Bit::default(),
             structured: Bit::default(),
             raw_len: NumberModel::new(),
-            tags: TagModel::new(coding >= Coding::Notations),
+            tags: if coding >= Coding::PgnFacts { TagModel::with_facts() } else { TagModel::new(coding >= Coding::Notations) },
             layout: LayoutModel::new(),
-            comments: CommentModel::new(),
+            comments,
         }
     }
 
@@ -163,11 +175,16 @@ impl<'m> PgnCoder<'m> {
 
         // 3. The other tag values, knowing what the moves say.
         c.set(Stream::Tags);
-        let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result };
+        let openings = if self.coding >= Coding::PgnFacts { opening_hashes(&start, &game.lines[0].moves) } else { Vec::new() };
+        let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result, openings };
         self.tags.code_values(c, &mut game.tags, &info)?;
 
         // 4. Items.
         let control = game.tag(b"TimeControl").and_then(time_control);
+        if self.coding >= Coding::PgnFacts {
+            let hash = |name: &[u8]| game.tag(name).map_or(0, name_hash);
+            self.comments.clocks.players = [hash(b"White"), hash(b"Black")];
+        }
         self.comments.start_game(control);
         self.code_items(c, game, start, side)?;
 
@@ -193,7 +210,8 @@ impl<'m> PgnCoder<'m> {
     ) -> Result<(), Error> {
         let decoding = c.decoding();
         let corrupt = |m: &str| Error::Corrupt(format!("PGN move text: {m}"));
-        let mut frames = vec![Frame { line: 0, done: 0, pos: start, before: None }];
+        let mut frames = vec![Frame { line: 0, done: 0, pos: start, before: None, last_to: None }];
+        let facts = self.coding >= Coding::PgnFacts;
         let mut prev = None;
         let mut next_line = 1;
         for i in 0.. {
@@ -225,6 +243,10 @@ impl<'m> PgnCoder<'m> {
                 Item::MoveNo { number, dots } => self.layout.code_move_number(c, f.pos.fullmoves().get(), white, number, dots)?,
                 Item::Move => {
                     let m = *game.lines[f.line].moves.get(f.done).ok_or_else(|| corrupt("more moves than the line has"))?;
+                    if facts {
+                        self.comments.clocks.facts = ply_facts(&f.pos, m, f.last_to);
+                    }
+                    f.last_to = (m != crate::chess::NULL_MOVE).then(|| m.to());
                     f.before = Some(f.pos.clone());
                     play_ply(&mut f.pos, m);
                     f.done += 1;
@@ -253,7 +275,7 @@ impl<'m> PgnCoder<'m> {
                         .variations
                         .get_or_insert_with(|| if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) });
                     coder.code_moves(c, GameState::from_position(before.clone()), text)?;
-                    frames.push(Frame { line, done: 0, pos: before, before: None });
+                    frames.push(Frame { line, done: 0, pos: before, before: None, last_to: None });
                 }
                 Item::VarEnd => {
                     if frames.len() < 2 {
@@ -269,6 +291,41 @@ impl<'m> PgnCoder<'m> {
     }
 }
 
+/// Plies of a game's opening whose positions predict its `ECO` and `Opening` (coding 3).
+const OPENING_PLIES: usize = 40;
+
+/// Zobrist hashes of the positions after each of the first [`OPENING_PLIES`] plies of `moves`
+/// from `start`.
+fn opening_hashes(start: &Chess, moves: &[shakmaty::Move]) -> Vec<u64> {
+    use shakmaty::EnPassantMode;
+    use shakmaty::zobrist::Zobrist64;
+    let mut pos = start.clone();
+    let mut out = Vec::new();
+    for &m in moves.iter().take(OPENING_PLIES) {
+        play_ply(&mut pos, m);
+        out.push(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+    }
+    out
+}
+
+/// A 32-bit FNV-1a hash of a name, never 0.
+fn name_hash(v: &[u8]) -> u32 {
+    v.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193)) | 1
+}
+
+/// What the position says about move `m` (see [`PlyFacts`]); `last_to` is where the
+/// opponent's last move went.
+fn ply_facts(pos: &Chess, m: shakmaty::Move, last_to: Option<Square>) -> PlyFacts {
+    let real = m != crate::chess::NULL_MOVE;
+    PlyFacts {
+        fullmove: pos.fullmoves().get(),
+        legal: pos.legal_moves().len() as u32,
+        capture: real && m.is_capture(),
+        recapture: real && m.is_capture() && last_to == Some(m.to()),
+        in_check: pos.is_check(),
+    }
+}
+
 /// Compresses a block of PGN text with `model`.
 pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
     let (block, stats, _) = encode_block_detailed(model, text);
@@ -277,33 +334,43 @@ pub fn encode_block(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
 
 /// [`encode_block`] with the breakdown of the block's size by stream.
 pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
+    encode_block_in(model, PGN_CODING, text)
+}
+
+/// [`encode_block_detailed`] in an earlier `coding` (1 or later; coding 2 codes PGN as coding
+/// 1), to measure what a coding changes. Archives are always written in the newest coding.
+///
+/// # Panics
+/// For [`Coding::First`], which this build decodes only.
+pub fn encode_block_in(model: &Model, coding: Coding, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
+    assert!(coding >= Coding::Notations, "coding 0 is decoded only");
     // Most blocks are canonical SAN: they are coded as such until a game shows another
     // notation, and then again from the start with the notation models. A block with other
     // notations is decoded once more and compared: should it not give back its text, its games
     // in other notations are stored raw instead (no data loss, whatever a notation bug).
-    if let Some(coded) = encode_with(model, text, Notations::Refused) {
+    if let Some(coded) = encode_with(model, coding, text, Notations::Refused) {
         return coded;
     }
-    let coded = encode_with(model, text, Notations::Coded).expect("notations allowed");
+    let coded = encode_with(model, coding, text, Notations::Coded).expect("notations allowed");
     let mut back = Vec::new();
-    match decode_block(model, Coding::NEWEST, &coded.0, text.len(), &mut back) {
+    match decode_block(model, coding, &coded.0, text.len(), &mut back) {
         Ok(_) if back == text => coded,
-        _ => encode_with(model, text, Notations::Raw).expect("raw games allowed"),
+        _ => encode_with(model, coding, text, Notations::Raw).expect("raw games allowed"),
     }
 }
 
 /// [`encode_block`] with every game stored raw ([`Notations::Stored`]): the fallback of a
 /// block that does not decode to its text (see [`crate::archive`]).
 pub fn encode_block_stored(model: &Model, text: &[u8]) -> (EncodedBlock, BlockStats) {
-    let (block, stats, _) = encode_with(model, text, Notations::Stored).expect("stored games allowed");
+    let (block, stats, _) = encode_with(model, PGN_CODING, text, Notations::Stored).expect("stored games allowed");
     (block, stats)
 }
 
 /// [`encode_block_detailed`] with games in other notations handled as `mode` says; `None` if
 /// `mode` refuses them and a game needs them.
-fn encode_with(model: &Model, text: &[u8], mode: Notations) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
+fn encode_with(model: &Model, coding: Coding, text: &[u8], mode: Notations) -> Option<(EncodedBlock, BlockStats, PgnStats)> {
     let notations = mode == Notations::Coded;
-    let mut coder = PgnCoder::new(model, Coding::NEWEST, notations);
+    let mut coder = PgnCoder::new(model, coding, notations);
     let mut enc = Encoder::new();
     let mut side = Side::writer();
     let mut stats = BlockStats { lines: count_lines(text), ..BlockStats::default() };
@@ -429,7 +496,7 @@ mod tests {
         let model = Model::builtin(1);
         let (block, counts, stats) = encode_block_detailed(model, text);
         let mut out = Vec::new();
-        let decoded = decode_block(model, Coding::NEWEST, &block, text.len(), &mut out).unwrap();
+        let decoded = decode_block(model, PGN_CODING, &block, text.len(), &mut out).unwrap();
         assert_eq!(
             (decoded.lines, decoded.games, decoded.plies, decoded.raw_lines),
             (counts.lines, counts.games, counts.plies, counts.raw_lines)

@@ -36,6 +36,11 @@
 //! - **clocks** ([`clock`]): `[%clk]` as the time spent, predicted from the same player's last
 //!   clock plus the increment (or the base time), in the context of the time control's speed
 //!   and the player's previous time spent.
+//! - **coding 3** ([`crate::container::Coding::PgnFacts`]): the time spent under a mixing
+//!   model of what the decoder knows ([`clock_model`], [`mix`]); rating diffs from the ratings
+//!   and the result ([`rating`]); ratings per player and `Event`; `ECO` and `Opening` from the
+//!   opening positions shared with earlier games of the block, `UTCTime` as a change from the
+//!   block's last one ([`tags`]).
 //! - **evals** ([`comment`]): `[%eval]` as the change from the previous evaluation.
 //! - **comments** ([`comment`]): each comment's *shape* (whitespace and placeholders for
 //!   clocks, evals, other `[%cmd]`s and free text) as a rank among recent shapes; the free text
@@ -54,17 +59,20 @@
 
 pub mod blocks;
 pub mod clock;
+pub mod clock_model;
 pub mod codec;
 pub mod comment;
 pub mod game;
 pub mod layout;
 pub mod lexer;
+pub mod mix;
+pub mod rating;
 pub mod side;
 pub mod stream;
 pub mod tags;
 
 pub use blocks::{BlockReader, detect};
-pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed};
+pub use codec::{PgnStats, decode_block, encode_block, encode_block_detailed, encode_block_in};
 pub use stream::Stream;
 
 use std::io::BufRead;

@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 
 use super::game::Tag;
+use super::rating::{DiffContext, DiffModel, parse_diff, write_diff};
 use super::stream::{Metered, Stream};
 use crate::chess::GameResult;
 use crate::entropy::SymbolCoder;
@@ -45,19 +46,32 @@ enum Kind {
     Result,
     /// `FEN`, `SetUp`, `Variant`: coded before the moves.
     Setup,
+    /// Coding 3: `WhiteRatingDiff` (0) or `BlackRatingDiff` (1), see [`super::rating`].
+    Diff(usize),
+    /// Coding 3: `ECO` or `Opening`, predicted from the opening moves.
+    Opening,
+    /// Coding 3: `UTCTime`, as a change from the block's last one.
+    UtcTime,
 }
 
 /// What the moves say about a game, for coding its tags.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct GameInfo {
     /// Plies of the main line.
     pub plies: usize,
     /// The game's result.
     pub result: GameResult,
+    /// Hashes of the positions after the first plies of the main line (coding 3), first ply
+    /// first.
+    pub openings: Vec<u64>,
 }
 
-fn kind_of(name: &[u8]) -> Kind {
+fn kind_of(name: &[u8], facts: bool) -> Kind {
     match name {
+        b"WhiteRatingDiff" if facts => Kind::Diff(0),
+        b"BlackRatingDiff" if facts => Kind::Diff(1),
+        b"ECO" | b"Opening" if facts => Kind::Opening,
+        b"UTCTime" if facts => Kind::UtcTime,
         b"White" | b"Black" => Kind::Player,
         b"WhiteElo" => Kind::Elo(0),
         b"BlackElo" => Kind::Elo(1),
@@ -145,6 +159,8 @@ pub struct TagModel {
     elo_delta: [SignedModel; 6],
     last_elo: Option<i64>,
     strings: StringModel,
+    /// Coding 3: what the game says ([`Facts`]).
+    facts: Option<Box<Facts>>,
     /// Bits coded per tag id (values) and, last, for names and the tag count (encoder only).
     costs: Vec<f64>,
 }
@@ -168,8 +184,15 @@ impl TagModel {
             elo_delta: Default::default(),
             last_elo: None,
             strings: StringModel::new(),
+            facts: None,
             costs: Vec::new(),
         }
+    }
+
+    /// Fresh models of coding 3 ([`crate::container::Coding::PgnFacts`]): value models for at
+    /// most [`MAX_TAG_STATES`] names, and the models of what the game says ([`Facts`]).
+    pub fn with_facts() -> Self {
+        TagModel { facts: Some(Box::default()), ..Self::new(true) }
     }
 
     fn id(&mut self, name: &[u8]) -> usize {
@@ -179,7 +202,7 @@ impl TagModel {
         let id = self.names.len();
         self.ids.insert(name.to_vec(), id);
         self.names.push(name.to_vec());
-        self.kinds.push(kind_of(name));
+        self.kinds.push(kind_of(name, self.facts.is_some()));
         if self.states.len() < self.max_states {
             self.states.push(TagState::default());
         }
@@ -265,12 +288,30 @@ impl TagModel {
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
     pub fn code_values<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag], info: &GameInfo) -> Result<(), Error> {
+        if let Some(f) = &mut self.facts {
+            f.game = GameFacts::default();
+        }
         for i in 0..tags.len() {
             let id = self.id(&tags[i].name);
             let before = c.bits[Stream::Tags as usize];
             let kind = self.kinds[id];
             let predicted: Vec<u8> = match kind {
                 Kind::Setup => continue,
+                Kind::Diff(color) => {
+                    self.code_diff(c, id, color, i, tags, info.result)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
+                Kind::UtcTime => {
+                    self.code_utc_time(c, id, &mut tags[i].value)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
+                Kind::Opening => {
+                    self.code_opening(c, id, &mut tags[i].value, &info.openings)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
                 Kind::Elo(color) => {
                     self.code_elo(c, id, color, i, tags, info.result)?;
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
@@ -384,7 +425,31 @@ impl TagModel {
             (GameResult::Draw, _) => 2,
             (GameResult::Unknown, _) => 3,
         };
+        // Coding 3: ratings per player and pool (the `Event`), and "the last rating plus its
+        // change" (games in time order) checked first.
+        let player = match (&self.facts, player) {
+            (Some(_), Some(p)) => Some(pool_key(&p, tags[..i].iter().find(|t| t.name == b"Event").map(|t| &t.value[..]))),
+            (_, p) => p,
+        };
         let known = player.as_ref().and_then(|p| self.elo.get(p).copied());
+        if let Some(f) = &mut self.facts {
+            f.game.before[color] = known;
+            f.game.keys[color] = player.clone();
+            let forward = known.zip(player.as_ref().and_then(|p| f.last_diff.get(p).copied())).map(|(e, d)| e.wrapping_add(d));
+            if let Some(fw) = forward
+                && f.elo_forward.code_value(c, int == Some(fw))?
+            {
+                if decoding {
+                    tags[i].value = fw.to_string().into_bytes();
+                }
+                f.game.elos[color] = Some(fw);
+                if let Some(p) = player {
+                    self.elo.insert(p, fw);
+                }
+                self.last_elo = Some(fw);
+                return Ok(());
+            }
+        }
         let (base, ctx) = match (known, opponent, self.last_elo) {
             (Some(e), _, _) => (e, outcome),
             (None, Some(o), _) => (o, 4),
@@ -395,12 +460,175 @@ impl TagModel {
         if decoding {
             tags[i].value = elo.to_string().into_bytes();
         }
+        if let Some(f) = &mut self.facts {
+            f.game.elos[color] = Some(elo);
+        }
         if let Some(p) = player {
             self.elo.insert(p, elo);
         }
         self.last_elo = Some(elo);
         Ok(())
     }
+
+    /// Coding 3: a rating change ([`super::rating`]); a value not as lichess writes it goes
+    /// through the generic model.
+    fn code_diff<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        id: usize,
+        color: usize,
+        i: usize,
+        tags: &mut [Tag],
+        result: GameResult,
+    ) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let value = if decoding { None } else { parse_diff(&tags[i].value) };
+        let f = self.facts.as_mut().expect("coding 3");
+        if !f.diff_form.code_value(c, value.is_some())? {
+            let mut v = std::mem::take(&mut tags[i].value);
+            self.code_value(c, id, &mut v)?;
+            tags[i].value = v;
+            return Ok(());
+        }
+        let g = &f.game;
+        let x = DiffContext {
+            player: g.keys[color].clone(),
+            ratings: g.elos[color].zip(g.elos[1 - color]),
+            before: g.before[color],
+            opponent_diff: g.diffs[1 - color],
+            result,
+            color,
+        };
+        let d = f.diffs.code(c, &x, value.unwrap_or(0))?;
+        if decoding {
+            tags[i].value = write_diff(d);
+        }
+        f.game.diffs[color] = Some(d);
+        if let Some(p) = x.player {
+            f.last_diff.insert(p, d);
+        }
+        Ok(())
+    }
+
+    /// Coding 3: `UTCTime` written `HH:MM:SS`: the change in seconds from the block's last one
+    /// (the nearer way round the day); another spelling goes through the generic model.
+    fn code_utc_time<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let t = if decoding { None } else { parse_time(v) };
+        let f = self.facts.as_mut().expect("coding 3");
+        if !f.time_form.code_value(c, t.is_some())? {
+            return self.code_value(c, id, v);
+        }
+        let base = f.last_time.unwrap_or(0);
+        let mut delta = (t.unwrap_or(0) - base).rem_euclid(DAY);
+        if delta > DAY / 2 {
+            delta -= DAY;
+        }
+        let delta = f.time_delta.code_value(c, delta)?;
+        let t = base.wrapping_add(delta).rem_euclid(DAY);
+        if decoding {
+            *v = format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60).into_bytes();
+        }
+        f.last_time = Some(t);
+        Ok(())
+    }
+
+    /// Coding 3: `ECO` or `Opening`: the values last seen with the deepest opening positions
+    /// this game shares with earlier games of the block, deepest first (a hit bit each, in the
+    /// context of its rank and depth), else the generic model.
+    fn code_opening<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>, openings: &[u64]) -> Result<(), Error> {
+        let f = self.facts.as_mut().expect("coding 3");
+        // Distinct values of the shared positions, deepest first.
+        let mut found: Vec<(usize, &Vec<u8>)> = Vec::new();
+        for (ply, h) in openings.iter().enumerate().rev() {
+            if let Some(value) = f.openings.get(&(id, *h))
+                && found.len() < OPENING_CANDIDATES
+                && !found.iter().any(|(_, x)| *x == value)
+            {
+                found.push((ply, value));
+            }
+        }
+        let mut hit = false;
+        for (r, (ply, value)) in found.into_iter().enumerate() {
+            let ctx = (64 - (ply as u64 + 1).leading_zeros() as usize).min(OPENING_CONTEXTS - 1);
+            hit = f.opening_hit[r * OPENING_CONTEXTS + ctx].code_value(c, *v == *value)?;
+            if hit {
+                *v = value.clone();
+                break;
+            }
+        }
+        if !hit {
+            self.code_value(c, id, v)?;
+        } else {
+            let slot = self.slot(id);
+            let history = &mut self.states[slot].history;
+            let rank = history.rank(v);
+            history.touch(v, rank);
+        }
+        let f = self.facts.as_mut().expect("coding 3");
+        for h in openings {
+            f.openings.insert((id, *h), v.clone());
+        }
+        Ok(())
+    }
+}
+
+/// Seconds of the day of a time written `HH:MM:SS`.
+fn parse_time(v: &[u8]) -> Option<i64> {
+    let two = |b: &[u8]| (b.len() == 2 && b.iter().all(u8::is_ascii_digit)).then(|| ((b[0] - b'0') * 10 + (b[1] - b'0')) as i64);
+    if v.len() != 8 || v[2] != b':' || v[5] != b':' {
+        return None;
+    }
+    let (h, m, s) = (two(&v[..2])?, two(&v[3..5])?, two(&v[6..])?);
+    (h < 24 && m < 60 && s < 60).then_some((h * 60 + m) * 60 + s)
+}
+
+/// Seconds in a day.
+const DAY: i64 = 86_400;
+
+/// Contexts of the opening hit bit: the depth of the match, by bit length.
+const OPENING_CONTEXTS: usize = 7;
+/// Candidates of an opening value tried in turn: the distinct values of the deepest shared
+/// positions.
+const OPENING_CANDIDATES: usize = 3;
+
+/// The key of a player's ratings in coding 3: the name and the rating pool (`Event`).
+fn pool_key(player: &[u8], event: Option<&[u8]>) -> Vec<u8> {
+    let mut k = player.to_vec();
+    k.push(0);
+    k.extend_from_slice(event.unwrap_or_default());
+    k
+}
+
+/// What coding 3 knows of the current game's ratings.
+#[derive(Debug, Default)]
+struct GameFacts {
+    /// Per color: the rating pool key.
+    keys: [Option<Vec<u8>>; 2],
+    /// Per color: this game's rating.
+    elos: [Option<i64>; 2],
+    /// Per color: the player's rating in the game before in the block.
+    before: [Option<i64>; 2],
+    /// Per color: this game's rating change.
+    diffs: [Option<i64>; 2],
+}
+
+/// The models of coding 3 for tags that the game's moves and ratings predict.
+#[derive(Debug, Default)]
+struct Facts {
+    game: GameFacts,
+    diffs: DiffModel,
+    diff_form: Bit,
+    /// Per player key: the rating change of the player's last game.
+    last_diff: HashMap<Vec<u8>, i64>,
+    elo_forward: Bit,
+    /// (tag id, position hash) to the tag's value last seen with that position.
+    openings: HashMap<(usize, u64), Vec<u8>>,
+    opening_hit: [Bit; OPENING_CONTEXTS * OPENING_CANDIDATES],
+    time_form: Bit,
+    time_delta: SignedModel,
+    /// The block's last `UTCTime`, in seconds of the day.
+    last_time: Option<i64>,
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 91] = [
+const GOLDEN: [(&str, &str, u8); 94] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -113,6 +113,10 @@ const GOLDEN: [(&str, &str, u8); 91] = [
     // Version 8: level 10, the transformer, here with the committed random Chessformer of
     // tests/data/level10/ (our own random weights; the archive names them by sha256).
     ("movetext.txt", "movetext.l10.v8.random.chz", 10),
+    // Coding 3: PGN facts (clocks under a mixing model, rating diffs, ECO from the moves).
+    ("lichess.pgn", "lichess.pgn.l1.c3.chz", 1),
+    ("lichess.pgn", "lichess.pgn.l2.c3.chz", 2),
+    ("notations.pgn", "notations.pgn.l2.c3.chz", 2),
 ];
 
 /// The committed random Chessformer the level-10 golden archive was made with, loaded.
@@ -185,6 +189,12 @@ fn golden_inputs_cover_the_awkward_cases() {
         let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
         assert_eq!(info.header.coding, chesszip::container::Coding::Duplicates, "{archive}");
         assert!(info.references >= 100 && info.lines == info.games + info.raw_lines, "{archive}: {info:?}");
+    }
+    // The PGN archives of coding 3 say so in their header, and code every game.
+    for archive in ["lichess.pgn.l1.c3.chz", "lichess.pgn.l2.c3.chz", "notations.pgn.l2.c3.chz"] {
+        let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
+        assert_eq!(info.header.coding, chesszip::container::Coding::PgnFacts, "{archive}");
+        assert_eq!(info.raw_lines, 0, "{archive}: {info:?}");
     }
     // The raw-form archives cover its held codecs.
     use chesszip::container::raw::Codec;

@@ -19,6 +19,7 @@ mod limits;
 mod notation;
 mod other_notations;
 mod pgn_corrupt;
+mod pgn_facts;
 mod pgn_roundtrip;
 mod properties;
 mod random_access;

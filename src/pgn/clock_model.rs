@@ -1,0 +1,201 @@
+//! The time spent on a move, as coding 3 ([`crate::container::Coding::PgnFacts`]) codes it:
+//! the same quantity as [`super::clock`] (the same player's last clock plus the increment,
+//! minus this clock, in units of the clock's last digit), but each of its binary decisions is
+//! predicted by several contexts of what the decoder knows, mixed ([`super::mix`]):
+//! - the speed of the time control (lichess's estimate: base + 40 x increment seconds), and
+//!   whether there is an increment;
+//! - the time the player has left, as a fraction of the base time and in absolute seconds;
+//! - the move number (the opening is played fast);
+//! - the same player's last two spends and the opponent's last one (a player's rhythm);
+//! - the position: a forced move (one legal move), a recapture, a move out of check, a capture.
+//!
+//! The value: whether it is negative (a clock that went up by more than the increment), then
+//! its bit length in unary (`0` for 0 s, `1` for 1, `2` for 2-3, ...), then the bits below the
+//! leading one (the top three mixed, the others under one context each).
+
+use super::mix::{Mixed, key};
+use crate::entropy::SymbolCoder;
+use crate::entropy::binary::NumberModel;
+use crate::error::Error;
+
+/// What the position says about the move a clock follows (the decoder knows it: moves are
+/// coded before the clocks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlyFacts {
+    /// The move number of the move (1 for both players' first moves).
+    pub fullmove: u32,
+    /// Legal moves in the position before the move.
+    pub legal: u32,
+    /// The move captured.
+    pub capture: bool,
+    /// The move captured on the square the opponent's last move went to.
+    pub recapture: bool,
+    /// The mover was in check.
+    pub in_check: bool,
+}
+
+/// Longest unary bit length (clocks up to 2^40 units).
+const MAX_LENGTH: usize = 40;
+/// Spends below this are coded in unary.
+const UNARY: u32 = 12;
+/// Class of "no spend yet".
+const NONE: u32 = 9;
+
+/// Bit length of `v`, capped at `cap`.
+fn length(v: u64, cap: u32) -> u32 {
+    (64 - v.leading_zeros()).min(cap)
+}
+
+/// The mixing model of the time spent, with the state of the current game.
+#[derive(Debug, Default)]
+pub struct SpentModel {
+    mixed: Mixed,
+    negative: NumberModel,
+    /// Per color: the last two spends, in seconds (most recent first), clamped at 0.
+    spends: [[Option<u64>; 2]; 2],
+    /// Per color: a hash of the player's name (0 unknown).
+    players: [u32; 2],
+}
+
+/// The context of one spend.
+struct Features {
+    speed: u32,
+    increment: u32,
+    own: u32,
+    own2: u32,
+    opp: u32,
+    ratio: u32,
+    left: u32,
+    phase: u32,
+    flags: u32,
+    player: u32,
+}
+
+impl SpentModel {
+    /// Fresh models.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Starts a game between `players` (hashes of the names, 0 unknown).
+    pub fn start_game(&mut self, players: [u32; 2]) {
+        self.spends = [[None; 2]; 2];
+        self.players = players;
+    }
+
+    /// Codes `spent` (units of `unit` ms) of `color`, who had `left_ms` before the move, under
+    /// the time control `control` (base and increment in ms), after a move `facts` describe.
+    ///
+    /// # Errors
+    /// The decoder's [`Error::Corrupt`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn code<C: SymbolCoder>(
+        &mut self,
+        c: &mut C,
+        color: usize,
+        unit: u64,
+        left_ms: Option<u64>,
+        control: Option<(u64, u64)>,
+        facts: PlyFacts,
+        spent: i64,
+    ) -> Result<i64, Error> {
+        let class = |s: Option<u64>| s.map_or(NONE, |s| length(s, 8));
+        let (speed, increment, ratio) = match control {
+            Some((base, inc)) => {
+                let estimate = (base + 40 * inc) / 1000;
+                let speed = match estimate {
+                    0..=29 => 0,
+                    30..=179 => 1,
+                    180..=479 => 2,
+                    480..=1499 => 3,
+                    _ => 4,
+                };
+                let ratio = match (left_ms, base) {
+                    (Some(l), b) if b > 0 => (l.saturating_mul(8) / b).min(9) as u32,
+                    _ => 10,
+                };
+                (speed, (inc > 0) as u32, ratio)
+            }
+            None => (5, 2, 11),
+        };
+        let f = Features {
+            speed,
+            increment,
+            own: class(self.spends[color][0]),
+            own2: class(self.spends[color][1]),
+            opp: class(self.spends[1 - color][0]),
+            ratio,
+            left: left_ms.map_or(40, |l| {
+                let s = l / 1000;
+                if s < 60 { (s / 5) as u32 } else { 12 + length(s / 60, 20) }
+            }),
+            player: self.players[color],
+            phase: length(facts.fullmove as u64, 7),
+            flags: (facts.legal == 1) as u32
+                | (facts.recapture as u32) << 1
+                | (facts.in_check as u32) << 2
+                | (facts.capture as u32) << 3
+                | ((facts.legal <= 3) as u32) << 4,
+        };
+        let neg_keys = [key(1, &[f.speed, f.own]), key(2, &[f.ratio])];
+        let spent = if self.mixed.code(c, 0, &neg_keys, spent < 0)? {
+            let m = self.negative.code_value(c, spent.unsigned_abs().saturating_sub(1))?;
+            let m = i64::try_from(m).map_err(|_| Error::Corrupt("clock out of range".into()))?;
+            -m - 1
+        } else {
+            let v = spent.max(0) as u64;
+            // Unary up to UNARY (each small spend its own probability), then the bit length of
+            // the rest in unary and its bits below the leading one.
+            let mut n = 0u32;
+            while n < UNARY {
+                let j = n;
+                let keys = [
+                    key(3, &[j, f.speed, f.own]),
+                    key(4, &[j, f.speed, f.own, f.own2]),
+                    key(5, &[j, f.speed, f.own, f.opp]),
+                    key(6, &[j, f.speed, f.left, f.phase]),
+                    key(7, &[j, f.speed, f.own, f.flags]),
+                    key(8, &[j, f.speed, f.left, f.increment]),
+                    key(9, &[j, f.phase, f.own, f.speed, f.ratio]),
+                    key(15, &[j, f.speed, f.player]),
+                    key(16, &[j, f.speed, f.player, f.own]),
+                    key(17, &[j, f.speed, f.left.min(6), f.own, f.opp]),
+                ];
+                if !self.mixed.code(c, 1 + j * 8 + f.speed, &keys, v > n as u64)? {
+                    break;
+                }
+                n += 1;
+            }
+            if n < UNARY {
+                n as i64
+            } else {
+                let rest = v.saturating_sub(UNARY as u64);
+                let k = length(rest, 64) as usize;
+                let mut len = 0;
+                while len < MAX_LENGTH {
+                    let j = len as u32;
+                    if !self.mixed.code(c, 150 + j, &[key(18, &[j, f.speed]), key(19, &[j, f.own, f.speed])], k > len)? {
+                        break;
+                    }
+                    len += 1;
+                }
+                if !c.decoding() && len != k {
+                    return Err(Error::Corrupt("clock beyond the longest spend".into()));
+                }
+                let mut acc: u64 = if len == 0 { 0 } else { 1 };
+                for i in (0..len.saturating_sub(1)).rev() {
+                    let (j, node) = (len as u32, acc.min(1 << 8) as u32);
+                    let b = (rest >> i) & 1 == 1;
+                    let keys = [key(10, &[j, node, i as u32]), key(11, &[j, node, i as u32, f.speed])];
+                    let b = self.mixed.code(c, 200 + j, &keys, b)?;
+                    acc = acc << 1 | b as u64;
+                }
+                let total = acc.checked_add(UNARY as u64).ok_or_else(|| Error::Corrupt("clock out of range".into()))?;
+                i64::try_from(total).map_err(|_| Error::Corrupt("clock out of range".into()))?
+            }
+        };
+        let seconds = (spent.max(0) as u64).saturating_mul(unit) / 1000;
+        self.spends[color] = [Some(seconds), self.spends[color][0]];
+        Ok(spent)
+    }
+}
