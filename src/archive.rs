@@ -468,6 +468,8 @@ fn check_counts(n: u64, h: &BlockHeader, found: &BlockStats, text: &[u8]) -> Res
 pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
     let mut input = std::io::BufReader::with_capacity(1 << 16, input);
     let mut total = Summary::default();
+    // One meter for all members: the limits hold for the whole file.
+    let mut meter = Meter::new(opts.limits);
     for m in 0.. {
         let mut magic = [0u8; 4];
         let got = raw::read_up_to(&mut input, &mut magic)?;
@@ -483,11 +485,12 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
         let base = total.text_bytes;
         let at = |n: u64| progress(base + n);
         let summary = if raw::is_raw(&magic[..got]) {
-            form::expand_member(chained, &mut output, &opts.limits, &at)
+            form::expand_member(chained, &mut output, &mut meter, &at)
         } else {
-            Reader::member(chained).and_then(|reader| expand_container(reader, &mut output, opts, &at))
+            Reader::member(chained).and_then(|reader| expand_container(reader, &mut output, opts, &mut meter, &at))
         }
         .map_err(|e| members::in_member(m, e))?;
+        meter.next_member(summary.archive_bytes);
         total.add_member(&summary);
     }
     output.flush()?;
@@ -499,6 +502,7 @@ fn expand_container<R: Read, W: Write>(
     mut reader: Reader<R>,
     mut output: W,
     opts: &ExpandOptions,
+    meter: &mut Meter,
     progress: Progress<'_>,
 ) -> Result<Summary, Error> {
     let model = model_for(reader.header())?;
@@ -506,7 +510,6 @@ fn expand_container<R: Read, W: Write>(
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary { archive_bytes: header.encoded_len() as u64, ..Summary::default() };
-    let mut meter = Meter::new(opts.limits);
     let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
     let mut read_bytes = header.encoded_len() as u64;
     // Coding 2: the lines later blocks may copy (dups.rs), at most `dups::WINDOW` bytes.

@@ -32,6 +32,7 @@
 use std::io::{BufRead, Read, Write};
 
 use super::{CompressOptions, DecodeLimits, Progress, Summary, compress_blocks};
+use super::limits::Meter;
 use crate::container::raw::{self, Codec, MAX_HELD, RawReader, StreamedWriter, Totals};
 use crate::container::{BlockStats, InputFormat};
 use crate::error::Error;
@@ -239,38 +240,39 @@ fn raw_summary(t: Totals, archive_bytes: u64) -> Summary {
 /// before decoding; a streamed archive, whose length is recorded at its end, is stopped as
 /// soon as its text passes [`DecodeLimits::max_output`].
 pub(crate) fn expand<R: BufRead, W: Write>(input: R, output: W, limits: &DecodeLimits, progress: Progress<'_>) -> Result<Summary, Error> {
-    expand_raw(RawReader::new(input)?, output, limits, progress)
+    expand_raw(RawReader::new(input)?, output, &mut Meter::new(*limits), progress)
 }
 
 /// [`expand`] of a raw archive that may be followed by another member: `input` is left right
-/// after it.
+/// after it. `meter` holds what the members before it expanded to.
 pub(crate) fn expand_member<R: BufRead, W: Write>(
     input: R,
     output: W,
-    limits: &DecodeLimits,
+    meter: &mut Meter,
     progress: Progress<'_>,
 ) -> Result<Summary, Error> {
-    expand_raw(RawReader::member(input)?, output, limits, progress)
+    expand_raw(RawReader::member(input)?, output, meter, progress)
 }
 
 fn expand_raw<R: BufRead, W: Write>(
     mut reader: RawReader<R>,
     mut output: W,
-    limits: &DecodeLimits,
+    meter: &mut Meter,
     progress: Progress<'_>,
 ) -> Result<Summary, Error> {
     let held = reader.header().held.map(|t| t.text_len);
-    limits.check_raw(raw::decoder_window(reader.header()), held)?;
+    meter.check_raw(raw::decoder_window(reader.header()), held)?;
     let mut buf = vec![0u8; 1 << 16];
     loop {
         let n = reader.read(&mut buf)?;
         if n == 0 {
             break;
         }
-        limits.check_raw(0, Some(reader.text_bytes()))?;
+        meter.check_raw(0, Some(reader.text_bytes()))?;
         output.write_all(&buf[..n])?;
         progress(reader.text_bytes());
     }
+    meter.add_raw(reader.text_bytes());
     output.flush()?;
     Ok(raw_summary(reader.totals(), reader.archive_bytes()))
 }

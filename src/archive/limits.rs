@@ -155,17 +155,37 @@ impl DecodeLimits {
 }
 
 /// What the readers have admitted so far under their [`DecodeLimits`]: the totals of the
-/// blocks checked before decoding.
+/// blocks checked before decoding. One meter runs over every member of a concatenated
+/// archive that [`crate::archive::expand`] reads, so that the ceilings hold for the whole
+/// file, not for each member.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Meter {
     pub limits: DecodeLimits,
     plies: u64,
     text: u64,
+    /// Archive bytes of the members before the current one.
+    base: u64,
 }
 
 impl Meter {
     pub fn new(limits: DecodeLimits) -> Self {
-        Meter { limits, plies: 0, text: 0 }
+        Meter { limits, plies: 0, text: 0, base: 0 }
+    }
+
+    /// Moves on to the next member, the one before having taken `archive_bytes` bytes.
+    pub fn next_member(&mut self, archive_bytes: u64) {
+        self.base += archive_bytes;
+    }
+
+    /// [`DecodeLimits::check_raw`] of a raw form whose text so far (or recorded length) is
+    /// `text_len`, counted after the text of the members before it.
+    pub fn check_raw(&self, window: u64, text_len: Option<u64>) -> Result<(), Error> {
+        self.limits.check_raw(window, text_len.map(|t| t.saturating_add(self.text)))
+    }
+
+    /// Counts the `text_len` bytes a raw member expanded to.
+    pub fn add_raw(&mut self, text_len: u64) {
+        self.text = self.text.saturating_add(text_len);
     }
 
     /// Admits block `n` of header `h`, the archive having `archive_bytes` bytes up to its end,
@@ -174,6 +194,7 @@ impl Meter {
     /// # Errors
     /// [`Error::DecodeLimit`] naming the first limit the block would exceed.
     pub fn admit(&mut self, n: u64, h: &BlockHeader, archive_bytes: u64) -> Result<(), Error> {
+        let archive_bytes = archive_bytes.saturating_add(self.base);
         let l = &self.limits;
         let plies = self.plies + h.plies as u64;
         let text = self.text + h.text_len as u64;

@@ -233,3 +233,29 @@ fn memlimit_shrinks_rounds_and_refuses_a_block_that_does_not_fit() {
     assert_eq!(limit_of(&err), Some(Limit::Memory), "{err}");
     assert!(err.to_string().contains("--memlimit"), "{err}");
 }
+
+/// The ceilings hold for the whole of a concatenated archive, not for each member: three
+/// copies of an archive (block container, then a raw form of prose) expand to three times its
+/// text, and a `max_output` or `max_plies` between one and three times is refused.
+#[test]
+fn limits_count_every_member_of_a_concatenation() {
+    let games = crate::common::first_games(40);
+    let prose: Vec<u8> = b"Not a chess game: a line of plain prose, repeated.\n".repeat(2000);
+    for (what, text) in [("games", &games), ("prose", &prose)] {
+        let one = compress_bytes(text, &crate::common::fast());
+        let three = [one.as_slice(), &one, &one].concat();
+        let expanded = expand_bytes(&three, &with(DecodeLimits::default())).expect("three members expand");
+        assert_eq!(expanded, [text.as_slice(), text, text].concat(), "{what}");
+        let len = text.len() as u64;
+        let refused = expand_bytes(&three, &with(DecodeLimits { max_output: Some(2 * len + len / 2), ..DecodeLimits::default() }));
+        assert_eq!(refused.as_ref().err().and_then(limit_of), Some(Limit::Output), "{what}: {refused:?}");
+        let fits = expand_bytes(&three, &with(DecodeLimits { max_output: Some(3 * len), ..DecodeLimits::default() }));
+        assert_eq!(fits.expect("the whole text fits"), expanded, "{what}");
+    }
+    let plies = crate::common::info_of(&compress_bytes(&games, &crate::common::fast())).plies;
+    assert!(plies > 1000, "40 games have {plies} plies");
+    let one = compress_bytes(&games, &crate::common::fast());
+    let three = [one.as_slice(), &one, &one].concat();
+    let refused = expand_bytes(&three, &with(DecodeLimits { max_plies: Some(2 * plies + 1), ..DecodeLimits::default() }));
+    assert_eq!(refused.as_ref().err().and_then(limit_of), Some(Limit::Plies), "{refused:?}");
+}
