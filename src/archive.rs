@@ -21,7 +21,7 @@ use crate::pgn::Pgn;
 pub mod dups;
 pub mod form;
 pub mod limits;
-pub(crate) mod regions;
+pub mod regions;
 
 pub use limits::DecodeLimits;
 use limits::Meter;

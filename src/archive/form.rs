@@ -19,11 +19,18 @@
 //! - when they did not run, the container is at most half the estimate, which the raw codecs
 //!   beat only on unusual data (this is not proved, only measured: see docs/formats.md).
 //!
-//! A longer input is probed: its first [`PROBE`] bytes (cut at a line end) are compressed as
-//! a container. If they hold no game, or their container is larger than [`GATE`] times their
-//! estimate, the whole input is written as one streamed raw archive (`zstd -19 --long`);
-//! otherwise as a container. Nothing is guaranteed for a long input whose start differs from
-//! the rest (chess first and other text after, or the reverse).
+//! An input of several *regions* (stretches of games and stretches of other text, found line
+//! by line without the model: [`super::regions`]) is cut into them, and each region is written
+//! as a member of its own ([`crate::container::members`]) in the form chosen for it alone, as
+//! above or below; a held input takes that concatenation only when it is smaller than the best
+//! single form of the whole. An input of one region is written exactly as before regions.
+//!
+//! A longer input (or region) is probed: its first [`PROBE`] bytes (cut at a line end) are
+//! compressed as a container. If they hold no game, or their container is larger than
+//! [`GATE`] times their estimate, the whole input is written as one streamed raw archive
+//! (`zstd -19 --long`); otherwise as a container. A region shorter than [`MAX_HELD`] is held
+//! and judged whole. Within one region, nothing is guaranteed for a start that differs from
+//! the rest; regions shorter than [`super::regions::MIN_REGION`] are not separated.
 //!
 //! Memory at compression, beyond the container's: the held input (up to 16 MiB) and, while
 //! the raw codecs run, LZMA2's tables (about 11 times the input rounded up to a power of two)
