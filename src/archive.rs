@@ -22,6 +22,7 @@ use crate::pgn::Pgn;
 pub mod dups;
 pub mod form;
 pub mod limits;
+pub mod regions;
 
 pub use limits::DecodeLimits;
 use limits::Meter;

@@ -19,11 +19,18 @@
 //! - when they did not run, the container is at most half the estimate, which the raw codecs
 //!   beat only on unusual data (this is not proved, only measured: see docs/formats.md).
 //!
-//! A longer input is probed: its first [`PROBE`] bytes (cut at a line end) are compressed as
-//! a container. If they hold no game, or their container is larger than [`GATE`] times their
-//! estimate, the whole input is written as one streamed raw archive (`zstd -19 --long`);
-//! otherwise as a container. Nothing is guaranteed for a long input whose start differs from
-//! the rest (chess first and other text after, or the reverse).
+//! An input of several *regions* (stretches of games and stretches of other text, found line
+//! by line without the model: [`super::regions`]) is cut into them, and each region is written
+//! as a member of its own ([`crate::container::members`]) in the form chosen for it alone, as
+//! above or below; a held input takes that concatenation only when it is smaller than the best
+//! single form of the whole. An input of one region is written exactly as before regions.
+//!
+//! A longer input (or region) is probed: its first [`PROBE`] bytes (cut at a line end) are
+//! compressed as a container. If they hold no game, or their container is larger than
+//! [`GATE`] times their estimate, the whole input is written as one streamed raw archive
+//! (`zstd -19 --long`); otherwise as a container. A region shorter than [`MAX_HELD`] is held
+//! and judged whole. Within one region, nothing is guaranteed for a start that differs from
+//! the rest; regions shorter than [`super::regions::MIN_REGION`] are not separated.
 //!
 //! Memory at compression, beyond the container's: the held input (up to 16 MiB) and, while
 //! the raw codecs run, LZMA2's tables (about 11 times the input rounded up to a power of two)
@@ -31,8 +38,8 @@
 
 use std::io::{BufRead, Read, Write};
 
-use super::{CompressOptions, DecodeLimits, Progress, Summary, compress_blocks};
 use super::limits::Meter;
+use super::{CompressOptions, DecodeLimits, Progress, Summary, compress_blocks, regions};
 use crate::container::raw::{self, Codec, MAX_HELD, RawReader, StreamedWriter, Totals};
 use crate::container::{BlockStats, InputFormat};
 use crate::error::Error;
@@ -62,21 +69,77 @@ pub(crate) fn compress<R: BufRead, W: Write>(
     let mut head = Vec::new();
     (&mut input).take(MAX_HELD as u64 + 1).read_to_end(&mut head)?;
     let format = opts.format.unwrap_or_else(|| pgn::detect(&head[..head.len().min(DETECT_SAMPLE)]));
-    let container_opts = CompressOptions { format: Some(format), raw_form: false, ..*opts };
     if head.len() <= MAX_HELD {
-        let mut container = Vec::new();
-        let summary = compress_blocks(&head[..], &mut container, &container_opts, progress)?;
-        let (bytes, summary) = match smallest_raw(&head, format, container.len(), opts)? {
-            Some(raw) => {
-                let summary = raw_summary(Totals::of(&head), raw.len() as u64);
-                (raw, summary)
+        let (mut bytes, mut summary) = held(&head, format, opts, progress)?;
+        let regions = regions::split(&head);
+        if regions.len() > 1 {
+            // Each region a member of its own, when that is smaller than the best single form.
+            let mut parts = Vec::new();
+            let mut total: Option<Summary> = None;
+            for (_, range) in regions {
+                let (part, s) = held(&head[range], format, opts, &|_| {})?;
+                parts.extend_from_slice(&part);
+                add(&mut total, &s);
             }
-            None => (container, summary),
-        };
+            if parts.len() < bytes.len() {
+                (bytes, summary) = (parts, total.expect("regions"));
+            }
+        }
         output.write_all(&bytes)?;
         output.flush()?;
         return Ok(summary);
     }
+    let mut splitter = regions::Splitter::new((&head[..]).chain(input));
+    let mut total: Option<Summary> = None;
+    while splitter.next_region()?.is_some() {
+        let done = total.as_ref().map_or(0, |t| t.text_bytes);
+        let s = compress_part(splitter.region(), &mut output, format, opts, &|n| progress(done + n))?;
+        add(&mut total, &s);
+    }
+    Ok(total.expect("a long input has a region"))
+}
+
+/// Adds the summary `s` of one more member to `total`.
+fn add(total: &mut Option<Summary>, s: &Summary) {
+    match total {
+        Some(t) => t.add_member(s),
+        None => *total = Some(*s),
+    }
+}
+
+/// The archive of `text` (at most [`MAX_HELD`] bytes) as one member: the smaller of its
+/// block container and, when they run, the raw codecs (see the [module](self)).
+fn held(text: &[u8], format: InputFormat, opts: &CompressOptions, progress: Progress<'_>) -> Result<(Vec<u8>, Summary), Error> {
+    let container_opts = CompressOptions { format: Some(format), raw_form: false, ..*opts };
+    let mut container = Vec::new();
+    let summary = compress_blocks(text, &mut container, &container_opts, progress)?;
+    Ok(match smallest_raw(text, format, container.len(), opts)? {
+        Some(raw) => {
+            let summary = raw_summary(Totals::of(text), raw.len() as u64);
+            (raw, summary)
+        }
+        None => (container, summary),
+    })
+}
+
+/// Writes all of `input` as one member: held ([`held`]) if it has at most [`MAX_HELD`]
+/// bytes, else as a container or a streamed raw archive as its first [`PROBE`] bytes say.
+fn compress_part<R: BufRead, W: Write>(
+    mut input: R,
+    mut output: W,
+    format: InputFormat,
+    opts: &CompressOptions,
+    progress: Progress<'_>,
+) -> Result<Summary, Error> {
+    let mut head = Vec::new();
+    (&mut input).take(MAX_HELD as u64 + 1).read_to_end(&mut head)?;
+    if head.len() <= MAX_HELD {
+        let (bytes, summary) = held(&head, format, opts, progress)?;
+        output.write_all(&bytes)?;
+        output.flush()?;
+        return Ok(summary);
+    }
+    let container_opts = CompressOptions { format: Some(format), raw_form: false, ..*opts };
     let probe_len = head[..PROBE].iter().rposition(|&b| b == b'\n').map_or(PROBE, |i| i + 1);
     let mut probe = Vec::new();
     let found = compress_blocks(&head[..probe_len], &mut probe, &container_opts, &|_| {})?;

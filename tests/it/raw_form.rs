@@ -255,3 +255,31 @@ fn forged_lengths_stop_decoding() {
     forged[at] ^= 1;
     assert!(expand(&forged).is_err());
 }
+
+/// Games then a long stretch of repeated prose (issue 35, "mixed files"), and the reverse:
+/// each stretch becomes a member of its own in the form that suits it, so the archive is far
+/// below `zstd -19 --long` of the whole (the games coded by the model, the prose by a raw
+/// codec with the whole stretch in its window), and every reader gives the text back.
+#[test]
+fn mixed_games_and_prose_are_regions() {
+    let games = common::first_games(800);
+    let prose_line =
+        b"It is a truth universally acknowledged, that a single man in possession of a good fortune, must be in want of a wife.\n";
+    let paragraph: Vec<u8> = (0..400).flat_map(|i| format!("{i} ").into_bytes().into_iter().chain(prose_line.iter().copied())).collect();
+    let prose = paragraph.repeat(40);
+    let opts = CompressOptions { level: 1, threads: 2, ..CompressOptions::default() };
+    for (n, text) in [[&games[..], &prose[..]].concat(), [&prose[..], &games[..]].concat()].into_iter().enumerate() {
+        let archive = compress_bytes(&text, &opts);
+        assert_eq!(expand(&archive).unwrap(), text);
+        let i = info(&mut Cursor::new(&archive)).unwrap();
+        assert_eq!(i.members, 2, "one member per region");
+        assert_eq!(i.games, 800);
+        let zstd = zstd_19_long(&text);
+        assert!(archive.len() * 2 < zstd, "{} bytes against zstd's {zstd}", archive.len());
+        if n == 0 {
+            let mut out = Vec::new();
+            assert_eq!(extract_games(Cursor::new(&archive), 11..=12, &mut out, 1).unwrap(), 2);
+            assert_eq!(out, common::first_games(12)[common::first_games(10).len()..]);
+        }
+    }
+}
