@@ -266,7 +266,7 @@ fn compress_blocks<R: BufRead, W: Write>(
     let block_bytes = opts.block_bytes.min(MAX_BLOCK_TEXT);
     let weights = opts.weights.filter(|_| opts.level == TRANSFORMER_LEVEL);
     let model = match weights {
-        Some(w) => w.level_model(),
+        Some(w) => Model::with_weights(w),
         None => Model::builtin(opts.level),
     };
     let format = match opts.format {
@@ -401,7 +401,7 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
     let level = header.level;
     if let Some(model) = Model::released(level, header.model_id) {
         if level == TRANSFORMER_LEVEL {
-            return Ok(Weights::find(&header.weights.unwrap_or_default())?.level_model());
+            return Ok(Model::with_weights(Weights::find(&header.weights.unwrap_or_default())?));
         }
         return Ok(model);
     }

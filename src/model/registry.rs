@@ -1,10 +1,11 @@
 //! The released models, all embedded in the binary: which parameter file and network each
 //! release is, and finding the one an archive names.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::level::Level;
 use super::network::Network;
+use super::transformer::{TRANSFORMER_LEVEL, Weights};
 use super::tuned::Model;
 use crate::error::Error;
 
@@ -34,6 +35,20 @@ impl Model {
     /// (caught by the tests).
     pub fn builtin(level: u8) -> &'static Model {
         Model::release(newest_release(level))
+    }
+
+    /// Level 10's model with the user's transformer `weights`: the embedded level-10 release
+    /// (search, books, end and result models) with `weights` as its move model; made once per
+    /// weights file and kept to the end of the process.
+    pub fn with_weights(weights: &'static Weights) -> &'static Model {
+        static MADE: Mutex<Vec<(&'static Weights, &'static Model)>> = Mutex::new(Vec::new());
+        let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, m)) = made.iter().find(|(w, _)| *w == weights) {
+            return m;
+        }
+        let m: &'static Model = Box::leak(Box::new(Model { transformer: Some(weights), ..Model::builtin(TRANSFORMER_LEVEL).clone() }));
+        made.push((weights, m));
+        m
     }
 
     /// [`Model::id`] of [`Model::builtin`]`(level)`, from the registry (nothing is parsed).

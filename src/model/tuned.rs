@@ -47,7 +47,7 @@ pub struct Model {
     /// logits are mixed with this model's (see [`Member`]). Part of [`Model::id`].
     pub members: Vec<Member>,
     /// Level 10's transformer, whose logits are the move model's, when its weights are loaded
-    /// ([`super::transformer::Weights::level_model`]). Not part of [`Model::id`]: an archive
+    /// ([`Model::with_weights`]). Not part of [`Model::id`]: an archive
     /// names the weights by their sha256 in its header.
     pub transformer: Option<&'static super::transformer::Weights>,
 }

@@ -106,7 +106,7 @@ fn other_versions_and_models_are_unsupported() {
         ("version 2", Box::new(|h| h[8] = 2)),
         ("version 0", Box::new(|h| h[8] = 0)),
         ("input format 9", Box::new(|h| h[9] = 9)),
-        ("block coding 3", Box::new(|h| h[11] = 3)),
+        ("block coding 4", Box::new(|h| h[11] = 4)),
         ("unknown model", Box::new(|h| h[12] ^= 1)),
     ];
     for (what, edit) in cases {

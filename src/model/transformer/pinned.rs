@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
@@ -16,7 +16,6 @@ use super::int::IntModel;
 use super::onnx::Graph;
 use super::weights::FloatModel;
 use crate::error::Error;
-use crate::model::Model;
 
 /// The level whose move model is the transformer.
 pub const TRANSFORMER_LEVEL: u8 = 10;
@@ -36,8 +35,6 @@ pub struct Weights {
     pub sha256: [u8; 32],
     /// The quantised model.
     pub model: IntModel,
-    /// Level 10's model with these weights, made when first asked for.
-    level_model: OnceLock<&'static Model>,
 }
 
 impl PartialEq for Weights {
@@ -97,7 +94,7 @@ impl Weights {
         let sha256 = digest(path, &graph.externals)?;
         drop(graph);
         let model = IntModel::new(&float);
-        let w: &'static Weights = Box::leak(Box::new(Weights { path: key, sha256, model, level_model: OnceLock::new() }));
+        let w: &'static Weights = Box::leak(Box::new(Weights { path: key, sha256, model }));
         loaded.push(w);
         Ok(w)
     }
@@ -144,11 +141,5 @@ impl Weights {
             Some(path) => Weights::load(Path::new(&path)),
             None => Err(Error::Weights(format!("level {TRANSFORMER_LEVEL} needs {HOW_TO_GET}"))),
         }
-    }
-
-    /// Level 10's model with these weights: the embedded level-10 parameters (book, floor, end
-    /// and result models) and this transformer for the moves. Made once per weights.
-    pub fn level_model(&'static self) -> &'static Model {
-        self.level_model.get_or_init(|| Box::leak(Box::new(Model { transformer: Some(self), ..Model::builtin(TRANSFORMER_LEVEL).clone() })))
     }
 }
