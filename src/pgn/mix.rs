@@ -1,7 +1,7 @@
 //! Binary decisions predicted by several contexts at once and mixed, in the style of lpaq
 //! (Matt Mahoney, 2007): each context keeps an adaptive probability ([`Counter`]), the
 //! probabilities are mapped to the logistic domain ([`stretch`]), weighted by a small online
-//! [`Mixer`] and mapped back ([`squash`]). Used by the clock model of coding 3
+//! mixer ([`Mixed`]) and mapped back ([`squash`]). Used by the clock model of coding 3
 //! ([`super::clock_model`]).
 //!
 //! Everything is integer arithmetic: probabilities are 12-bit (`0..4096`, P(1) = p/4096),

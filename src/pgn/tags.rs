@@ -190,7 +190,7 @@ impl TagModel {
     }
 
     /// Fresh models of coding 3 ([`crate::container::Coding::PgnFacts`]): value models for at
-    /// most [`MAX_TAG_STATES`] names, and the models of what the game says ([`Facts`]).
+    /// most [`MAX_TAG_STATES`] names, and the models of what the game says (`Facts`).
     pub fn with_facts() -> Self {
         TagModel { facts: Some(Box::default()), ..Self::new(true) }
     }
