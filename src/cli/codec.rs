@@ -64,10 +64,6 @@ pub fn run(args: &CommonArgs, mode: Mode) -> Status {
     if args.output.is_some() && sources.len() > 1 {
         return error("-o/--output needs a single input file");
     }
-    let to_stdout = args.stdout || args.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
-    if matches!(mode, Mode::Compress(_)) && to_stdout && sources.len() > 1 {
-        return error("cannot write several archives to standard output (an archive holds one input)");
-    }
     if sources.iter().filter(|s| **s == Source::Stdin).count() > 1 {
         return error("standard input given more than once");
     }

@@ -262,3 +262,17 @@ fn references_resolve_inside_their_member() {
         assert!(matches!(expand_bytes(&archive, &tight), Err(Error::DecodeLimit { .. })));
     }
 }
+
+/// As `gzip -c a b`: several inputs compressed to standard output make one concatenated
+/// archive, which expands to the inputs one after the other.
+#[test]
+fn several_inputs_to_standard_output_make_one_concatenated_archive() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (a, b) = (first_games(30), pgn_games(20));
+    std::fs::write(dir.path().join("a.txt"), &a).unwrap();
+    std::fs::write(dir.path().join("b.pgn"), &b).unwrap();
+    let out = common::chesszip().current_dir(dir.path()).args(["-q", "-1", "-c", "a.txt", "b.pgn"]).output().unwrap();
+    assert!(out.status.success(), "{}", common::stderr_of(&out));
+    assert_eq!(info(Cursor::new(&out.stdout)).unwrap().members, 2);
+    assert_eq!(expand_bytes(&out.stdout, &expand_opts()).unwrap(), [a, b].concat());
+}
