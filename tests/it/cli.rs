@@ -163,7 +163,8 @@ fn bad_usage_exits_1() {
     let other = dir.path().join("other.txt");
     fs::write(&other, "x\n").unwrap();
     chesszip().args(["compress", "-o", "out.chz"]).arg(&path).arg(&other).assert().code(1);
-    chesszip().args(["compress", "-c", "-1"]).arg(&path).arg(&other).assert().code(1);
+    // Several inputs to standard output are one concatenated archive (tests/it/concat.rs), not an error.
+    chesszip().args(["compress", "-c", "-1"]).arg(&path).arg(&other).assert().code(0);
     chesszip().args(["extract", "--game", "0"]).arg(&path).assert().code(1);
     chesszip().args(["extract", "--game", "5..2"]).arg(&path).assert().code(1);
     chesszip().arg("--help").assert().success();
