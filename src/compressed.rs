@@ -128,7 +128,10 @@ impl fmt::Display for Compression {
 
 /// Detects the compression of `input` from its first bytes and returns it with a reader of
 /// the text: the decoded text for compressed input, else the input's bytes unchanged (those
-/// read to detect included).
+/// read to detect included). Data whose magic bytes name a format but that does not decode as
+/// it is an error of the reader, which [`is_decode_error`] tells from an error of the input
+/// itself: a caller can then archive the bytes as they are (the command line's
+/// `--no-decompress`).
 ///
 /// # Errors
 /// From reading the first bytes of `input`, or from [`Compression::decoder`].
@@ -145,6 +148,31 @@ pub fn open<'a, R: BufRead + 'a>(mut input: R) -> io::Result<(Option<Compression
     Ok((compression, reader))
 }
 
+/// Whether `error` or one of its sources is an error of the data a [`Compression::decoder`]
+/// decodes (damaged, truncated, other data after it), not of the input under it.
+pub fn is_decode_error(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = Some(error);
+    while let Some(e) = next {
+        if e.downcast_ref::<io::Error>().and_then(|io| io.get_ref()).is_some_and(|inner| inner.is::<DecodeError>()) {
+            return true;
+        }
+        next = e.source();
+    }
+    false
+}
+
+/// The message of a decoder's own error, marked so that [`is_decode_error`] can tell it.
+#[derive(Debug)]
+struct DecodeError(String);
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
 /// A decoder whose errors name its format ("damaged or truncated zstd input, or other data after it: ..."), except
 /// those of the input it reads, which pass unchanged.
 struct Named<R> {
@@ -160,7 +188,7 @@ impl<R: Read> Read for Named<R> {
                 return source.0;
             }
             let kind = if e.kind() == io::ErrorKind::UnexpectedEof { e.kind() } else { io::ErrorKind::InvalidData };
-            io::Error::new(kind, format!("damaged or truncated {} input, or other data after it: {e}", self.format))
+            io::Error::new(kind, DecodeError(format!("damaged or truncated {} input, or other data after it: {e}", self.format)))
         })
     }
 }
@@ -259,8 +287,11 @@ mod tests {
     fn truncated_zstd_is_an_error_naming_the_format() {
         let text = b"1. e4 e5 2. Nf3 Nc6 1-0\n".repeat(200);
         let zst = zstd::encode_all(&text[..], 3).expect("zstd");
-        let (_, mut reader) = open(&zst[..zst.len() - 5]).expect("opens");
+        let (detected, mut reader) = open(&zst[..zst.len() - 5]).expect("opens");
+        assert_eq!(detected, Some(Compression::Zstd));
         let err = reader.read_to_end(&mut Vec::new()).expect_err("truncated input fails");
         assert!(err.to_string().contains("zstd"), "{err}");
+        assert!(is_decode_error(&err), "{err:?}");
+        assert!(!is_decode_error(&io::Error::other("disk")), "an error of the input under the decoder is not the decoder's");
     }
 }

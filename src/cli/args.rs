@@ -175,6 +175,11 @@ pub struct CompressArgs {
     /// that fails `-t` is ever reported written.
     #[arg(long)]
     pub no_verify: bool,
+    /// Archive gzip, bzip2, xz or zstd input as its bytes, not as the text inside (which is
+    /// the default, so that `x.pgn.zst` is coded as PGN): for damaged compressed files, or text
+    /// that only starts like one of them.
+    #[arg(long)]
+    pub no_decompress: bool,
 }
 
 /// Options of `expand`.

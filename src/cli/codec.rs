@@ -23,8 +23,9 @@ use super::target::{
 /// What to do with each input.
 #[derive(Clone, Copy, Debug)]
 pub enum Mode {
-    /// Text to archive.
-    Compress(CompressOptions),
+    /// Text to archive; whether gzip, bzip2, xz or zstd input is decoded first
+    /// (`--no-decompress` turns it off).
+    Compress(CompressOptions, DecodeInput),
     /// Archive to text.
     Expand,
     /// Archive to text in the movetext format (one game per line), whatever the archive holds.
@@ -37,8 +38,17 @@ pub enum Mode {
 
 impl Mode {
     fn reads_archives(self) -> bool {
-        !matches!(self, Mode::Compress(_))
+        !matches!(self, Mode::Compress(..))
     }
+}
+
+/// Whether compressed input (`x.pgn.zst`) is archived as the text inside or as its bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecodeInput {
+    /// Decode it, so that the archive holds the text inside (the default).
+    Text,
+    /// Archive the bytes as they are (`--no-decompress`).
+    Bytes,
 }
 
 /// An input skipped, or only partly converted, with a warning (exit status 2) rather than failed.
@@ -52,7 +62,7 @@ pub fn run(args: &CommonArgs, mode: Mode) -> Status {
     if let Some(path) = &args.weights {
         match chesszip::model::transformer::Weights::load(path) {
             Ok(w) => {
-                if let Mode::Compress(opts) = &mut mode {
+                if let Mode::Compress(opts, _) = &mut mode {
                     opts.weights = Some(w);
                 }
             }
@@ -128,10 +138,10 @@ fn sink_for(args: &CommonArgs, mode: Mode, source: &Source, compression: Option<
         return Ok(Sink::Stdout);
     };
     match mode {
-        Mode::Compress(_) if has_archive_suffix(path) && !args.force => {
+        Mode::Compress(..) if has_archive_suffix(path) && !args.force => {
             Err(Skip(format!("{}: already has the .chz suffix -- unchanged (use -f to compress it anyway)", path.display())).into())
         }
-        Mode::Compress(_) => Ok(Sink::File(archive_name(path, compression))),
+        Mode::Compress(..) => Ok(Sink::File(archive_name(path, compression))),
         _ => match if matches!(mode, Mode::ExpandMovetext) { movetext_name(path) } else { text_name(path) } {
             Some(p) => Ok(Sink::File(p)),
             None => Err(Skip(format!("{}: unknown suffix (not .chz) -- ignored; use -o or -c to name the output", path.display())).into()),
@@ -161,7 +171,8 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     // Compressed text (x.pgn.zst) is decoded on the fly, so that the archive holds the text
     // inside, named for it.
     let (compression, mut input, len): (_, Box<dyn BufRead>, _) = match mode {
-        Mode::Compress(_) => match chesszip::compressed::open(input)? {
+        Mode::Compress(_, DecodeInput::Bytes) => (None, Box::new(input), len),
+        Mode::Compress(_, DecodeInput::Text) => match chesszip::compressed::open(input)? {
             (Some(c), decoded) => (Some(c), decoded, None),
             (None, same) => (None, same, len),
         },
@@ -187,7 +198,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
             sink = Sink::Device(target.clone());
         }
     }
-    if matches!(mode, Mode::Compress(_)) && sink == Sink::Stdout && io::stdout().is_terminal() && !args.force {
+    if matches!(mode, Mode::Compress(..)) && sink == Sink::Stdout && io::stdout().is_terminal() && !args.force {
         bail!("refusing to write an archive to a terminal (use -f to force, or -o to name a file)");
     }
     if let Some(c) = compression
@@ -203,7 +214,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
         say!("chesszip: {}: {c}-compressed input: the archive holds the text inside, not the {c} data{names}", source.name());
     }
     let total = match (mode, source) {
-        (Mode::Compress(_), _) => len,
+        (Mode::Compress(..), _) => len,
         // Only a regular file can be read twice (a FIFO's data would be split between readers).
         (_, Source::File(path)) if fs::metadata(path).is_ok_and(|m| m.is_file()) => {
             File::open(path).ok().and_then(|f| chesszip::info(f).ok()).map(|i| i.text_bytes)
@@ -212,27 +223,35 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     };
     let progress = Progress::new(&source.name(), total, !args.quiet);
     let started = Instant::now();
-    let summary = match &sink {
-        Sink::Stdout => {
-            let mut out = Labeled::new(BufWriter::with_capacity(1 << 16, status::stdout()), "writing (stdout)".into());
-            let s = code(mode, input, &mut out, args, source, &progress)?;
-            out.flush()?;
-            s
+    let summary = (|| -> Result<_> {
+        match &sink {
+            Sink::Stdout => {
+                let mut out = Labeled::new(BufWriter::with_capacity(1 << 16, status::stdout()), "writing (stdout)".into());
+                let s = code(mode, input, &mut out, args, source, &progress)?;
+                out.flush()?;
+                Ok(s)
+            }
+            Sink::Discard => code(mode, input, io::sink(), args, source, &progress),
+            Sink::Device(target) => {
+                let mut out = open_device(target)?;
+                let s = code(mode, input, &mut out, args, source, &progress)?;
+                out.flush()?;
+                Ok(s)
+            }
+            Sink::File(target) => {
+                let mut pending = PendingFile::create(target, args.force, permissions)?;
+                let s = code(mode, input, pending.writer(), args, source, &progress)?;
+                pending.commit()?;
+                Ok(s)
+            }
         }
-        Sink::Discard => code(mode, input, io::sink(), args, source, &progress)?,
-        Sink::Device(target) => {
-            let mut out = open_device(target)?;
-            let s = code(mode, input, &mut out, args, source, &progress)?;
-            out.flush()?;
-            s
+    })()
+    .map_err(|e| match compression {
+        Some(c) if chesszip::compressed::is_decode_error(e.as_ref()) => {
+            e.context(format!("the {c} data inside does not decode (--no-decompress archives the file as its bytes)"))
         }
-        Sink::File(target) => {
-            let mut pending = PendingFile::create(target, args.force, permissions)?;
-            let s = code(mode, input, pending.writer(), args, source, &progress)?;
-            pending.commit()?;
-            s
-        }
-    };
+        _ => e,
+    })?;
     progress.finish();
     let (summary, incomplete) = summary;
     if args.verbose {
@@ -258,7 +277,7 @@ fn code(
     let tick = |done| progress.set(done);
     let summary = match mode {
         Mode::Salvage => return salvage(input, output, args, source, &tick),
-        Mode::Compress(opts) => chesszip::compress(input, output, &opts, &tick)?,
+        Mode::Compress(opts, _) => chesszip::compress(input, output, &opts, &tick)?,
         Mode::Expand | Mode::Test => {
             chesszip::expand(input, output, &ExpandOptions { threads: args.threads, limits: args.limits.limits() }, &tick)?
         }
@@ -358,7 +377,7 @@ fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
     let bits = if s.stats.plies == 0 { String::new() } else { format!(", {:.3} bits/ply", s.bits_per_ply()) };
     let what = format!("{}, {}{bits}, {seconds:.2} s", counted(s.stats.games, "game"), counted(s.stats.plies, "ply"));
     match mode {
-        Mode::Compress(opts) => say!(
+        Mode::Compress(opts, _) => say!(
             "{}: {} -> {} bytes ({:.2}%), level {}, {what} -> {}",
             source.name(),
             s.text_bytes,

@@ -28,7 +28,7 @@ use chesszip::CompressOptions;
 use chesszip::container::InputFormat;
 
 use args::{Cli, Command, CompressArgs};
-use codec::Mode;
+use codec::{DecodeInput, Mode};
 use status::{Status, describe, error};
 
 /// Parses the command line, runs it and returns the exit code.
@@ -65,6 +65,10 @@ fn compress_options(args: &CompressArgs) -> CompressOptions {
     }
 }
 
+fn decode_input(args: &CompressArgs) -> DecodeInput {
+    if args.no_decompress { DecodeInput::Bytes } else { DecodeInput::Text }
+}
+
 fn run(cli: Cli) -> Status {
     let generated = match cli.command {
         None => {
@@ -83,12 +87,12 @@ fn run(cli: Cli) -> Status {
                     Some(f) => return error(format_args!("-d --format {f}: expanding can only convert to movetext")),
                 }
             } else {
-                Mode::Compress(compress_options(&g.compress))
+                Mode::Compress(compress_options(&g.compress), decode_input(&g.compress))
             };
             return codec::run(&g.compress.common, mode);
         }
         Some(Command::Compress(args)) => {
-            return codec::run(&args.common, Mode::Compress(compress_options(&args)));
+            return codec::run(&args.common, Mode::Compress(compress_options(&args), decode_input(&args)));
         }
         Some(Command::Expand(args)) => {
             return codec::run(

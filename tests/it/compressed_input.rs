@@ -169,3 +169,29 @@ fn two_inputs_for_one_archive_do_not_overwrite_each_other() {
     let archive = fs::read(dir.path().join("s.pgn.chz")).unwrap();
     assert_eq!(chesszip::expand_bytes(&archive, &common::expand_opts()).unwrap(), plain);
 }
+
+/// Input that does not decode (text that only starts like bzip2, a damaged download) is an
+/// error that names `--no-decompress`, which archives such a file, or any compressed one, as
+/// its bytes; the archive expands to them byte for byte.
+#[test]
+fn no_decompress_archives_what_does_not_decode_as_its_bytes() {
+    let pgn = lichess("2017-05.pgn");
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = b"BZh91AY&SY is how this note begins, and then games follow\n".to_vec();
+    text.extend_from_slice(&pgn);
+    let gz = encode(Compression::Gzip, &pgn);
+    for (name, bytes) in [("looks-like-bzip2.pgn", &text[..]), ("cut.pgn.gz", &gz[..gz.len() / 2]), ("whole.pgn.gz", &gz[..])] {
+        let input = dir.path().join(name);
+        fs::write(&input, bytes).unwrap();
+        if name != "whole.pgn.gz" {
+            let out = chesszip().arg("compress").arg(&input).output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{name}: {}", stderr_of(&out));
+            assert!(stderr_of(&out).contains("does not decode (--no-decompress"), "{name}: {}", stderr_of(&out));
+        }
+        let out = chesszip().args(["compress", "-f", "--no-decompress"]).arg(&input).output().unwrap();
+        assert!(out.status.success(), "{name}: {}", stderr_of(&out));
+        let back = chesszip().arg("expand").arg("-c").arg(dir.path().join(format!("{name}.chz"))).output().unwrap();
+        assert!(back.status.success(), "{name}: {}", stderr_of(&back));
+        assert!(back.stdout == bytes, "{name}: expands to the bytes given");
+    }
+}
