@@ -197,16 +197,10 @@ fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row],
     let secs = |d: Duration| d.as_secs_f64();
     for r in rows.iter().chain(peers) {
         let is_chesszip = r.name.starts_with("chesszip");
-        write!(
-            out,
-            "{:<18} {:>10} {:>9.4} {:>10.3} {:>10.3}",
-            r.name,
-            r.bytes,
-            8.0 * r.bytes as f64 / plies.max(1) as f64,
-            secs(r.compress),
-            secs(r.expand)
-        )?;
-        if is_chesszip {
+        // Bits per ply and plies per second mean nothing for a file without a ply.
+        let bits = if plies == 0 { "-".to_string() } else { format!("{:.4}", 8.0 * r.bytes as f64 / plies as f64) };
+        write!(out, "{:<18} {:>10} {:>9} {:>10.3} {:>10.3}", r.name, r.bytes, bits, secs(r.compress), secs(r.expand))?;
+        if is_chesszip && plies > 0 {
             // Per core: single-thread runs when measured, else wall time times threads.
             let (c, e) = match r.single {
                 Some((c, e)) => (secs(c), secs(e)),
@@ -236,4 +230,34 @@ fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row],
         writeln!(out, "(plies/s/core = plies / (wall time x threads); --per-core measures one thread instead)")?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(plies: u64) -> String {
+        let shape = Shape { file: Path::new("x.txt"), bytes: 100, plies, threads: 2, repeat: 1, per_core: false };
+        let row = |name: &str| Row {
+            name: name.into(),
+            bytes: 40,
+            compress: Duration::from_millis(20),
+            expand: Duration::from_millis(10),
+            single: None,
+        };
+        let mut out = String::new();
+        write_table(&mut out, &shape, &[row("chesszip -2")], &[row("xz -9e")], Some((Duration::from_millis(10), Duration::from_millis(5))))
+            .expect("writes");
+        out
+    }
+
+    #[test]
+    fn a_file_without_plies_has_no_rate_per_ply() {
+        let row = |t: &str| t.lines().find(|l| l.starts_with("chesszip -2")).expect("a chesszip row").to_string();
+        let with = row(&table(32));
+        assert!(with.contains("10.0000") && with.contains("800"), "{with}");
+        let without = row(&table(0));
+        assert!(!without.contains("0.0000") && !without.contains("inf") && !without.contains("NaN"), "{without}");
+        assert_eq!(without.split_whitespace().nth(3), Some("-"), "{without}");
+    }
 }

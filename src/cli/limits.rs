@@ -49,13 +49,18 @@ impl LimitArgs {
     }
 }
 
-/// A size in bytes: a number with an optional suffix K, M, G or T (powers of 1024, as xz's
-/// `--memlimit`; `KiB`, `MB` and `MiB` read the same).
+/// A size in bytes: a number, with a decimal fraction if a suffix follows, and an optional
+/// suffix K, M, G or T (powers of 1024, as xz's `--memlimit`; `KiB`, `MB` and `MiB` read the
+/// same). `1.5M` is 1,572,864 bytes; a fraction of a byte is dropped.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, suffix) = t.split_at(digits);
-    let n: u64 = num.parse().map_err(|_| format!("{s:?} is not a size (a number, optionally with K, M, G or T)"))?;
+    let not_a_size = || format!("{s:?} is not a size (a number, optionally with K, M, G or T)");
+    let end = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let (num, suffix) = t.split_at(end);
+    let (whole, fraction) = num.split_once('.').unwrap_or((num, ""));
+    if whole.is_empty() || fraction.contains('.') || (num.contains('.') && fraction.is_empty()) {
+        return Err(not_a_size());
+    }
     let shift = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 0,
         "k" | "kb" | "kib" => 10,
@@ -64,7 +69,16 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "t" | "tb" | "tib" => 40,
         _ => return Err(format!("{s:?}: unknown size suffix (use K, M, G or T)")),
     };
-    n.checked_mul(1 << shift).ok_or_else(|| format!("{s:?} is too large"))
+    let too_large = || format!("{s:?} is too large");
+    let n: u64 = whole.parse().map_err(|_| too_large())?;
+    let bytes = n.checked_mul(1 << shift).ok_or_else(too_large)?;
+    // The fraction, exactly: digits / 10^len of the unit, rounded down (19 digits at most).
+    let digits = &fraction[..fraction.len().min(19)];
+    let part = match digits.parse::<u128>() {
+        Ok(f) => ((f << shift) / 10u128.pow(digits.len() as u32)) as u64,
+        Err(_) => 0,
+    };
+    bytes.checked_add(part).ok_or_else(too_large)
 }
 
 #[cfg(test)]
@@ -81,5 +95,12 @@ mod tests {
         assert!(parse_size("12X").is_err());
         assert!(parse_size("M").is_err());
         assert!(parse_size("99999999999T").is_err());
+        assert_eq!(parse_size("1.5M"), Ok(3 << 19));
+        assert_eq!(parse_size("0.5k"), Ok(512));
+        assert_eq!(parse_size("2.25G"), Ok(9 << 28));
+        assert_eq!(parse_size("1.0001"), Ok(1), "a fraction of a byte is dropped");
+        for bad in ["1.", ".5M", "1.2.3M", "1,5M", "-1M"] {
+            assert!(parse_size(bad).is_err(), "{bad}");
+        }
     }
 }
