@@ -1,6 +1,7 @@
 //! Where data comes from and goes to: standard streams, or files written through a temporary
 //! file in the target directory that is renamed into place only on success.
 
+use std::ffi::OsStr;
 use std::fs::{self, File, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -82,11 +83,24 @@ pub fn archive_name(path: &Path, compression: Option<Compression>) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// `FILE` for `FILE.chz`; `None` if `path` does not end in `.chz` or is nothing else.
+/// `name` without the ASCII `suffix` (compared without regard to ASCII case when
+/// `ignore_case`), for any file name, UTF-8 or not; `None` if it does not end so or is nothing
+/// else.
+fn strip_suffix_os<'a>(name: &'a OsStr, suffix: &str, ignore_case: bool) -> Option<&'a OsStr> {
+    let bytes = name.as_encoded_bytes();
+    let cut = bytes.len().checked_sub(suffix.len()).filter(|&c| c > 0)?;
+    let tail = &bytes[cut..];
+    let matches = if ignore_case { tail.eq_ignore_ascii_case(suffix.as_bytes()) } else { tail == suffix.as_bytes() };
+    // SAFETY: the tail is the ASCII `suffix`, so the cut lies just before an ASCII character,
+    // where `OsStr::from_encoded_bytes_unchecked` allows a split.
+    matches.then(|| unsafe { OsStr::from_encoded_bytes_unchecked(&bytes[..cut]) })
+}
+
+/// `FILE` for `FILE.chz`; `None` if `path` does not end in `.chz` or is nothing else. File
+/// names need not be UTF-8.
 pub fn text_name(path: &Path) -> Option<PathBuf> {
-    let name = path.file_name()?.to_str()?;
-    let stem = name.strip_suffix(SUFFIX)?;
-    (!stem.is_empty()).then(|| path.with_file_name(stem))
+    let stem = strip_suffix_os(path.file_name()?, SUFFIX, false)?;
+    Some(path.with_file_name(stem))
 }
 
 /// The suffix of movetext written by converting an archive (`expand --format movetext`).
@@ -97,21 +111,18 @@ pub const MOVETEXT_SUFFIX: &str = ".txt";
 /// `x.pgn.chz` and `x.chz` give `x.txt`, `x.txt.chz` gives `x.txt`. `None` as for [`text_name`].
 pub fn movetext_name(path: &Path) -> Option<PathBuf> {
     let text = text_name(path)?;
-    let name = text.file_name()?.to_str()?;
-    let lower = name.to_ascii_lowercase();
-    if lower.ends_with(MOVETEXT_SUFFIX) {
+    let name = text.file_name()?;
+    if name.as_encoded_bytes().to_ascii_lowercase().ends_with(MOVETEXT_SUFFIX.as_bytes()) {
         return Some(text);
     }
-    let stem = match lower.strip_suffix(".pgn") {
-        Some(stem) if !stem.is_empty() => &name[..stem.len()],
-        _ => name,
-    };
-    Some(text.with_file_name(format!("{stem}{MOVETEXT_SUFFIX}")))
+    let mut stem = strip_suffix_os(name, ".pgn", true).unwrap_or(name).to_os_string();
+    stem.push(MOVETEXT_SUFFIX);
+    Some(text.with_file_name(stem))
 }
 
 /// Whether `path` names an archive by its suffix.
 pub fn has_archive_suffix(path: &Path) -> bool {
-    path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(SUFFIX))
+    path.file_name().is_some_and(|n| n.as_encoded_bytes().ends_with(SUFFIX.as_bytes()))
 }
 
 /// How an allowed target is written.
@@ -254,6 +265,19 @@ mod tests {
         assert_eq!(name(".pgn.chz").as_deref(), Some(".pgn.txt"));
         assert_eq!(name("x.pgn"), None);
         assert_eq!(name(".chz"), None);
+        assert_eq!(name(".txt.chz").as_deref(), Some(".txt"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_named_too() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = |b: &[u8]| PathBuf::from(OsStr::from_bytes(b));
+        assert_eq!(text_name(&path(b"d/caf\xe9.pgn.chz")), Some(path(b"d/caf\xe9.pgn")));
+        assert_eq!(movetext_name(&path(b"caf\xe9.PGN.chz")), Some(path(b"caf\xe9.txt")));
+        assert_eq!(archive_name(&path(b"caf\xe9.pgn"), None), path(b"caf\xe9.pgn.chz"));
+        assert!(has_archive_suffix(&path(b"\xff.chz")));
+        assert_eq!(text_name(&path(b"\xff.chzz")), None);
     }
 
     #[test]
