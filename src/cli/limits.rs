@@ -15,8 +15,9 @@ pub struct LimitArgs {
     /// always allowed); real archives hold 2-3 plies a byte, 1,000 copies of one game ~80.
     #[arg(long, value_name = "N")]
     pub max_work: Option<u64>,
-    /// Most bytes of one game (or line) held whole by `extract --game` and `--format
-    /// movetext` [default: 16M].
+    /// Most bytes of one game (or line) that `extract --game` and `--format movetext` gather
+    /// across blocks [default: 16M]; a game inside one block is already bounded by the block
+    /// (at most 16 MiB of text) and printed whole whatever this says.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_game_bytes: Option<u64>,
     /// Refuse an archive that expands to more than SIZE bytes, before decoding past it.
