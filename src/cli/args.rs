@@ -237,6 +237,10 @@ pub struct InfoArgs {
     /// Archives (`-` for standard input).
     #[arg(value_name = "FILE", required = true, value_hint = clap::ValueHint::FilePath)]
     pub files: Vec<PathBuf>,
+    /// Level 10's transformer weights (as for `expand`): `info` then says whether they match
+    /// and `extract` decodes with them; CHESSZIP_WEIGHTS when not given.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub weights: Option<PathBuf>,
 }
 
 /// Options of `extract`.
@@ -245,6 +249,10 @@ pub struct ExtractArgs {
     /// The archive (`-` for standard input).
     #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub file: PathBuf,
+    /// Level 10's transformer weights (as for `expand`): `info` then says whether they match
+    /// and `extract` decodes with them; CHESSZIP_WEIGHTS when not given.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub weights: Option<PathBuf>,
     /// Games to print, numbered from 1: `N`, `A..B` (A to B inclusive), `A..` (to the end) or
     /// `..B`. In a PGN archive a game is printed as in the input: its tags, moves and the blank
     /// lines after it. In a movetext archive (one game per line) game N is line N.

@@ -44,7 +44,19 @@ trait ReadSeek: Read + Seek {}
 impl<T: Read + Seek> ReadSeek for T {}
 
 /// Prints the statistics of each archive.
+/// Reads level 10's weights, if given, before any archive: the library then finds them by the
+/// sha256 an archive names.
+fn load_weights(path: Option<&Path>) -> Result<(), chesszip::Error> {
+    match path {
+        Some(p) => chesszip::model::transformer::Weights::load(p).map(|_| ()),
+        None => Ok(()),
+    }
+}
+
 pub fn info(args: &InfoArgs) -> Status {
+    if let Err(e) = load_weights(args.weights.as_deref()) {
+        return error(e);
+    }
     let mut status = Status::Success;
     let mut out = status::stdout();
     for (i, file) in args.files.iter().enumerate() {
@@ -179,7 +191,15 @@ fn write_members(out: &mut impl Write, members: &[ArchiveInfo]) -> io::Result<()
 }
 
 fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<()> {
-    let model = if i.model_available { "included in this build" } else { "NOT included in this build: cannot expand" };
+    let model = match (i.model_available, i.header.weights) {
+        (true, None) => "included in this build".to_string(),
+        (true, Some(_)) => "level 10, with the transformer weights given".to_string(),
+        (false, Some(w)) => format!(
+            "level 10: needs the transformer weights of sha256 {} (--weights FILE or CHESSZIP_WEIGHTS)",
+            w.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        ),
+        (false, None) => "NOT included in this build: cannot expand".to_string(),
+    };
     writeln!(out, "file:           {name}")?;
     if i.raw.is_some() {
         // The raw form stores the text as it is: nothing was coded as games (extract counts them).
@@ -227,6 +247,9 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
 
 /// Prints the chosen lines of an archive.
 pub fn extract(args: &ExtractArgs) -> Status {
+    if let Err(e) = load_weights(args.weights.as_deref()) {
+        return error(e);
+    }
     let source = Source::from_arg(&args.file);
     match extract_one(args, &source) {
         Ok(status) => status,

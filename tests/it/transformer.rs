@@ -247,3 +247,26 @@ fn level10_without_or_with_other_weights_is_an_error_naming_the_digest() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr_of(&out).contains("not an ONNX model"), "{}", stderr_of(&out));
 }
+
+/// `info` names the weights a level-10 archive needs, and `info`/`extract` take `--weights`.
+#[test]
+fn info_and_extract_take_the_weights_of_level_10() {
+    use crate::common::{chesszip, stderr_of};
+    let golden = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/movetext.l10.v8.random.chz"));
+    let digest = chesszip::model::transformer::pinned::hex(&chesszip::model::transformer::Weights::load(&committed()).unwrap().sha256);
+    let out = chesszip().env_remove("CHESSZIP_WEIGHTS").arg("info").arg(&golden).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let info = String::from_utf8(out.stdout).unwrap();
+    assert!(info.contains(&format!("needs the transformer weights of sha256 {digest}")) && info.contains("--weights"), "{info}");
+    let out = chesszip().env_remove("CHESSZIP_WEIGHTS").arg("info").arg("--weights").arg(committed()).arg(&golden).output().unwrap();
+    assert!(String::from_utf8(out.stdout).unwrap().contains("with the transformer weights given"));
+    let out = chesszip().env_remove("CHESSZIP_WEIGHTS").args(["extract", "-g", "1"]).arg(&golden).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains(&format!("sha256 {digest}")), "{}", stderr_of(&out));
+    let out =
+        chesszip().env_remove("CHESSZIP_WEIGHTS").args(["extract", "-g", "1", "--weights"]).arg(committed()).arg(&golden).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let input = std::fs::read(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/movetext.txt"))).unwrap();
+    let first = input.split_inclusive(|&b| b == b'\n').next().unwrap();
+    assert_eq!(out.stdout, first, "game 1 is the input's first line");
+}
