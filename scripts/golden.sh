@@ -98,3 +98,8 @@ fi
 make 1 lichess.pgn lichess.pgn.l1.c3.chz
 make 2 lichess.pgn lichess.pgn.l2.c3.chz
 make 2 notations.pgn notations.pgn.l2.c3.chz
+# Coding 4 (PGN streams: clocks also from the move model's view of each move; header byte 11 =
+# 4): the PGN inputs at the levels they have goldens of.
+make 1 lichess.pgn lichess.pgn.l1.c4.chz
+make 2 lichess.pgn lichess.pgn.l2.c4.chz
+make 2 notations.pgn notations.pgn.l2.c4.chz

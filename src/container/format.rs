@@ -73,18 +73,20 @@ pub enum Coding {
     /// rating diffs from the two ratings and the result (`src/pgn/rating.rs`), `ECO` and
     /// `Opening` from the opening moves, `UTCTime` as a change (`src/pgn/tags.rs`).
     PgnFacts = 3,
+    /// PGN coding 4: the tags that do not depend on the moves in a stream of their own per block, and clocks from the move model
+    PgnStreams = 4,
 }
 
 impl Coding {
     /// The coding this build writes.
-    pub const NEWEST: Coding = Coding::PgnFacts;
+    pub const NEWEST: Coding = Coding::PgnStreams;
 
-    /// The coding this build writes for `format`: for movetext coding 2 (coding 3 changes only
-    /// PGN, so movetext archives stay as they were), for PGN coding 3.
+    /// The coding this build writes for `format`: for movetext coding 2 (codings 3 and 4 change
+    /// only PGN, so movetext archives stay as they were), for PGN coding 4.
     pub fn newest_for(format: InputFormat) -> Coding {
         match format {
             InputFormat::Movetext => Coding::Duplicates,
-            InputFormat::Pgn => Coding::PgnFacts,
+            InputFormat::Pgn => Coding::PgnStreams,
         }
     }
 
@@ -94,6 +96,7 @@ impl Coding {
             1 => Some(Coding::Notations),
             2 => Some(Coding::Duplicates),
             3 => Some(Coding::PgnFacts),
+            4 => Some(Coding::PgnStreams),
             _ => None,
         }
     }

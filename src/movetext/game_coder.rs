@@ -32,6 +32,39 @@ pub struct GameCoder<'m> {
     /// A skill class for every player instead of the inferred ones ([`GameState::fix_skill`]),
     /// when analysing (encoder only; `None` codes as archives are coded, which a decoder needs).
     pub fixed_skill: Option<usize>,
+    /// When `Some`, [`GameCoder::code_moves`] appends the model's view of every ply it codes
+    /// (PGN coding 4 conditions the clocks on it; both directions know it after the move).
+    pub views: Option<Vec<MoveView>>,
+}
+
+/// What the move model thought of a played move; encoder and decoder both know it once the
+/// move is coded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveView {
+    /// The played move's frequency out of [`crate::entropy::cdf::TOTAL`] (0 for a null move).
+    pub frequency: u32,
+    /// The most likely move's frequency.
+    pub top: u32,
+    /// Moves the model found likelier than the played one.
+    pub rank: u32,
+    /// Legal moves.
+    pub legal: u32,
+    /// The move gives check.
+    pub check: bool,
+}
+
+impl MoveView {
+    /// The view of move `index` under `table`.
+    fn of(table: &crate::entropy::Cdf<'_>, index: usize) -> MoveView {
+        let frequency = table.frequency(index);
+        let (mut top, mut rank) = (0, 0);
+        for i in 0..table.len() {
+            let f = table.frequency(i);
+            top = top.max(f);
+            rank += (f > frequency) as u32;
+        }
+        MoveView { frequency, top, rank, legal: table.len() as u32, check: false }
+    }
 }
 
 impl<'m> GameCoder<'m> {
@@ -47,6 +80,7 @@ impl<'m> GameCoder<'m> {
             move_info: Information::default(),
             trace: None,
             fixed_skill: None,
+            views: None,
         }
     }
 
@@ -137,6 +171,9 @@ impl<'m> GameCoder<'m> {
                         text.spellings.push(Spelling::default());
                     }
                     st.play(NULL_MOVE);
+                    if let Some(v) = &mut self.views {
+                        v.push(MoveView::default());
+                    }
                     continue;
                 }
             }
@@ -155,6 +192,7 @@ impl<'m> GameCoder<'m> {
                 }
             }
             c.code(table, &mut index)?;
+            let view = self.views.is_some().then(|| MoveView::of(&table, index));
             self.predictor.observe(&mut st, index);
             let m = self.predictor.move_at(index);
             // The notation comes first: long forms show every origin, whatever the spelling.
@@ -207,6 +245,10 @@ impl<'m> GameCoder<'m> {
                 text.spellings.push(spelled);
             }
             st.play(m);
+            if let (Some(v), Some(mut view)) = (&mut self.views, view) {
+                view.check = st.pos.is_check();
+                v.push(view);
+            }
         }
         Ok(st)
     }
@@ -292,4 +334,32 @@ fn choose_convention(start: &Chess, text: &MoveText, known: Option<&PlyMoves>) -
         }
     };
     Convention { check_marks, pseudo_legal_disambiguation }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entropy::range::Encoder;
+
+    #[test]
+    fn views_record_every_ply_as_the_model_saw_it() {
+        let game = crate::text::parse_game(b"e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7 1-0").unwrap();
+        let text = MoveText { moves: game.moves.clone(), spellings: vec![Spelling::default(); game.moves.len()], ..Default::default() };
+        let mut coder = GameCoder::new(Model::builtin(1));
+        coder.views = Some(Vec::new());
+        let mut enc = Encoder::new();
+        let mut text = text;
+        coder.code_moves(&mut enc, GameState::new(), &mut text).unwrap();
+        let views = coder.views.take().unwrap();
+        assert_eq!(views.len(), 7);
+        assert_eq!((views[0].legal, views[1].legal), (20, 20));
+        for v in &views {
+            assert!(v.frequency > 0 && v.frequency <= v.top && v.rank < v.legal, "{v:?}");
+            assert_eq!(v.rank == 0, v.frequency == v.top, "{v:?}");
+        }
+        // Only the mate gives check.
+        assert_eq!(views.iter().map(|v| v.check).collect::<Vec<_>>(), [false, false, false, false, false, false, true]);
+        // A coder without views records nothing.
+        assert!(GameCoder::new(Model::builtin(1)).views.is_none());
+    }
 }

@@ -142,6 +142,12 @@ impl ClockModel {
         ClockModel { mixed: Some(SpentModel::new()), ..Self::default() }
     }
 
+    /// Fresh models of coding 4: [`SpentModel::with_views`], which also uses the move model's
+    /// view of the move ([`PlyFacts::view`]).
+    pub fn with_views() -> Self {
+        ClockModel { mixed: Some(SpentModel::with_views()), ..Self::default() }
+    }
+
     /// Starts a game with the time control of its `TimeControl` tag, if any.
     pub fn start_game(&mut self, control: Option<(u64, u64)>) {
         self.last = [None; 2];

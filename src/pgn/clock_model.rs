@@ -7,7 +7,9 @@
 //! - the time the player has left, as a fraction of the base time and in absolute seconds;
 //! - the move number (the opening is played fast);
 //! - the same player's last two spends and the opponent's last one (a player's rhythm);
-//! - the position: a forced move (one legal move), a recapture, a move out of check, a capture.
+//! - the position: a forced move (one legal move), a recapture, a move out of check, a capture;
+//! - coding 4 ([`crate::container::Coding::PgnStreams`], [`SpentModel::with_views`]): the move
+//!   model's view of the move ([`view_classes`]: its surprise, rank and the model's confidence).
 //!
 //! The value: whether it is negative (a clock that went up by more than the increment), then
 //! its bit length in unary (`0` for 0 s, `1` for 1, `2` for 2-3, ...), then the bits below the
@@ -17,6 +19,7 @@ use super::mix::{Mixed, key};
 use crate::entropy::SymbolCoder;
 use crate::entropy::binary::NumberModel;
 use crate::error::Error;
+use crate::movetext::game_coder::MoveView;
 
 /// What the position says about the move a clock follows (the decoder knows it: moves are
 /// coded before the clocks).
@@ -32,6 +35,8 @@ pub struct PlyFacts {
     pub recapture: bool,
     /// The mover was in check.
     pub in_check: bool,
+    /// Coding 4: what the move model thought of the move (main line only; `None` elsewhere).
+    pub view: Option<MoveView>,
 }
 
 /// Longest unary bit length (clocks up to 2^40 units).
@@ -55,6 +60,8 @@ pub struct SpentModel {
     spends: [[Option<u64>; 2]; 2],
     /// Per color: a hash of the player's name (0 unknown).
     players: [u32; 2],
+    /// Coding 4: the move model's view of the move ([`PlyFacts::view`]) is a context too.
+    views: bool,
 }
 
 /// The context of one spend.
@@ -69,12 +76,41 @@ struct Features {
     phase: u32,
     flags: u32,
     player: u32,
+    /// Coding 4 ([`view_classes`]).
+    surprise: u32,
+    confidence: u32,
+    rank: u32,
 }
+
+/// Classes of the move model's view of a move: how surprising the played move was (whole bits
+/// of its probability, capped), how sure the model was of its best move, and the played move's
+/// rank (0, 1, 2, 3+; 4 with a check given, 5 without a view).
+pub fn view_classes(view: Option<MoveView>) -> (u32, u32, u32) {
+    use crate::entropy::cdf::PRECISION;
+    match view {
+        Some(v) if v.frequency > 0 => {
+            let bits = |f: u32| PRECISION as u32 - (31 - f.leading_zeros());
+            let surprise = bits(v.frequency).min(SURPRISE_CAP);
+            let confidence = bits(v.top).min(3);
+            let rank = if v.check { 4 } else { v.rank.min(3) };
+            (surprise, confidence, rank)
+        }
+        _ => (SURPRISE_CAP + 1, 4, 5),
+    }
+}
+
+/// Classes of surprise above this are one.
+const SURPRISE_CAP: u32 = 8;
 
 impl SpentModel {
     /// Fresh models.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Fresh models of coding 4: with the move model's view as contexts.
+    pub fn with_views() -> Self {
+        SpentModel { views: true, ..Self::default() }
     }
 
     /// Starts a game between `players` (hashes of the names, 0 unknown).
@@ -136,7 +172,12 @@ impl SpentModel {
                 | (facts.in_check as u32) << 2
                 | (facts.capture as u32) << 3
                 | ((facts.legal <= 3) as u32) << 4,
+            surprise: 0,
+            confidence: 0,
+            rank: 0,
         };
+        let mut f = f;
+        (f.surprise, f.confidence, f.rank) = view_classes(facts.view);
         let neg_keys = [key(1, &[f.speed, f.own]), key(2, &[f.ratio])];
         let spent = if self.mixed.code(c, 0, &neg_keys, spent < 0)? {
             let m = self.negative.code_value(c, spent.unsigned_abs().saturating_sub(1))?;
@@ -149,7 +190,7 @@ impl SpentModel {
             let mut n = 0u32;
             while n < UNARY {
                 let j = n;
-                let keys = [
+                let mut keys = vec![
                     key(3, &[j, f.speed, f.own]),
                     key(4, &[j, f.speed, f.own, f.own2]),
                     key(5, &[j, f.speed, f.own, f.opp]),
@@ -161,6 +202,11 @@ impl SpentModel {
                     key(16, &[j, f.speed, f.player, f.own]),
                     key(17, &[j, f.speed, f.left.min(6), f.own, f.opp]),
                 ];
+                if self.views {
+                    keys.push(key(20, &[j, f.speed, f.surprise, f.phase]));
+                    keys.push(key(21, &[j, f.speed, f.rank, f.confidence, f.own]));
+                    keys.push(key(22, &[j, f.speed, f.surprise, f.left.min(8), f.flags & 3]));
+                }
                 if !self.mixed.code(c, 1 + j * 8 + f.speed, &keys, v > n as u64)? {
                     break;
                 }
@@ -197,5 +243,28 @@ impl SpentModel {
         let seconds = (spent.max(0) as u64).saturating_mul(unit) / 1000;
         self.spends[color] = [Some(seconds), self.spends[color][0]];
         Ok(spent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entropy::cdf::TOTAL;
+
+    #[test]
+    fn view_classes_bucket_surprise_confidence_and_rank() {
+        // The played move had half the probability and was the best: 1 bit, sure, rank 0.
+        let best = MoveView { frequency: TOTAL / 2, top: TOTAL / 2, rank: 0, legal: 20, check: false };
+        assert_eq!(view_classes(Some(best)), (1, 1, 0));
+        // A forced move: 0 bits.
+        let forced = MoveView { frequency: TOTAL, top: TOTAL, rank: 0, legal: 1, check: false };
+        assert_eq!(view_classes(Some(forced)), (0, 0, 0));
+        // A surprising move, the fifth choice, capped; a check given is a class of its own.
+        let odd = MoveView { frequency: 3, top: TOTAL / 8, rank: 4, legal: 30, check: false };
+        assert_eq!(view_classes(Some(odd)), (SURPRISE_CAP, 3, 3));
+        assert_eq!(view_classes(Some(MoveView { check: true, ..odd })).2, 4);
+        // No view (a variation, coding 3, a null move): classes of their own.
+        assert_eq!(view_classes(None), (SURPRISE_CAP + 1, 4, 5));
+        assert_eq!(view_classes(Some(MoveView::default())), view_classes(None));
     }
 }

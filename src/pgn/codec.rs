@@ -31,13 +31,13 @@ use crate::entropy::budget::{BudgetedDecoder, inflate_side};
 use crate::entropy::{Cdf, Encoder, SymbolCoder};
 use crate::error::Error;
 use crate::model::{GameState, Model};
-use crate::movetext::game_coder::GameCoder;
+use crate::movetext::game_coder::{GameCoder, MoveView};
 use crate::movetext::move_text::MoveText;
 use crate::movetext::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::text::notation::Written;
 
 /// The coding PGN blocks are written in.
-const PGN_CODING: Coding = Coding::PgnFacts;
+const PGN_CODING: Coding = Coding::PgnStreams;
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -125,7 +125,9 @@ impl<'m> PgnCoder<'m> {
     /// not.
     fn new(model: &'m Model, coding: Coding, notations: bool) -> Self {
         let mut comments = CommentModel::new();
-        if coding >= Coding::PgnFacts {
+        if coding >= Coding::PgnStreams {
+            comments.clocks = ClockModel::with_views();
+        } else if coding >= Coding::PgnFacts {
             comments.clocks = ClockModel::mixed();
         }
         PgnCoder {
@@ -170,7 +172,12 @@ impl<'m> PgnCoder<'m> {
         if decoding {
             game.lines = vec![MoveText::default()];
         }
-        let end = self.games.code_moves(c, GameState::from_position(start.clone()), &mut game.lines[0])?;
+        if self.coding >= Coding::PgnStreams {
+            self.games.views = Some(Vec::new());
+        }
+        let end = self.games.code_moves(c, GameState::from_position(start.clone()), &mut game.lines[0]);
+        let views = self.games.views.take().unwrap_or_default();
+        let end = end?;
         self.games.code_result(c, &end, &mut game.result)?;
 
         // 3. The other tag values, knowing what the moves say.
@@ -186,7 +193,7 @@ impl<'m> PgnCoder<'m> {
             self.comments.clocks.players = [hash(b"White"), hash(b"Black")];
         }
         self.comments.start_game(control);
-        self.code_items(c, game, start, side)?;
+        self.code_items(c, game, start, &views, side)?;
 
         // 5. Gaps.
         c.set(Stream::Layout);
@@ -206,6 +213,7 @@ impl<'m> PgnCoder<'m> {
         c: &mut Metered<'_, C>,
         game: &mut Game,
         start: Chess,
+        views: &[MoveView],
         side: &mut Side<'_>,
     ) -> Result<(), Error> {
         let decoding = c.decoding();
@@ -245,6 +253,8 @@ impl<'m> PgnCoder<'m> {
                     let m = *game.lines[f.line].moves.get(f.done).ok_or_else(|| corrupt("more moves than the line has"))?;
                     if facts {
                         self.comments.clocks.facts = ply_facts(&f.pos, m, f.last_to);
+                        // The move model's view of main-line moves (coding 4).
+                        self.comments.clocks.facts.view = if f.line == 0 { views.get(f.done).copied() } else { None };
                     }
                     f.last_to = (m != crate::chess::NULL_MOVE).then(|| m.to());
                     f.before = Some(f.pos.clone());
@@ -323,6 +333,7 @@ fn ply_facts(pos: &Chess, m: shakmaty::Move, last_to: Option<Square>) -> PlyFact
         capture: real && m.is_capture(),
         recapture: real && m.is_capture() && last_to == Some(m.to()),
         in_check: pos.is_check(),
+        view: None,
     }
 }
 

@@ -84,7 +84,7 @@ impl Counter {
 }
 
 /// Most inputs of one decision (contexts plus the bias).
-pub const MAX_INPUTS: usize = 12;
+pub const MAX_INPUTS: usize = 16;
 
 /// A set of context counters, keyed by 64-bit context values, and mixers that combine them.
 #[derive(Debug, Default)]

@@ -41,6 +41,10 @@
 //!   and the result ([`rating`]); ratings per player and `Event`; `ECO` and `Opening` from the
 //!   opening positions shared with earlier games of the block, `UTCTime` as a change from the
 //!   block's last one ([`tags`]).
+//! - **coding 4** ([`crate::container::Coding::PgnStreams`]): the time spent also in the
+//!   context of what the move model thought of the move (how surprising it was, the move's
+//!   rank, how sure the model was: [`crate::movetext::game_coder::MoveView`], recorded while
+//!   the main line is coded).
 //! - **evals** ([`comment`]): `[%eval]` as the change from the previous evaluation.
 //! - **comments** ([`comment`]): each comment's *shape* (whitespace and placeholders for
 //!   clocks, evals, other `[%cmd]`s and free text) as a rank among recent shapes; the free text

@@ -21,6 +21,7 @@ mod other_notations;
 mod pgn_corrupt;
 mod pgn_facts;
 mod pgn_roundtrip;
+mod pgn_streams;
 mod properties;
 mod random_access;
 mod raw_form;
