@@ -23,23 +23,13 @@
 // Index loops over several arrays at once read best as written.
 #![allow(clippy::needless_range_loop)]
 
+use super::simd::{self, Dense, DotRhs, Simd, quantise_row, quantise_rows, rshift, sat};
 use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
 
 /// Fractional bits of an activation.
 pub const FRAC: u32 = 16;
 /// 1.0 in activation fixed point.
 pub const ONE: i64 = 1 << FRAC;
-
-/// Rounds `x / 2^s` to nearest (halves up); `s <= 0` shifts left.
-#[inline]
-fn rshift(x: i128, s: i32) -> i128 {
-    if s > 0 { (x + (1i128 << (s - 1))) >> s } else { x << (-s) }
-}
-
-#[inline]
-fn sat(x: i128) -> i32 {
-    x.clamp(i32::MIN as i128, i32::MAX as i128) as i32
-}
 
 /// The float `v` in `Q16`, rounded to nearest.
 fn q16(v: f32) -> i32 {
@@ -65,48 +55,14 @@ fn multiplier(v: f64) -> (i64, i32) {
     if m == 1 << 31 { (m / 2, e - 1) } else { (m, e) }
 }
 
-/// Requantises a row of `Q16` values to `i16` with `|q| <= max`: returns the shift `s` with
-/// `x ~ q * 2^s`.
-#[inline]
-fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
-    let m = x.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0) as i64;
-    let mut s = 0;
-    while rshift(m as i128, s) > max as i128 {
-        s += 1;
-    }
-    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
-    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = ((v as i64 + half) >> s).clamp(-max, max) as i16;
-    }
-    s
-}
-
-/// `sum a_i b_i` of two `i16` rows in `i32`. The caller bounds the sum (`len * 127 * act_max <
-/// 2^31`), so the wrapping operations never wrap: they only let the loop vectorise in every
-/// profile (overflow checks would keep it scalar).
-#[inline(always)]
-fn dot16(a: &[i16], b: &[i16]) -> i32 {
-    a.iter().zip(b).fold(0i32, |s, (&a, &b)| s.wrapping_add((a as i32).wrapping_mul(b as i32)))
-}
-
-/// `sum a_i b_i` in `i64` (at most `len * 2^30`: exact for any row shorter than 2^33).
-#[inline(always)]
-fn dot16_wide(a: &[i16], b: &[i16]) -> i64 {
-    a.iter().zip(b).fold(0i64, |s, (&a, &b)| s.wrapping_add((a as i32 * b as i32) as i64))
-}
-
 /// A dense layer with `i8` weights per output channel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QLinear {
     rows: usize,
     cols: usize,
-    /// `rows * cols` weights in `-127..=127`.
-    w: Vec<i16>,
-    /// Per row: the scale's multiplier and exponent.
-    mult: Vec<(i64, i32)>,
-    /// Per row, `Q16`.
-    bias: Vec<i32>,
+    /// The weights (`-127..=127`) packed for the kernels, with the per-row multipliers
+    /// (`m * 2^-e`, the scale) and `Q16` biases.
+    dense: Dense,
     /// Largest input magnitude after requantisation (`cols * 127 * act_max < 2^31`).
     act_max: i32,
 }
@@ -130,7 +86,7 @@ impl QLinear {
             None => vec![0; m.rows],
         };
         let act_max = ((i32::MAX as i64) / (127 * m.cols.max(1) as i64)).min(32767) as i32;
-        QLinear { rows: m.rows, cols: m.cols, w, mult, bias, act_max }
+        QLinear { rows: m.rows, cols: m.cols, dense: Dense::new(m.rows, m.cols, &w, &mult, &bias), act_max }
     }
 
     /// Output size.
@@ -138,82 +94,49 @@ impl QLinear {
         self.rows
     }
 
-    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols` values. Runs the AVX2 copy of
-    /// the same code where the processor has it (the same integers: sums are exact).
+    /// The `i16` scratch [`QLinear::apply_rows`] needs per row.
+    fn scratch_per_row(&self) -> usize {
+        self.dense.stride()
+    }
+
+    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols + 1` values.
     pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
-            // SAFETY: the processor has AVX2 (checked above).
-            return unsafe { self.apply_avx2(x, y, scratch) };
-        }
-        self.apply_generic(x, y, scratch)
+        self.apply_rows(1, x, y, scratch)
     }
 
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn apply_avx2(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        self.apply_generic(x, y, scratch)
-    }
-
-    /// `y_t = W x_t + b` for `n` rows `x_t` (`cols` apart in `x`, `rows` apart in `y`): the same
-    /// integers as [`QLinear::apply`] on each row, with each weight row read once for all of them.
-    /// `scratch` holds `n * cols` values.
+    /// `y_t = W x_t + b` for `n` rows `x_t` (`cols` apart in `x`, `rows` apart in `y`), each row
+    /// requantised to `i16` by its own shift, on the kernels' [`simd::active`] path (every path
+    /// gives the same integers). `scratch` holds `n * (cols + 1)` values.
     pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
-            // SAFETY: the processor has AVX2 (checked above).
-            return unsafe { self.apply_rows_avx2(n, x, y, scratch) };
-        }
-        self.apply_rows_generic(n, x, y, scratch)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn apply_rows_avx2(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        self.apply_rows_generic(n, x, y, scratch)
-    }
-
-    #[inline(always)]
-    fn apply_rows_generic(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        let (c, rows) = (self.cols, self.rows);
+        let st = self.scratch_per_row();
         let mut shifts = [0i32; TOKENS];
-        assert!(n <= TOKENS);
-        for t in 0..n {
-            shifts[t] = quantise_row(&x[t * c..(t + 1) * c], self.act_max, &mut scratch[t * c..(t + 1) * c]);
-        }
-        for r in 0..rows {
-            let w = &self.w[r * c..(r + 1) * c];
-            let (m, e) = self.mult[r];
-            for t in 0..n {
-                let acc = dot16(w, &scratch[t * c..(t + 1) * c]);
-                y[t * rows + r] = sat(rshift(acc as i128 * m as i128, e - shifts[t]) + self.bias[r] as i128);
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn apply_generic(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        let xq = &mut scratch[..self.cols];
-        let s = quantise_row(&x[..self.cols], self.act_max, xq);
-        for r in 0..self.rows {
-            let acc = dot16(&self.w[r * self.cols..(r + 1) * self.cols], xq);
-            let (m, e) = self.mult[r];
-            y[r] = sat(rshift(acc as i128 * m as i128, e - s) + self.bias[r] as i128);
-        }
+        let mut big = Vec::new();
+        let shifts = if n <= TOKENS {
+            &mut shifts[..n]
+        } else {
+            big.resize(n, 0);
+            &mut big[..]
+        };
+        quantise_rows(n, x, self.cols, self.cols, self.act_max, scratch, st, shifts);
+        self.dense.run(n, scratch, shifts, y, simd::active());
     }
 }
 
-static FORCE_SCALAR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes every later forward pass use the portable code even where AVX2 is available (for the
-/// tests that compare the two paths, and for measuring them).
+/// Makes every later forward pass use the portable code even where SIMD is available (for the
+/// tests that compare the paths, and for measuring them); see [`simd::force`] for the others.
 pub fn force_scalar(on: bool) {
-    FORCE_SCALAR.store(on, std::sync::atomic::Ordering::Relaxed);
+    simd::force(on.then_some(Simd::Scalar));
 }
 
-#[inline]
-fn scalar_forced() -> bool {
-    FORCE_SCALAR.load(std::sync::atomic::Ordering::Relaxed)
+/// `sat(rshift(dot * m, sh) + add)`, in `i64` where that is exact (`|dot| < 2^31`, `m < 2^31`).
+#[inline(always)]
+fn scale_dot(dot: i64, m: i64, sh: i32, add: i32) -> i32 {
+    if dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh) {
+        let v = (dot * m + (1i64 << (sh - 1))) >> sh;
+        (v + add as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+    } else {
+        sat(rshift(dot as i128 * m as i128, sh) + add as i128)
+    }
 }
 
 /// GELU (erf form) in `Q16`, by table.
@@ -413,11 +336,44 @@ impl IntModel {
     }
 
     /// The policy logits (`VOCAB`, `Q16` nats) of one position: `planes` is the `64 x 96`
-    /// input (0/1), token-major, as `scripts/teacher/label.py` builds it.
+    /// input (0/1), token-major, as `scripts/teacher/label.py` builds it. Runs on the kernels'
+    /// [`simd::active`] path, the loops around them compiled for it too (the same integers on
+    /// every path: integer sums are exact in any order).
     pub fn forward(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
+        let path = simd::active();
+        match path {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => {
+                // SAFETY: `active` never returns a path the processor lacks.
+                unsafe { self.forward_avx512(planes, self_elo, oppo_elo) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => {
+                // SAFETY: as above.
+                unsafe { self.forward_avx2(planes, self_elo, oppo_elo) }
+            }
+            _ => self.forward_with(planes, self_elo, oppo_elo, Simd::Scalar),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,bmi2")]
+    unsafe fn forward_avx512(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
+        self.forward_with(planes, self_elo, oppo_elo, Simd::Avx512)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,bmi2")]
+    unsafe fn forward_avx2(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
+        self.forward_with(planes, self_elo, oppo_elo, Simd::Avx2)
+    }
+
+    #[inline(always)]
+    fn forward_with(&self, planes: &[u8], self_elo: i32, oppo_elo: i32, path: Simd) -> Vec<i32> {
         let d = self.d;
         let dh = d / self.heads;
-        let mut scratch = vec![0i16; self.max_cols];
+        let dhp = dh.div_ceil(2) * 2;
+        let mut scratch = vec![0i16; TOKENS * (self.max_cols + 1)];
         // Embedding.
         let elo = |e: i32| -> Vec<i32> {
             let a = e.clamp(0, ELO_MAX) as i64;
@@ -436,15 +392,18 @@ impl IntModel {
             inp.extend_from_slice(&es);
             inp.extend_from_slice(&eo);
         }
-        let mut rows = vec![0i16; TOKENS * self.max_cols];
-        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut rows);
+        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut scratch);
         let mut qkv = vec![0i32; TOKENS * 3 * d];
         let mut att = vec![0i32; TOKENS * d];
         let mut ys = vec![0i32; TOKENS * d];
-        let mut qq = vec![0i16; TOKENS * dh];
-        let mut kq = vec![0i16; TOKENS * dh];
+        let mut qq = vec![0i16; dhp];
+        let mut kq = vec![0i16; TOKENS * dhp];
+        let mut vv = vec![0i64; TOKENS * dh];
         let mut ks = vec![0i32; TOKENS];
         let mut e = vec![0i64; TOKENS];
+        let mut dots = vec![0i64; TOKENS];
+        let mut rhs = DotRhs::default();
+        let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
         for l in &self.layers {
             // Smolgen: the attention logits' bias from the mean token.
             let mean: Vec<i32> = (0..d)
@@ -458,27 +417,31 @@ impl IntModel {
             l.sm3.apply(&h, &mut sg, &mut scratch);
             sg.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
             l.ln2.apply(&mut sg);
-            let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
-            for hd in 0..self.heads {
-                self.gab.apply(&sg[hd * self.sg..(hd + 1) * self.sg], &mut bias[hd * 4096..(hd + 1) * 4096], &mut scratch);
-            }
+            // One row of generator inputs per head, `4096` logits each.
+            self.gab.apply_rows(self.heads, &sg, &mut bias, &mut scratch);
             // Attention.
-            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut rows);
+            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut scratch);
+            let (m, ex) = self.att_scale;
             for hd in 0..self.heads {
                 let o = hd * dh;
                 for t in 0..TOKENS {
                     let row = &qkv[t * 3 * d..(t + 1) * 3 * d];
-                    ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kq[t * dh..(t + 1) * dh]);
+                    let kt = &mut kq[t * dhp..(t + 1) * dhp];
+                    ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kt[..dh]);
+                    kt[dh..].iter_mut().for_each(|v| *v = 0);
+                    for (w, &v) in vv[t * dh..(t + 1) * dh].iter_mut().zip(&row[2 * d + o..2 * d + o + dh]) {
+                        *w = v as i64;
+                    }
                 }
+                rhs.pack(TOKENS, dh, &kq, dhp);
                 for i in 0..TOKENS {
                     let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
                     let sq = quantise_row(&row[o..o + dh], 32767, &mut qq[..dh]);
-                    let (m, ex) = self.att_scale;
+                    rhs.dots(&qq, &mut dots, path);
                     let mut s = [0i32; TOKENS];
+                    let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
                     for j in 0..TOKENS {
-                        let dot = dot16_wide(&qq[..dh], &kq[j * dh..(j + 1) * dh]);
-                        let v = rshift(dot as i128 * m as i128, ex + FRAC as i32 - sq - ks[j]);
-                        s[j] = sat(v + bias[hd * 4096 + i * TOKENS + j] as i128);
+                        s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
                     }
                     let mx = *s.iter().max().unwrap() as i64;
                     let mut z = 0i64;
@@ -491,9 +454,12 @@ impl IntModel {
                     let mut acc = [0i64; 256];
                     let acc = &mut acc[..dh];
                     for j in 0..TOKENS {
-                        let v = &qkv[j * 3 * d + 2 * d + o..j * 3 * d + 2 * d + o + dh];
-                        for (a, &v) in acc.iter_mut().zip(v) {
-                            *a = a.wrapping_add(e[j].wrapping_mul(v as i64));
+                        let ej = e[j];
+                        if ej == 0 {
+                            continue;
+                        }
+                        for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
+                            *a = a.wrapping_add(ej.wrapping_mul(v));
                         }
                     }
                     for c in 0..dh {
@@ -501,13 +467,13 @@ impl IntModel {
                     }
                 }
             }
-            l.out.apply_rows(TOKENS, &att, &mut ys, &mut rows);
+            l.out.apply_rows(TOKENS, &att, &mut ys, &mut scratch);
             x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
             x.chunks_exact_mut(d).for_each(|xt| l.norm1.apply(xt));
             let mut f = vec![0i32; TOKENS * l.ff1.rows()];
-            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut rows);
+            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut scratch);
             f.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
-            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut rows);
+            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut scratch);
             x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
             x.chunks_exact_mut(d).for_each(|xt| l.norm2.apply(xt));
         }
@@ -517,28 +483,29 @@ impl IntModel {
         }
         let mut q = vec![0i32; TOKENS * d];
         let mut k = vec![0i32; TOKENS * d];
-        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut rows);
-        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut rows);
-        let mut kq = vec![0i16; TOKENS * d];
+        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut scratch);
+        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut scratch);
+        let dp = d.div_ceil(2) * 2;
+        let mut kq = vec![0i16; TOKENS * dp];
         let mut ksh = vec![0i32; TOKENS];
-        for t in 0..TOKENS {
-            ksh[t] = quantise_row(&k[t * d..(t + 1) * d], 32767, &mut kq[t * d..(t + 1) * d]);
-        }
+        quantise_rows(TOKENS, &k, d, d, 32767, &mut kq, dp, &mut ksh);
+        rhs.pack(TOKENS, d, &kq, dp);
         let mut out = vec![0i32; VOCAB];
-        let mut qrow = vec![0i16; d];
+        let mut qrow = vec![0i16; dp];
         let (m, ex) = self.pol_scale;
         for i in 0..TOKENS {
-            let sq = quantise_row(&q[i * d..(i + 1) * d], 32767, &mut qrow);
+            let sq = quantise_row(&q[i * d..(i + 1) * d], 32767, &mut qrow[..d]);
+            rhs.dots(&qrow, &mut dots, path);
             for j in 0..TOKENS {
-                let dot = dot16_wide(&qrow, &kq[j * d..(j + 1) * d]);
-                out[i * TOKENS + j] = sat(rshift(dot as i128 * m as i128, ex + FRAC as i32 - sq - ksh[j]));
+                out[i * TOKENS + j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ksh[j], 0);
             }
         }
-        let mut off = [0i32; 4];
+        // The promotion offsets from the keys of the last rank (tokens 56..64).
+        let mut off = [0i32; 8 * 4];
+        self.promo.apply_rows(8, &k[56 * d..64 * d], &mut off, &mut scratch);
         for t in 0..8 {
-            self.promo.apply(&k[(56 + t) * d..(57 + t) * d], &mut off, &mut scratch);
             for f in 0..8 {
-                for (p, &o) in off.iter().enumerate() {
+                for (p, &o) in off[t * 4..(t + 1) * 4].iter().enumerate() {
                     let v = out[(48 + f) * TOKENS + 56 + t] as i128 + rshift(o as i128 * self.promo_scale as i128, FRAC as i32);
                     out[4096 + (f * 8 + t) * 4 + p] = sat(v);
                 }

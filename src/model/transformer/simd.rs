@@ -1,0 +1,720 @@
+//! The integer Chessformer's kernels: dense layers as matrix products over packed weights, and
+//! exact dot products of two `i16` matrices (attention scores, the policy's query . key), each
+//! with a portable path, an AVX2 path and an AVX-512 VNNI path that give the same integers.
+//!
+//! - **Dense** ([`Dense`]): `i16` activations x `i8` weights (held in `i16`), `i32` sums. The
+//!   weights are packed when loaded in blocks of 16 output channels by input pairs, so that one
+//!   512-bit load holds 16 channels x 2 inputs: `vpdpwssd` (VNNI) or `vpmaddwd` + `vpaddd`
+//!   (AVX2) multiplies it by a broadcast input pair. A register tile of up to 4 tokens x 4
+//!   blocks accumulates over the whole input; the caller bounds every sum below `2^31`
+//!   (`cols * 127 * act_max`), so no partial sum wraps and the order does not matter. The sums
+//!   go back to `Q16` by the channel's multiplier and a rounding shift, in `i64` where the
+//!   product provably fits (`|acc| < 2^31`, `m < 2^31`, shift `1..=62`) and in `i128` otherwise:
+//!   the same integers as the `i128` formula everywhere.
+//! - **Exact dots** ([`DotRhs`]): `sum a_i b_i` of `i16` rows, which can reach `2^35` and more.
+//!   The right operand is split as `b = 256 * hi + lo` (`hi` in `-128..=127`, `lo` in
+//!   `0..=255`); over a chunk of 256 inputs both partial sums stay below `2^31` in `i32`
+//!   (`256 * 32767 * 255 < 2^31`), and `256 * hi_sum + lo_sum` is widened to `i64` per chunk.
+//!
+//! [`active`] picks the path: the best the processor has, unless [`force`] or the environment
+//! variable `CHESSZIP_SIMD` (`scalar`, `avx2`, `avx512`) asks for a lower one.
+
+// Index loops over several arrays at once read best as written.
+#![allow(clippy::needless_range_loop)]
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// An instruction set the kernels can use, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Simd {
+    /// Portable Rust (whatever the compiler makes of it for the baseline target).
+    Scalar,
+    /// AVX2: `vpmaddwd` + `vpaddd` on 256-bit registers.
+    Avx2,
+    /// AVX-512 (F, BW, VL, DQ) with VNNI: `vpdpwssd` on 512-bit registers.
+    Avx512,
+}
+
+impl Simd {
+    /// Its name, as `CHESSZIP_SIMD` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Simd::Scalar => "scalar",
+            Simd::Avx2 => "avx2",
+            Simd::Avx512 => "avx512",
+        }
+    }
+}
+
+static FORCED: AtomicU8 = AtomicU8::new(0);
+
+/// Makes later forward passes use at most `path` (`None`: the best available, or what
+/// `CHESSZIP_SIMD` asks for). For tests that compare the paths, and for measuring them.
+pub fn force(path: Option<Simd>) {
+    let v = match path {
+        None => 0,
+        Some(Simd::Scalar) => 1,
+        Some(Simd::Avx2) => 2,
+        Some(Simd::Avx512) => 3,
+    };
+    FORCED.store(v, Ordering::Relaxed);
+}
+
+/// The best path this processor has.
+pub fn best() -> Simd {
+    static BEST: OnceLock<Simd> = OnceLock::new();
+    *BEST.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vl")
+                && std::is_x86_feature_detected!("avx512dq")
+                && std::is_x86_feature_detected!("avx512vnni")
+            {
+                return Simd::Avx512;
+            }
+            if std::is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Scalar
+    })
+}
+
+fn from_env() -> Option<Simd> {
+    static ENV: OnceLock<Option<Simd>> = OnceLock::new();
+    *ENV.get_or_init(|| match std::env::var("CHESSZIP_SIMD").ok()?.to_ascii_lowercase().as_str() {
+        "scalar" | "portable" => Some(Simd::Scalar),
+        "avx2" => Some(Simd::Avx2),
+        "avx512" | "vnni" => Some(Simd::Avx512),
+        _ => None,
+    })
+}
+
+/// The path the kernels use now: the best available, lowered by [`force`] or `CHESSZIP_SIMD`.
+pub fn active() -> Simd {
+    let asked = match FORCED.load(Ordering::Relaxed) {
+        1 => Some(Simd::Scalar),
+        2 => Some(Simd::Avx2),
+        3 => Some(Simd::Avx512),
+        _ => from_env(),
+    };
+    asked.map_or(best(), |a| a.min(best()))
+}
+
+/// Output channels per packed block.
+const BLOCK: usize = 16;
+
+/// Rounds `x / 2^s` to nearest (halves up); `s <= 0` shifts left.
+#[inline]
+pub(crate) fn rshift(x: i128, s: i32) -> i128 {
+    if s > 0 { (x + (1i128 << (s - 1))) >> s } else { x << (-s) }
+}
+
+#[inline]
+pub(crate) fn sat(x: i128) -> i32 {
+    x.clamp(i32::MIN as i128, i32::MAX as i128) as i32
+}
+
+/// `sat(rshift(acc * m, e - s) + bias)`, in `i64` where that is exact.
+#[inline(always)]
+pub(crate) fn requant(acc: i32, m: i32, e: i32, s: i32, bias: i32) -> i32 {
+    let sh = e - s;
+    if (1..=62).contains(&sh) {
+        // |acc * m| < 2^62, the half below 2^61: no overflow.
+        let v = ((acc as i64 * m as i64) + (1i64 << (sh - 1))) >> sh;
+        (v + bias as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+    } else {
+        sat(rshift(acc as i128 * m as i128, sh) + bias as i128)
+    }
+}
+
+/// A dense layer's weights packed for the kernels, with its requantisation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dense {
+    rows: usize,
+    cols: usize,
+    /// Input pairs (`cols` rounded up to even, halved).
+    kp: usize,
+    blocks: usize,
+    /// Block `b`, pair `p`, lane `l`, half `h` at `((b * kp + p) * 16 + l) * 2 + h`: weight
+    /// `(16 b + l, 2 p + h)`, zero outside the matrix.
+    w: Vec<i16>,
+    /// Per channel (padded to whole blocks): multiplier (`< 2^31`), exponent, `Q16` bias.
+    m: Vec<i32>,
+    e: Vec<i32>,
+    bias: Vec<i32>,
+    e_min: i32,
+    e_max: i32,
+}
+
+impl Dense {
+    /// Packs row-major `rows x cols` weights with their multipliers `(m, e)` (`m < 2^31`) and
+    /// biases.
+    pub fn new(rows: usize, cols: usize, w: &[i16], mult: &[(i64, i32)], bias: &[i32]) -> Dense {
+        let kp = cols.div_ceil(2);
+        let blocks = rows.div_ceil(BLOCK);
+        let mut pw = vec![0i16; blocks * kp * BLOCK * 2];
+        for r in 0..rows {
+            let (b, l) = (r / BLOCK, r % BLOCK);
+            for c in 0..cols {
+                pw[((b * kp + c / 2) * BLOCK + l) * 2 + c % 2] = w[r * cols + c];
+            }
+        }
+        // A channel whose multiplier is 0 gives its bias whatever its exponent: give it one in
+        // the others' range so that it never forces the slow path.
+        let live: Vec<i32> = mult.iter().filter(|&&(m, _)| m != 0).map(|&(_, e)| e).collect();
+        let (e_min, e_max) = (live.iter().copied().min().unwrap_or(31), live.iter().copied().max().unwrap_or(31));
+        let n = blocks * BLOCK;
+        let mut m = vec![0i32; n];
+        let mut e = vec![e_min; n];
+        let mut pb = vec![0i32; n];
+        for r in 0..rows {
+            let (mr, er) = mult[r];
+            assert!((0..1 << 31).contains(&mr), "multiplier out of range");
+            m[r] = mr as i32;
+            e[r] = if mr == 0 { e_min } else { er };
+            pb[r] = bias[r];
+        }
+        Dense { rows, cols, kp, blocks, w: pw, m, e, bias: pb, e_min, e_max }
+    }
+
+    /// The row stride of the quantised input [`Dense::run`] reads (`cols` rounded up to even).
+    pub fn stride(&self) -> usize {
+        2 * self.kp
+    }
+
+    /// `y[t * rows + r] = requant(sum_c w[r][c] xq[t * stride + c])` for `t < n`: `xq` holds `n`
+    /// rows of [`Dense::stride`] values (zero past `cols`), requantised by `shifts[t]`.
+    pub fn run(&self, n: usize, xq: &[i16], shifts: &[i32], y: &mut [i32], path: Simd) {
+        assert!(xq.len() >= n * self.stride() && shifts.len() >= n && y.len() >= n * self.rows);
+        match path {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 if best() >= Simd::Avx512 => {
+                // SAFETY: the processor has the features (checked by `best`); sizes asserted.
+                unsafe { x86::dense512(self, n, xq.as_ptr(), shifts, y.as_mut_ptr()) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 | Simd::Avx512 if best() >= Simd::Avx2 => {
+                // SAFETY: as above.
+                unsafe { x86::dense256(self, n, xq.as_ptr(), shifts, y.as_mut_ptr()) }
+            }
+            _ => self.run_scalar(n, xq, shifts, y),
+        }
+    }
+
+    fn run_scalar(&self, n: usize, xq: &[i16], shifts: &[i32], y: &mut [i32]) {
+        let (kp, st) = (self.kp, self.stride());
+        for t in 0..n {
+            let x = &xq[t * st..(t + 1) * st];
+            for b in 0..self.blocks {
+                let mut acc = [0i32; BLOCK];
+                let w = &self.w[b * kp * 2 * BLOCK..(b + 1) * kp * 2 * BLOCK];
+                for p in 0..kp {
+                    let (x0, x1) = (x[2 * p] as i32, x[2 * p + 1] as i32);
+                    let wp = &w[p * 2 * BLOCK..(p + 1) * 2 * BLOCK];
+                    for l in 0..BLOCK {
+                        // Bounded by the caller below 2^31: wrapping only lets it vectorise.
+                        let v = (x0 * wp[2 * l] as i32).wrapping_add(x1 * wp[2 * l + 1] as i32);
+                        acc[l] = acc[l].wrapping_add(v);
+                    }
+                }
+                self.store(&acc, b, t, shifts[t], y);
+            }
+        }
+    }
+
+    /// Requantises one token's sums of block `b` into `y`.
+    #[inline(always)]
+    fn store(&self, acc: &[i32; BLOCK], b: usize, t: usize, s: i32, y: &mut [i32]) {
+        let base = b * BLOCK;
+        let live = (self.rows - base).min(BLOCK);
+        for l in 0..live {
+            let r = base + l;
+            y[t * self.rows + r] = requant(acc[l], self.m[r], self.e[r], s, self.bias[r]);
+        }
+    }
+}
+
+/// Requantises `n` rows of `x` (`cols` values each, `xs` apart) to `i16` with `|q| <= max`
+/// (rows `os` apart in `out`, zero-padded past `cols`); `shifts[t]` gets row `t`'s shift `s`
+/// (`x ~ q * 2^s`).
+#[inline(always)]
+pub(crate) fn quantise_rows(n: usize, x: &[i32], xs: usize, cols: usize, max: i32, out: &mut [i16], os: usize, shifts: &mut [i32]) {
+    for t in 0..n {
+        let row = &x[t * xs..t * xs + cols];
+        let o = &mut out[t * os..(t + 1) * os];
+        shifts[t] = quantise_row(row, max, &mut o[..cols]);
+        o[cols..].iter_mut().for_each(|v| *v = 0);
+    }
+}
+
+/// Requantises a row of `Q16` values to `i16` with `|q| <= max`: returns the shift `s` with
+/// `x ~ q * 2^s`.
+#[inline(always)]
+pub(crate) fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
+    let m = x.iter().fold(0u32, |a, v| a.max(v.unsigned_abs())) as i64;
+    let mut s = 0;
+    while rshift(m as i128, s) > max as i128 {
+        s += 1;
+    }
+    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
+    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = ((v as i64 + half) >> s).clamp(-max, max) as i16;
+    }
+    s
+}
+
+/// Inputs summed in `i32` before widening, in [`DotRhs`].
+const CHUNK_PAIRS: usize = 128;
+
+/// The right operand of exact `i16` dot products: `n` rows of `len` values, split into
+/// `256 * hi + lo` and packed as [`Dense`]'s weights (the rows as channels).
+#[derive(Clone, Debug, Default)]
+pub struct DotRhs {
+    n: usize,
+    kp: usize,
+    blocks: usize,
+    hi: Vec<i16>,
+    lo: Vec<i16>,
+}
+
+impl DotRhs {
+    /// Packs `n` rows of `len` values (`bs` apart in `b`), each in `-32767..=32767`.
+    pub fn pack(&mut self, n: usize, len: usize, b: &[i16], bs: usize) {
+        let kp = len.div_ceil(2);
+        let blocks = n.div_ceil(BLOCK);
+        let size = blocks * kp * BLOCK * 2;
+        self.hi.clear();
+        self.hi.resize(size, 0);
+        self.lo.clear();
+        self.lo.resize(size, 0);
+        for j in 0..n {
+            let (bl, l) = (j / BLOCK, j % BLOCK);
+            for c in 0..len {
+                let v = b[j * bs + c];
+                let at = ((bl * kp + c / 2) * BLOCK + l) * 2 + c % 2;
+                self.hi[at] = v >> 8;
+                self.lo[at] = v & 0xFF;
+            }
+        }
+        (self.n, self.kp, self.blocks) = (n, kp, blocks);
+    }
+
+    /// `out[j] = sum_c a[c] b_j[c]` for the `n` packed rows: `a` holds `2 * kp` values (zero
+    /// past `len`), each in `-32767..=32767`.
+    pub fn dots(&self, a: &[i16], out: &mut [i64], path: Simd) {
+        assert!(a.len() >= 2 * self.kp && out.len() >= self.n);
+        match path {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 if best() >= Simd::Avx512 => {
+                // SAFETY: the processor has the features (checked by `best`); sizes asserted.
+                unsafe { x86::dots512(self, a.as_ptr(), out) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 | Simd::Avx512 if best() >= Simd::Avx2 => {
+                // SAFETY: as above.
+                unsafe { x86::dots256(self, a.as_ptr(), out) }
+            }
+            _ => self.dots_scalar(a, out),
+        }
+    }
+
+    fn dots_scalar(&self, a: &[i16], out: &mut [i64]) {
+        let kp = self.kp;
+        for b in 0..self.blocks {
+            let mut tot = [0i64; BLOCK];
+            let (hi, lo) = (&self.hi[b * kp * 2 * BLOCK..], &self.lo[b * kp * 2 * BLOCK..]);
+            for p0 in (0..kp).step_by(CHUNK_PAIRS) {
+                let (mut h, mut l) = ([0i32; BLOCK], [0i32; BLOCK]);
+                for p in p0..(p0 + CHUNK_PAIRS).min(kp) {
+                    let (a0, a1) = (a[2 * p] as i32, a[2 * p + 1] as i32);
+                    for k in 0..BLOCK {
+                        let at = (p * BLOCK + k) * 2;
+                        h[k] = h[k].wrapping_add((a0 * hi[at] as i32).wrapping_add(a1 * hi[at + 1] as i32));
+                        l[k] = l[k].wrapping_add((a0 * lo[at] as i32).wrapping_add(a1 * lo[at + 1] as i32));
+                    }
+                }
+                for k in 0..BLOCK {
+                    tot[k] += ((h[k] as i64) << 8) + l[k] as i64;
+                }
+            }
+            for k in 0..(self.n - b * BLOCK).min(BLOCK) {
+                out[b * BLOCK + k] = tot[k];
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{BLOCK, CHUNK_PAIRS, Dense, DotRhs, requant};
+    use std::arch::x86_64::*;
+
+    /// Tokens per register tile.
+    const TR: usize = 4;
+    /// Blocks of 16 channels per register tile (AVX-512).
+    const TC: usize = 4;
+
+    macro_rules! tile_dispatch {
+        ($f:ident, $r:expr, $c:expr, $($a:expr),*) => {
+            match ($r, $c) {
+                (1, 1) => $f::<1, 1>($($a),*),
+                (1, 2) => $f::<1, 2>($($a),*),
+                (1, 3) => $f::<1, 3>($($a),*),
+                (1, _) => $f::<1, 4>($($a),*),
+                (2, 1) => $f::<2, 1>($($a),*),
+                (2, 2) => $f::<2, 2>($($a),*),
+                (2, 3) => $f::<2, 3>($($a),*),
+                (2, _) => $f::<2, 4>($($a),*),
+                (3, 1) => $f::<3, 1>($($a),*),
+                (3, 2) => $f::<3, 2>($($a),*),
+                (3, 3) => $f::<3, 3>($($a),*),
+                (3, _) => $f::<3, 4>($($a),*),
+                (_, 1) => $f::<4, 1>($($a),*),
+                (_, 2) => $f::<4, 2>($($a),*),
+                (_, 3) => $f::<4, 3>($($a),*),
+                (_, _) => $f::<4, 4>($($a),*),
+            }
+        };
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) unsafe fn dense512(d: &Dense, n: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
+        let mut b = 0;
+        while b < d.blocks {
+            let c = (d.blocks - b).min(TC);
+            let mut t = 0;
+            while t < n {
+                let r = (n - t).min(TR);
+                // SAFETY: the caller checked the sizes; the tile stays inside them.
+                unsafe { tile_dispatch!(tile512, r, c, d, b, t, xq, shifts, y) };
+                t += r;
+            }
+            b += c;
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    unsafe fn tile512<const R: usize, const C: usize>(d: &Dense, b0: usize, t0: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
+        let (kp, xs) = (d.kp, d.stride());
+        // SAFETY: every pointer below stays inside `d.w`, `xq` (n rows) and `y` (n rows).
+        unsafe {
+            let w = d.w.as_ptr().add(b0 * kp * 2 * BLOCK);
+            let x = xq.add(t0 * xs);
+            let mut acc = [[_mm512_setzero_si512(); C]; R];
+            for p in 0..kp {
+                let mut wv = [_mm512_setzero_si512(); C];
+                for c in 0..C {
+                    wv[c] = _mm512_loadu_si512(w.add((c * kp + p) * 2 * BLOCK) as *const __m512i);
+                }
+                for r in 0..R {
+                    let xv = _mm512_set1_epi32((x.add(r * xs + 2 * p) as *const i32).read_unaligned());
+                    for c in 0..C {
+                        acc[r][c] = _mm512_dpwssd_epi32(acc[r][c], xv, wv[c]);
+                    }
+                }
+            }
+            for c in 0..C {
+                let base = (b0 + c) * BLOCK;
+                let live = (d.rows - base).min(BLOCK);
+                let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+                let (mlo, mhi) = widen(_mm512_loadu_si512(d.m.as_ptr().add(base) as *const __m512i));
+                let ev = _mm512_loadu_si512(d.e.as_ptr().add(base) as *const __m512i);
+                let (blo, bhi) = widen(_mm512_loadu_si512(d.bias.as_ptr().add(base) as *const __m512i));
+                for r in 0..R {
+                    let t = t0 + r;
+                    let s = shifts[t];
+                    let out = y.add(t * d.rows + base);
+                    if d.e_min - s >= 1 && d.e_max - s <= 62 {
+                        let (alo, ahi) = widen(acc[r][c]);
+                        let (slo, shi) = widen(_mm512_sub_epi32(ev, _mm512_set1_epi32(s)));
+                        let lo = requant8(alo, mlo, slo, blo);
+                        let hi = requant8(ahi, mhi, shi, bhi);
+                        _mm256_mask_storeu_epi32(out, mask as u8, lo);
+                        _mm256_mask_storeu_epi32(out.add(8), (mask >> 8) as u8, hi);
+                    } else {
+                        let mut a = [0i32; BLOCK];
+                        _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]);
+                        for l in 0..live {
+                            *out.add(l) = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The 16 `i32` lanes of `v` as two vectors of 8 `i64`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn widen(v: __m512i) -> (__m512i, __m512i) {
+        (_mm512_cvtepi32_epi64(_mm512_castsi512_si256(v)), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v)))
+    }
+
+    /// [`requant`] on 8 lanes whose shifts are all in `1..=62`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn requant8(acc: __m512i, m: __m512i, sh: __m512i, bias: __m512i) -> __m256i {
+        let one = _mm512_set1_epi64(1);
+        let p = _mm512_mul_epi32(acc, m);
+        let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(sh, one));
+        let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), sh), bias);
+        _mm512_cvtsepi64_epi32(v)
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dense256(d: &Dense, n: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
+        for b in 0..d.blocks {
+            let mut t = 0;
+            while t < n {
+                let r = (n - t).min(TR);
+                // SAFETY: the caller checked the sizes; the tile stays inside them.
+                unsafe {
+                    match r {
+                        1 => tile256::<1>(d, b, t, xq, shifts, y),
+                        2 => tile256::<2>(d, b, t, xq, shifts, y),
+                        3 => tile256::<3>(d, b, t, xq, shifts, y),
+                        _ => tile256::<4>(d, b, t, xq, shifts, y),
+                    }
+                }
+                t += r;
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    unsafe fn tile256<const R: usize>(d: &Dense, b: usize, t0: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
+        let (kp, xs) = (d.kp, d.stride());
+        // SAFETY: every pointer below stays inside `d.w` and `xq`; `y` is written through `store`.
+        unsafe {
+            let w = d.w.as_ptr().add(b * kp * 2 * BLOCK);
+            let x = xq.add(t0 * xs);
+            let mut acc = [[_mm256_setzero_si256(); 2]; R];
+            for p in 0..kp {
+                let w0 = _mm256_loadu_si256(w.add(p * 2 * BLOCK) as *const __m256i);
+                let w1 = _mm256_loadu_si256(w.add(p * 2 * BLOCK + BLOCK) as *const __m256i);
+                for r in 0..R {
+                    let xv = _mm256_set1_epi32((x.add(r * xs + 2 * p) as *const i32).read_unaligned());
+                    acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(xv, w0));
+                    acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(xv, w1));
+                }
+            }
+            let base = b * BLOCK;
+            let live = (d.rows - base).min(BLOCK);
+            for r in 0..R {
+                let mut a = [0i32; BLOCK];
+                _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, acc[r][0]);
+                _mm256_storeu_si256(a.as_mut_ptr().add(8) as *mut __m256i, acc[r][1]);
+                let t = t0 + r;
+                let out = y.add(t * d.rows + base);
+                for l in 0..live {
+                    *out.add(l) = requant(a[l], d.m[base + l], d.e[base + l], shifts[t], d.bias[base + l]);
+                }
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) unsafe fn dots512(r: &DotRhs, a: *const i16, out: &mut [i64]) {
+        let mut b = 0;
+        while b < r.blocks {
+            let c = (r.blocks - b).min(4);
+            // SAFETY: the caller checked the sizes.
+            unsafe {
+                match c {
+                    1 => dots512_tile::<1>(r, b, a, out),
+                    2 => dots512_tile::<2>(r, b, a, out),
+                    3 => dots512_tile::<3>(r, b, a, out),
+                    _ => dots512_tile::<4>(r, b, a, out),
+                }
+            }
+            b += c;
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    unsafe fn dots512_tile<const C: usize>(r: &DotRhs, b0: usize, a: *const i16, out: &mut [i64]) {
+        let kp = r.kp;
+        // SAFETY: every pointer stays inside `r.hi`, `r.lo` and `a` (`2 * kp` values).
+        unsafe {
+            let (hi, lo) = (r.hi.as_ptr().add(b0 * kp * 2 * BLOCK), r.lo.as_ptr().add(b0 * kp * 2 * BLOCK));
+            let mut tot = [[_mm512_setzero_si512(); 2]; C];
+            let mut p0 = 0;
+            while p0 < kp {
+                let mut h = [_mm512_setzero_si512(); C];
+                let mut l = [_mm512_setzero_si512(); C];
+                for p in p0..(p0 + CHUNK_PAIRS).min(kp) {
+                    let av = _mm512_set1_epi32((a.add(2 * p) as *const i32).read_unaligned());
+                    for c in 0..C {
+                        let at = (c * kp + p) * 2 * BLOCK;
+                        h[c] = _mm512_dpwssd_epi32(h[c], av, _mm512_loadu_si512(hi.add(at) as *const __m512i));
+                        l[c] = _mm512_dpwssd_epi32(l[c], av, _mm512_loadu_si512(lo.add(at) as *const __m512i));
+                    }
+                }
+                for c in 0..C {
+                    let (hlo, hhi) = widen(h[c]);
+                    let (llo, lhi) = widen(l[c]);
+                    tot[c][0] = _mm512_add_epi64(tot[c][0], _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
+                    tot[c][1] = _mm512_add_epi64(tot[c][1], _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+                }
+                p0 += CHUNK_PAIRS;
+            }
+            for c in 0..C {
+                let base = (b0 + c) * BLOCK;
+                let live = (r.n - base).min(BLOCK);
+                let mut v = [0i64; BLOCK];
+                _mm512_storeu_si512(v.as_mut_ptr() as *mut __m512i, tot[c][0]);
+                _mm512_storeu_si512(v.as_mut_ptr().add(8) as *mut __m512i, tot[c][1]);
+                out[base..base + live].copy_from_slice(&v[..live]);
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn dots256(r: &DotRhs, a: *const i16, out: &mut [i64]) {
+        let kp = r.kp;
+        // SAFETY: every pointer stays inside `r.hi`, `r.lo` and `a` (`2 * kp` values).
+        unsafe {
+            for b in 0..r.blocks {
+                let (hi, lo) = (r.hi.as_ptr().add(b * kp * 2 * BLOCK), r.lo.as_ptr().add(b * kp * 2 * BLOCK));
+                let mut tot = [0i64; BLOCK];
+                let mut p0 = 0;
+                while p0 < kp {
+                    let mut acc = [_mm256_setzero_si256(); 4];
+                    for p in p0..(p0 + CHUNK_PAIRS).min(kp) {
+                        let av = _mm256_set1_epi32((a.add(2 * p) as *const i32).read_unaligned());
+                        let at = p * 2 * BLOCK;
+                        let m = |v: *const i16| _mm256_madd_epi16(av, _mm256_loadu_si256(v as *const __m256i));
+                        acc[0] = _mm256_add_epi32(acc[0], m(hi.add(at)));
+                        acc[1] = _mm256_add_epi32(acc[1], m(hi.add(at + BLOCK)));
+                        acc[2] = _mm256_add_epi32(acc[2], m(lo.add(at)));
+                        acc[3] = _mm256_add_epi32(acc[3], m(lo.add(at + BLOCK)));
+                    }
+                    let mut v = [0i32; 4 * 8];
+                    for k in 0..4 {
+                        _mm256_storeu_si256(v.as_mut_ptr().add(8 * k) as *mut __m256i, acc[k]);
+                    }
+                    for k in 0..BLOCK {
+                        tot[k] += ((v[k] as i64) << 8) + v[BLOCK + k] as i64;
+                    }
+                    p0 += CHUNK_PAIRS;
+                }
+                let base = b * BLOCK;
+                let live = (r.n - base).min(BLOCK);
+                out[base..base + live].copy_from_slice(&tot[..live]);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn range(&mut self, lo: i64, hi: i64) -> i64 {
+            lo + (self.next() % (hi - lo + 1) as u64) as i64
+        }
+    }
+
+    fn paths() -> Vec<Simd> {
+        [Simd::Scalar, Simd::Avx2, Simd::Avx512].into_iter().filter(|&p| p <= best()).collect()
+    }
+
+    /// Dense products at the overflow bounds (every input at `±act_max`, every weight `±127`)
+    /// and at random: every path gives the `i128` formula's integers.
+    #[test]
+    fn dense_paths_agree_with_the_exact_formula() {
+        let mut g = Rng(7);
+        for &(rows, cols, n) in &[(37, 511, 5), (16, 512, 64), (768, 256, 9), (4, 64, 8), (50, 352, 3), (1, 1, 1)] {
+            let act_max = ((i32::MAX as i64) / (127 * cols as i64)).min(32767) as i32;
+            for (extreme, narrow) in [(true, false), (false, false), (true, true), (false, true)] {
+                let w: Vec<i16> = (0..rows * cols)
+                    .map(|_| if extreme { if g.next() % 2 == 0 { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .collect();
+                let mult: Vec<(i64, i32)> = (0..rows)
+                    .map(|r| {
+                        // Narrow: every shift in 1..=62 (the vector requantisation); wide: some not.
+                        let e = if narrow { g.range(20, 50) } else { g.range(-2, 70) } as i32;
+                        if r % 11 == 5 { (0, 0) } else { (g.range(1 << 30, (1 << 31) - 1), e) }
+                    })
+                    .collect();
+                let bias: Vec<i32> = (0..rows).map(|_| g.range(i32::MIN as i64, i32::MAX as i64) as i32 / 4).collect();
+                let d = Dense::new(rows, cols, &w, &mult, &bias);
+                let st = d.stride();
+                let mut xq = vec![0i16; n * st];
+                for t in 0..n {
+                    for c in 0..cols {
+                        xq[t * st + c] = if extreme {
+                            // All inputs of one sign against weights of one sign: the bound.
+                            act_max as i16 * if t % 2 == 0 { 1 } else { -1 }
+                        } else {
+                            g.range(-act_max as i64, act_max as i64) as i16
+                        };
+                    }
+                }
+                let shifts: Vec<i32> = (0..n).map(|_| g.range(0, if narrow { 19 } else { 40 }) as i32).collect();
+                let mut want = vec![0i32; n * rows];
+                for t in 0..n {
+                    for r in 0..rows {
+                        let acc: i64 = (0..cols).map(|c| w[r * cols + c] as i64 * xq[t * st + c] as i64).sum();
+                        assert!(acc.unsigned_abs() < 1 << 31);
+                        let (m, e) = mult[r];
+                        want[t * rows + r] = sat(rshift(acc as i128 * m as i128, e - shifts[t]) + bias[r] as i128);
+                    }
+                }
+                for p in paths() {
+                    let mut y = vec![0i32; n * rows];
+                    d.run(n, &xq, &shifts, &mut y, p);
+                    assert_eq!(y, want, "{p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                }
+            }
+        }
+    }
+
+    /// Exact dots at the extremes (`±32767`, where the sums pass `2^31`) and at random.
+    #[test]
+    fn dot_paths_are_exact() {
+        let mut g = Rng(11);
+        for &(n, len) in &[(64, 32), (64, 256), (17, 300), (3, 1000), (64, 7)] {
+            for mode in 0..3 {
+                let val = |g: &mut Rng, i: usize| -> i16 {
+                    match mode {
+                        0 => 32767,
+                        1 => {
+                            if i % 2 == 0 {
+                                -32767
+                            } else {
+                                32767
+                            }
+                        }
+                        _ => g.range(-32767, 32767) as i16,
+                    }
+                };
+                let b: Vec<i16> = (0..n * len).map(|i| val(&mut g, i)).collect();
+                let mut a: Vec<i16> = (0..len.div_ceil(2) * 2).map(|i| if mode == 1 { -32767 } else { val(&mut g, i) }).collect();
+                a[len..].iter_mut().for_each(|v| *v = 0);
+                let want: Vec<i64> = (0..n).map(|j| (0..len).map(|c| a[c] as i64 * b[j * len + c] as i64).sum()).collect();
+                let mut r = DotRhs::default();
+                r.pack(n, len, &b, len);
+                for p in paths() {
+                    let mut out = vec![0i64; n];
+                    r.dots(&a, &mut out, p);
+                    assert_eq!(out, want, "{p:?} n {n} len {len} mode {mode}");
+                }
+            }
+        }
+    }
+}
