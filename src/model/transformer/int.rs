@@ -23,7 +23,7 @@
 // Index loops over several arrays at once read best as written.
 #![allow(clippy::needless_range_loop)]
 
-use super::simd::{self, Dense, DotRhs, Simd, quantise_row, quantise_rows, rshift, sat};
+use super::simd::{self, Dense, DotRhs, Simd, quantise_pairs, quantise_row, quantise_rows, rshift, sat};
 use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
 
 /// Fractional bits of an activation.
@@ -94,21 +94,16 @@ impl QLinear {
         self.rows
     }
 
-    /// The `i16` scratch [`QLinear::apply_rows`] needs per row.
-    fn scratch_per_row(&self) -> usize {
-        self.dense.stride()
-    }
-
-    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols + 1` values.
-    pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
+    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols / 2 + 1` values.
+    pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i32]) {
         self.apply_rows(1, x, y, scratch)
     }
 
     /// `y_t = W x_t + b` for `n` rows `x_t` (`cols` apart in `x`, `rows` apart in `y`), each row
     /// requantised to `i16` by its own shift, on the kernels' [`simd::active`] path (every path
-    /// gives the same integers). `scratch` holds `n * (cols + 1)` values.
-    pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        let st = self.scratch_per_row();
+    /// gives the same integers). `scratch` holds `n * (cols / 2 + 1)` values (the requantised
+    /// inputs, as pairs of `i16`).
+    pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i32]) {
         let mut shifts = [0i32; TOKENS];
         let mut big = Vec::new();
         let shifts = if n <= TOKENS {
@@ -117,7 +112,7 @@ impl QLinear {
             big.resize(n, 0);
             &mut big[..]
         };
-        quantise_rows(n, x, self.cols, self.cols, self.act_max, scratch, st, shifts);
+        quantise_rows(n, x, self.cols, self.cols, self.act_max, scratch, shifts);
         self.dense.run(n, scratch, shifts, y, simd::active());
     }
 }
@@ -142,49 +137,52 @@ fn scale_dot(dot: i64, m: i64, sh: i32, add: i32) -> i32 {
 /// GELU (erf form) in `Q16`, by table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gelu {
-    t: Vec<i32>,
+    t: Box<[i32; GELU_N]>,
 }
 
 /// The GELU table's step, `2^-GELU_STEP` (in bits below `Q16`: index = `(x + 8) >> (16 - 7)`).
 const GELU_STEP: u32 = 7;
 const GELU_RANGE: i64 = 8;
+/// Entries of the GELU table.
+const GELU_N: usize = ((2 * GELU_RANGE) << GELU_STEP) as usize + 1;
 
 impl Gelu {
     fn new() -> Gelu {
-        let n = ((2 * GELU_RANGE) << GELU_STEP) as usize + 1;
-        let t = (0..n)
-            .map(|i| {
-                let x = i as f64 / (1u64 << GELU_STEP) as f64 - GELU_RANGE as f64;
-                let g = 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2));
-                (g * ONE as f64).round() as i32
-            })
-            .collect();
-        Gelu { t }
+        let t = std::array::from_fn(|i| {
+            let x = i as f64 / (1u64 << GELU_STEP) as f64 - GELU_RANGE as f64;
+            let g = 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2));
+            (g * ONE as f64).round() as i32
+        });
+        Gelu { t: Box::new(t) }
     }
 
-    #[inline]
+    /// Identity at and above 8, 0 below -8, the table with linear interpolation between.
+    /// Branch-free (the index clamped, the ends selected), so that loops over it vectorise;
+    /// the arithmetic cannot wrap (`|x| < 2^31`, table values below `2^20`).
+    #[inline(always)]
     fn apply(&self, x: i32) -> i32 {
         let lo = -GELU_RANGE * ONE;
         let x64 = x as i64;
-        if x64 >= GELU_RANGE * ONE {
-            return x;
-        }
-        if x64 < lo {
-            return 0;
-        }
-        let u = x64 - lo;
         let sh = FRAC - GELU_STEP;
+        let u = x64.wrapping_sub(lo).clamp(0, 2 * GELU_RANGE * ONE - 1);
         let i = (u >> sh) as usize;
         let f = u & ((1 << sh) - 1);
         let (a, b) = (self.t[i] as i64, self.t[i + 1] as i64);
-        (a + (((b - a) * f + (1 << (sh - 1))) >> sh)) as i32
+        let g = a.wrapping_add((b.wrapping_sub(a).wrapping_mul(f).wrapping_add(1 << (sh - 1))) >> sh) as i32;
+        if x64 >= GELU_RANGE * ONE {
+            x
+        } else if x64 < lo {
+            0
+        } else {
+            g
+        }
     }
 }
 
 /// `2^-f` for `f` in `[0, 1)` in steps of 1/256, `Q30`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exp2 {
-    t: Vec<i64>,
+    t: Box<[i64; 257]>,
 }
 
 /// Fractional bits of a softmax weight.
@@ -194,23 +192,24 @@ const LOG2E_Q16: i64 = 94548;
 
 impl Exp2 {
     fn new() -> Exp2 {
-        let t = (0..=256).map(|i| (exp_basic(-(i as f64) / 256.0 * std::f64::consts::LN_2) * (1u64 << 30) as f64).round() as i64).collect();
-        Exp2 { t }
+        let t = std::array::from_fn(|i| (exp_basic(-(i as f64) / 256.0 * std::f64::consts::LN_2) * (1u64 << 30) as f64).round() as i64);
+        Exp2 { t: Box::new(t) }
     }
 
-    /// `e^-d` in `Q20` for `d >= 0` in `Q16`.
-    #[inline]
+    /// `e^-d` in `Q20` for `0 <= d < 2^40` in `Q16` (the softmax's `max - s`, below `2^33`).
+    /// Branch-free; no step can wrap in that range (`d * log2 e < 2^57`, the table `<= 2^30`).
+    #[inline(always)]
     fn exp_neg(&self, d: i64) -> i64 {
-        let y = (d * LOG2E_Q16 + (1 << 15)) >> 16; // log2 units, Q16
+        let y = d.wrapping_mul(LOG2E_Q16).wrapping_add(1 << 15) >> 16; // log2 units, Q16
         let n = y >> 16;
-        if n >= 40 {
-            return 0;
-        }
         let f = y & 0xFFFF;
         let (i, r) = ((f >> 8) as usize, f & 0xFF);
         let (a, b) = (self.t[i], self.t[i + 1]);
-        let v = a + (((b - a) * r + 128) >> 8); // Q30
-        rshift(v as i128, (30 - EXP_FRAC) as i32 + n as i32) as i64
+        let v = a.wrapping_add(b.wrapping_sub(a).wrapping_mul(r).wrapping_add(128) >> 8); // Q30, in 0..=2^30
+        // rshift(v, 10 + n) for n < 40, in i64.
+        let sh = (30 - EXP_FRAC) as i64 + n.min(39);
+        let out = v.wrapping_add(1 << (sh - 1)) >> sh;
+        if n >= 40 { 0 } else { out }
     }
 }
 
@@ -226,22 +225,36 @@ impl Norm {
         Norm { w: w.iter().map(|&v| q16(v)).collect(), b: b.map(|b| b.iter().map(|&v| q16(v)).collect()) }
     }
 
-    /// LayerNorm (with a bias) or RMSNorm (without: no mean subtracted), in place.
+    /// LayerNorm (with a bias) or RMSNorm (without: no mean subtracted), in place. The sums
+    /// are exact: `i64` where they provably fit (the mean: `n * 2^31`; the variance when every
+    /// `|x - mean| < 2^26` and `n <= 2048`), `i128` otherwise.
+    #[inline(always)]
     fn apply(&self, x: &mut [i32]) {
-        let n = x.len() as i128;
+        let n = x.len() as i64;
         let mean = if self.b.is_some() {
-            let s: i128 = x.iter().map(|&v| v as i128).sum();
+            let s = x.iter().fold(0i64, |a, &v| a.wrapping_add(v as i64));
             (2 * s + n).div_euclid(2 * n)
         } else {
             0
         };
-        let var: i128 = x.iter().map(|&v| (v as i128 - mean) * (v as i128 - mean)).sum::<i128>() / n; // Q32
+        let dmax = x.iter().fold(0u64, |a, &v| a.max((v as i64 - mean).unsigned_abs()));
+        let var: i128 = if dmax < 1 << 26 && n <= 2048 {
+            x.iter().fold(0i64, |a, &v| {
+                let dv = (v as i64).wrapping_sub(mean);
+                a.wrapping_add(dv.wrapping_mul(dv))
+            }) as i128
+                / n as i128
+        } else {
+            x.iter().map(|&v| (v as i128 - mean as i128) * (v as i128 - mean as i128)).sum::<i128>() / n as i128
+        }; // Q32
         let eps = (EPS * (1u64 << 32) as f64).round() as i128;
         let sd = ((var + eps) as u128).isqrt() as i128; // Q16, >= 1
         let inv = (1i128 << 62) / sd; // Q46 of 1/sd
+        // |x - mean| < 2^32, inv <= 2^62: the products fit i128 (and z * w: |z| < 2^48).
+        let mean = mean as i128;
         for (i, v) in x.iter_mut().enumerate() {
-            let z = rshift((*v as i128 - mean) * inv, 46); // Q16
-            let mut y = rshift(z * self.w[i] as i128, FRAC as i32);
+            let z = (*v as i128 - mean).wrapping_mul(inv).wrapping_add(1 << 45) >> 46; // Q16
+            let mut y = z.wrapping_mul(self.w[i] as i128).wrapping_add(1 << (FRAC - 1)) >> FRAC;
             if let Some(b) = &self.b {
                 y += b[i] as i128;
             }
@@ -373,7 +386,7 @@ impl IntModel {
         let d = self.d;
         let dh = d / self.heads;
         let dhp = dh.div_ceil(2) * 2;
-        let mut scratch = vec![0i16; TOKENS * (self.max_cols + 1)];
+        let mut scratch = vec![0i32; TOKENS * (self.max_cols / 2 + 1)];
         // Embedding.
         let elo = |e: i32| -> Vec<i32> {
             let a = e.clamp(0, ELO_MAX) as i64;
@@ -396,9 +409,9 @@ impl IntModel {
         let mut qkv = vec![0i32; TOKENS * 3 * d];
         let mut att = vec![0i32; TOKENS * d];
         let mut ys = vec![0i32; TOKENS * d];
-        let mut qq = vec![0i16; dhp];
+        let mut qq = vec![0i32; dh.div_ceil(2)];
         let mut kq = vec![0i16; TOKENS * dhp];
-        let mut vv = vec![0i64; TOKENS * dh];
+        let mut vv = vec![0i32; TOKENS * dh];
         let mut ks = vec![0i32; TOKENS];
         let mut e = vec![0i64; TOKENS];
         let mut dots = vec![0i64; TOKENS];
@@ -406,9 +419,12 @@ impl IntModel {
         let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
         for l in &self.layers {
             // Smolgen: the attention logits' bias from the mean token.
-            let mean: Vec<i32> = (0..d)
-                .map(|c| ((2 * (0..TOKENS).map(|t| x[t * d + c] as i64).sum::<i64>() + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32)
-                .collect();
+            let mut colsum = vec![0i64; d];
+            for xt in x.chunks_exact(d) {
+                // 64 values below 2^31: no wrap.
+                colsum.iter_mut().zip(xt).for_each(|(s, &v)| *s = s.wrapping_add(v as i64));
+            }
+            let mean: Vec<i32> = colsum.iter().map(|&s| ((2 * s + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32).collect();
             let mut h = vec![0i32; l.sm2.rows()];
             l.sm2.apply(&mean, &mut h, &mut scratch);
             h.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
@@ -429,41 +445,49 @@ impl IntModel {
                     let kt = &mut kq[t * dhp..(t + 1) * dhp];
                     ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kt[..dh]);
                     kt[dh..].iter_mut().for_each(|v| *v = 0);
-                    for (w, &v) in vv[t * dh..(t + 1) * dh].iter_mut().zip(&row[2 * d + o..2 * d + o + dh]) {
-                        *w = v as i64;
-                    }
+                    vv[t * dh..(t + 1) * dh].copy_from_slice(&row[2 * d + o..2 * d + o + dh]);
                 }
                 rhs.pack(TOKENS, dh, &kq, dhp);
                 for i in 0..TOKENS {
                     let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
-                    let sq = quantise_row(&row[o..o + dh], 32767, &mut qq[..dh]);
+                    let sq = quantise_pairs(&row[o..o + dh], 32767, &mut qq);
                     rhs.dots(&qq, &mut dots, path);
                     let mut s = [0i32; TOKENS];
                     let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
+                    // The i64 fast path of `scale_dot` for every key, branch-free; any key outside
+                    // it (none on the real weights so far) is redone exactly.
+                    let mut slow = false;
                     for j in 0..TOKENS {
-                        s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                        let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
+                        slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
+                        let sh = sh.clamp(1, 62);
+                        let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
+                        s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                    }
+                    if slow {
+                        for j in 0..TOKENS {
+                            s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                        }
                     }
                     let mx = *s.iter().max().unwrap() as i64;
-                    let mut z = 0i64;
                     for j in 0..TOKENS {
                         e[j] = self.exp.exp_neg(mx - s[j] as i64);
-                        z += e[j];
                     }
+                    let z = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
                     let inv = (1i128 << 62) / z as i128;
                     // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
                     let mut acc = [0i64; 256];
                     let acc = &mut acc[..dh];
                     for j in 0..TOKENS {
-                        let ej = e[j];
-                        if ej == 0 {
-                            continue;
-                        }
+                        // e_j <= 2^20 and v fit i32: one sign-extended 32 x 32 product each.
+                        let ej = e[j] as i32 as i64;
                         for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
-                            *a = a.wrapping_add(ej.wrapping_mul(v));
+                            *a = a.wrapping_add(ej.wrapping_mul(v as i64));
                         }
                     }
                     for c in 0..dh {
-                        att[i * d + o + c] = sat(rshift(acc[c] as i128 * inv, 62));
+                        // |acc| < 2^57, inv <= 2^42: the product fits i128.
+                        att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
                     }
                 }
             }
@@ -488,13 +512,15 @@ impl IntModel {
         let dp = d.div_ceil(2) * 2;
         let mut kq = vec![0i16; TOKENS * dp];
         let mut ksh = vec![0i32; TOKENS];
-        quantise_rows(TOKENS, &k, d, d, 32767, &mut kq, dp, &mut ksh);
+        for t in 0..TOKENS {
+            ksh[t] = quantise_row(&k[t * d..(t + 1) * d], 32767, &mut kq[t * dp..t * dp + d]);
+        }
         rhs.pack(TOKENS, d, &kq, dp);
         let mut out = vec![0i32; VOCAB];
-        let mut qrow = vec![0i16; dp];
+        let mut qrow = vec![0i32; d.div_ceil(2)];
         let (m, ex) = self.pol_scale;
         for i in 0..TOKENS {
-            let sq = quantise_row(&q[i * d..(i + 1) * d], 32767, &mut qrow[..d]);
+            let sq = quantise_pairs(&q[i * d..(i + 1) * d], 32767, &mut qrow);
             rhs.dots(&qrow, &mut dots, path);
             for j in 0..TOKENS {
                 out[i * TOKENS + j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ksh[j], 0);

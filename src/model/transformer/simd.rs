@@ -131,6 +131,23 @@ pub(crate) fn requant(acc: i32, m: i32, e: i32, s: i32, bias: i32) -> i32 {
     }
 }
 
+/// One packed load: 16 channels x 2 inputs, aligned for 512-bit loads.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Line([i16; 2 * BLOCK]);
+
+/// Two `i16` inputs as the kernels read them: `a` in the low half, `b` in the high half.
+#[inline(always)]
+pub(crate) fn pair(a: i16, b: i16) -> i32 {
+    (a as u16 as u32 | ((b as u16 as u32) << 16)) as i32
+}
+
+/// The two `i16` of a [`pair`].
+#[inline(always)]
+fn unpair(v: i32) -> (i32, i32) {
+    (v as i16 as i32, (v >> 16) as i16 as i32)
+}
+
 /// A dense layer's weights packed for the kernels, with its requantisation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dense {
@@ -139,9 +156,8 @@ pub struct Dense {
     /// Input pairs (`cols` rounded up to even, halved).
     kp: usize,
     blocks: usize,
-    /// Block `b`, pair `p`, lane `l`, half `h` at `((b * kp + p) * 16 + l) * 2 + h`: weight
-    /// `(16 b + l, 2 p + h)`, zero outside the matrix.
-    w: Vec<i16>,
+    /// Line `b * kp + p`, value `2 l + h`: weight `(16 b + l, 2 p + h)`, zero outside the matrix.
+    w: Vec<Line>,
     /// Per channel (padded to whole blocks): multiplier (`< 2^31`), exponent, `Q16` bias.
     m: Vec<i32>,
     e: Vec<i32>,
@@ -156,11 +172,11 @@ impl Dense {
     pub fn new(rows: usize, cols: usize, w: &[i16], mult: &[(i64, i32)], bias: &[i32]) -> Dense {
         let kp = cols.div_ceil(2);
         let blocks = rows.div_ceil(BLOCK);
-        let mut pw = vec![0i16; blocks * kp * BLOCK * 2];
+        let mut pw = vec![Line::default(); blocks * kp];
         for r in 0..rows {
             let (b, l) = (r / BLOCK, r % BLOCK);
             for c in 0..cols {
-                pw[((b * kp + c / 2) * BLOCK + l) * 2 + c % 2] = w[r * cols + c];
+                pw[b * kp + c / 2].0[2 * l + c % 2] = w[r * cols + c];
             }
         }
         // A channel whose multiplier is 0 gives its bias whatever its exponent: give it one in
@@ -181,43 +197,43 @@ impl Dense {
         Dense { rows, cols, kp, blocks, w: pw, m, e, bias: pb, e_min, e_max }
     }
 
-    /// The row stride of the quantised input [`Dense::run`] reads (`cols` rounded up to even).
-    pub fn stride(&self) -> usize {
-        2 * self.kp
+    /// Input pairs per row of the quantised input [`Dense::run`] reads (`cols` rounded up to
+    /// even, halved).
+    pub fn pairs(&self) -> usize {
+        self.kp
     }
 
-    /// `y[t * rows + r] = requant(sum_c w[r][c] xq[t * stride + c])` for `t < n`: `xq` holds `n`
-    /// rows of [`Dense::stride`] values (zero past `cols`), requantised by `shifts[t]`.
-    pub fn run(&self, n: usize, xq: &[i16], shifts: &[i32], y: &mut [i32], path: Simd) {
-        assert!(xq.len() >= n * self.stride() && shifts.len() >= n && y.len() >= n * self.rows);
+    /// `y[t * rows + r] = requant(sum_c w[r][c] x_t[c])` for `t < n`: `xp` holds `n` rows of
+    /// [`Dense::pairs`] input pairs ([`quantise_rows`]; zero past `cols`), row `t` requantised
+    /// by `shifts[t]`. Every path gives the same integers.
+    pub fn run(&self, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32], path: Simd) {
+        let (xp, shifts, y) = (&xp[..n * self.kp], &shifts[..n], &mut y[..n * self.rows]);
         match path {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512 if best() >= Simd::Avx512 => {
-                // SAFETY: the processor has the features (checked by `best`); sizes asserted.
-                unsafe { x86::dense512(self, n, xq.as_ptr(), shifts, y.as_mut_ptr()) }
+                // SAFETY: the processor has the features (checked by `best`).
+                unsafe { x86::dense512(self, n, xp, shifts, y) }
             }
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 | Simd::Avx512 if best() >= Simd::Avx2 => {
                 // SAFETY: as above.
-                unsafe { x86::dense256(self, n, xq.as_ptr(), shifts, y.as_mut_ptr()) }
+                unsafe { x86::dense256(self, n, xp, shifts, y) }
             }
-            _ => self.run_scalar(n, xq, shifts, y),
+            _ => self.run_scalar(n, xp, shifts, y),
         }
     }
 
-    fn run_scalar(&self, n: usize, xq: &[i16], shifts: &[i32], y: &mut [i32]) {
-        let (kp, st) = (self.kp, self.stride());
+    fn run_scalar(&self, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kp = self.kp;
         for t in 0..n {
-            let x = &xq[t * st..(t + 1) * st];
+            let x = &xp[t * kp..(t + 1) * kp];
             for b in 0..self.blocks {
                 let mut acc = [0i32; BLOCK];
-                let w = &self.w[b * kp * 2 * BLOCK..(b + 1) * kp * 2 * BLOCK];
-                for p in 0..kp {
-                    let (x0, x1) = (x[2 * p] as i32, x[2 * p + 1] as i32);
-                    let wp = &w[p * 2 * BLOCK..(p + 1) * 2 * BLOCK];
+                for (wp, &xv) in self.w[b * kp..(b + 1) * kp].iter().zip(x) {
+                    let (x0, x1) = unpair(xv);
                     for l in 0..BLOCK {
                         // Bounded by the caller below 2^31: wrapping only lets it vectorise.
-                        let v = (x0 * wp[2 * l] as i32).wrapping_add(x1 * wp[2 * l + 1] as i32);
+                        let v = (x0 * wp.0[2 * l] as i32).wrapping_add(x1 * wp.0[2 * l + 1] as i32);
                         acc[l] = acc[l].wrapping_add(v);
                     }
                 }
@@ -231,44 +247,66 @@ impl Dense {
     fn store(&self, acc: &[i32; BLOCK], b: usize, t: usize, s: i32, y: &mut [i32]) {
         let base = b * BLOCK;
         let live = (self.rows - base).min(BLOCK);
-        for l in 0..live {
+        let out = &mut y[t * self.rows + base..t * self.rows + base + live];
+        for (l, o) in out.iter_mut().enumerate() {
             let r = base + l;
-            y[t * self.rows + r] = requant(acc[l], self.m[r], self.e[r], s, self.bias[r]);
+            *o = requant(acc[l], self.m[r], self.e[r], s, self.bias[r]);
         }
     }
 }
 
-/// Requantises `n` rows of `x` (`cols` values each, `xs` apart) to `i16` with `|q| <= max`
-/// (rows `os` apart in `out`, zero-padded past `cols`); `shifts[t]` gets row `t`'s shift `s`
-/// (`x ~ q * 2^s`).
+/// Requantises `n` rows of `x` (`cols` values each, `xs` apart) to `i16` with `|q| <= max`,
+/// as [`quantise_row`], written as pairs (`cols.div_ceil(2)` per row, [`pair`], the last
+/// padded with 0); `shifts[t]` gets row `t`'s shift.
 #[inline(always)]
-pub(crate) fn quantise_rows(n: usize, x: &[i32], xs: usize, cols: usize, max: i32, out: &mut [i16], os: usize, shifts: &mut [i32]) {
+pub(crate) fn quantise_rows(n: usize, x: &[i32], xs: usize, cols: usize, max: i32, out: &mut [i32], shifts: &mut [i32]) {
+    let kp = cols.div_ceil(2);
     for t in 0..n {
-        let row = &x[t * xs..t * xs + cols];
-        let o = &mut out[t * os..(t + 1) * os];
-        shifts[t] = quantise_row(row, max, &mut o[..cols]);
-        o[cols..].iter_mut().for_each(|v| *v = 0);
+        shifts[t] = quantise_pairs(&x[t * xs..t * xs + cols], max, &mut out[t * kp..(t + 1) * kp]);
     }
+}
+
+/// The shift `s` (`x ~ q * 2^s`) that brings a row's largest magnitude to at most `max`.
+#[inline(always)]
+fn row_shift(x: &[i32], max: i32) -> i32 {
+    let m = x.iter().fold(0u32, |a, v| a.max(v.unsigned_abs())) as i64;
+    let mut s = 0;
+    while rshift(m as i128, s) > max as i128 {
+        s += 1;
+    }
+    s
+}
+
+/// [`quantise_row`] written as `x.len().div_ceil(2)` pairs (the last padded with 0).
+#[inline(always)]
+pub(crate) fn quantise_pairs(x: &[i32], max: i32, out: &mut [i32]) -> i32 {
+    let s = row_shift(x, max);
+    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
+    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
+    let q = |v: i32| ((v as i64).wrapping_add(half) >> s).clamp(-max, max) as i16;
+    let mut it = x.chunks_exact(2);
+    for (o, c) in out.iter_mut().zip(&mut it) {
+        *o = pair(q(c[0]), q(c[1]));
+    }
+    if let [v] = it.remainder() {
+        out[x.len() / 2] = pair(q(*v), 0);
+    }
+    s
 }
 
 /// Requantises a row of `Q16` values to `i16` with `|q| <= max`: returns the shift `s` with
 /// `x ~ q * 2^s`.
 #[inline(always)]
 pub(crate) fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
-    let m = x.iter().fold(0u32, |a, v| a.max(v.unsigned_abs())) as i64;
-    let mut s = 0;
-    while rshift(m as i128, s) > max as i128 {
-        s += 1;
-    }
-    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
+    let s = row_shift(x, max);
     let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
     for (o, &v) in out.iter_mut().zip(x) {
-        *o = ((v as i64 + half) >> s).clamp(-max, max) as i16;
+        *o = ((v as i64).wrapping_add(half) >> s).clamp(-max, max) as i16;
     }
     s
 }
 
-/// Inputs summed in `i32` before widening, in [`DotRhs`].
+/// Inputs pairs summed in `i32` before widening, in [`DotRhs`] (256 inputs).
 const CHUNK_PAIRS: usize = 128;
 
 /// The right operand of exact `i16` dot products: `n` rows of `len` values, split into
@@ -278,8 +316,8 @@ pub struct DotRhs {
     n: usize,
     kp: usize,
     blocks: usize,
-    hi: Vec<i16>,
-    lo: Vec<i16>,
+    hi: Vec<Line>,
+    lo: Vec<Line>,
 }
 
 impl DotRhs {
@@ -287,71 +325,71 @@ impl DotRhs {
     pub fn pack(&mut self, n: usize, len: usize, b: &[i16], bs: usize) {
         let kp = len.div_ceil(2);
         let blocks = n.div_ceil(BLOCK);
-        let size = blocks * kp * BLOCK * 2;
+        let size = blocks * kp;
         self.hi.clear();
-        self.hi.resize(size, 0);
+        self.hi.resize(size, Line::default());
         self.lo.clear();
-        self.lo.resize(size, 0);
+        self.lo.resize(size, Line::default());
         for j in 0..n {
             let (bl, l) = (j / BLOCK, j % BLOCK);
-            for c in 0..len {
-                let v = b[j * bs + c];
-                let at = ((bl * kp + c / 2) * BLOCK + l) * 2 + c % 2;
-                self.hi[at] = v >> 8;
-                self.lo[at] = v & 0xFF;
+            for (c, &v) in b[j * bs..j * bs + len].iter().enumerate() {
+                let at = bl * kp + c / 2;
+                self.hi[at].0[2 * l + c % 2] = v >> 8;
+                self.lo[at].0[2 * l + c % 2] = v & 0xFF;
             }
         }
         (self.n, self.kp, self.blocks) = (n, kp, blocks);
     }
 
-    /// `out[j] = sum_c a[c] b_j[c]` for the `n` packed rows: `a` holds `2 * kp` values (zero
-    /// past `len`), each in `-32767..=32767`.
-    pub fn dots(&self, a: &[i16], out: &mut [i64], path: Simd) {
-        assert!(a.len() >= 2 * self.kp && out.len() >= self.n);
+    /// `out[j] = sum_c a[c] b_j[c]` for the `n` packed rows, exactly: `a` holds the left row as
+    /// `kp` pairs ([`pair`], zero past `len`), each value in `-32767..=32767`.
+    pub fn dots(&self, a: &[i32], out: &mut [i64], path: Simd) {
+        let (a, out) = (&a[..self.kp], &mut out[..self.n]);
         match path {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512 if best() >= Simd::Avx512 => {
-                // SAFETY: the processor has the features (checked by `best`); sizes asserted.
-                unsafe { x86::dots512(self, a.as_ptr(), out) }
+                // SAFETY: the processor has the features (checked by `best`).
+                unsafe { x86::dots512(self, a, out) }
             }
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 | Simd::Avx512 if best() >= Simd::Avx2 => {
                 // SAFETY: as above.
-                unsafe { x86::dots256(self, a.as_ptr(), out) }
+                unsafe { x86::dots256(self, a, out) }
             }
             _ => self.dots_scalar(a, out),
         }
     }
 
-    fn dots_scalar(&self, a: &[i16], out: &mut [i64]) {
+    fn dots_scalar(&self, a: &[i32], out: &mut [i64]) {
         let kp = self.kp;
         for b in 0..self.blocks {
             let mut tot = [0i64; BLOCK];
-            let (hi, lo) = (&self.hi[b * kp * 2 * BLOCK..], &self.lo[b * kp * 2 * BLOCK..]);
+            let (hi, lo) = (&self.hi[b * kp..(b + 1) * kp], &self.lo[b * kp..(b + 1) * kp]);
             for p0 in (0..kp).step_by(CHUNK_PAIRS) {
+                let p1 = (p0 + CHUNK_PAIRS).min(kp);
                 let (mut h, mut l) = ([0i32; BLOCK], [0i32; BLOCK]);
-                for p in p0..(p0 + CHUNK_PAIRS).min(kp) {
-                    let (a0, a1) = (a[2 * p] as i32, a[2 * p + 1] as i32);
+                for ((hp, lp), &av) in hi[p0..p1].iter().zip(&lo[p0..p1]).zip(&a[p0..p1]) {
+                    let (a0, a1) = unpair(av);
                     for k in 0..BLOCK {
-                        let at = (p * BLOCK + k) * 2;
-                        h[k] = h[k].wrapping_add((a0 * hi[at] as i32).wrapping_add(a1 * hi[at + 1] as i32));
-                        l[k] = l[k].wrapping_add((a0 * lo[at] as i32).wrapping_add(a1 * lo[at + 1] as i32));
+                        h[k] = h[k].wrapping_add((a0 * hp.0[2 * k] as i32).wrapping_add(a1 * hp.0[2 * k + 1] as i32));
+                        l[k] = l[k].wrapping_add((a0 * lp.0[2 * k] as i32).wrapping_add(a1 * lp.0[2 * k + 1] as i32));
                     }
                 }
                 for k in 0..BLOCK {
                     tot[k] += ((h[k] as i64) << 8) + l[k] as i64;
                 }
             }
-            for k in 0..(self.n - b * BLOCK).min(BLOCK) {
-                out[b * BLOCK + k] = tot[k];
-            }
+            let live = (self.n - b * BLOCK).min(BLOCK);
+            out[b * BLOCK..b * BLOCK + live].copy_from_slice(&tot[..live]);
         }
     }
 }
 
+/// The x86-64 kernels. Written with slices and iterators, so that a build with debug
+/// assertions (the dev and test profiles) carries no per-load checks in the inner loops.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{BLOCK, CHUNK_PAIRS, Dense, DotRhs, requant};
+    use super::{BLOCK, CHUNK_PAIRS, Dense, DotRhs, Line, requant};
     use std::arch::x86_64::*;
 
     /// Tokens per register tile.
@@ -382,16 +420,27 @@ mod x86 {
         };
     }
 
+    #[inline(always)]
+    fn ld512(l: &Line) -> __m512i {
+        // SAFETY: a `Line` is 64 bytes, aligned to 64.
+        unsafe { _mm512_load_si512(l as *const Line as *const __m512i) }
+    }
+
+    #[inline(always)]
+    fn ld256(l: &Line, half: usize) -> __m256i {
+        // SAFETY: a `Line` is 64 bytes, aligned to 64: its halves are aligned to 32.
+        unsafe { _mm256_load_si256((l as *const Line as *const __m256i).wrapping_add(half)) }
+    }
+
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    pub(super) unsafe fn dense512(d: &Dense, n: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
+    pub(super) fn dense512(d: &Dense, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
         let mut b = 0;
         while b < d.blocks {
             let c = (d.blocks - b).min(TC);
             let mut t = 0;
             while t < n {
                 let r = (n - t).min(TR);
-                // SAFETY: the caller checked the sizes; the tile stays inside them.
-                unsafe { tile_dispatch!(tile512, r, c, d, b, t, xq, shifts, y) };
+                tile_dispatch!(tile512, r, c, d, b, t, xp, shifts, y);
                 t += r;
             }
             b += c;
@@ -399,49 +448,50 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    unsafe fn tile512<const R: usize, const C: usize>(d: &Dense, b0: usize, t0: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
-        let (kp, xs) = (d.kp, d.stride());
-        // SAFETY: every pointer below stays inside `d.w`, `xq` (n rows) and `y` (n rows).
-        unsafe {
-            let w = d.w.as_ptr().add(b0 * kp * 2 * BLOCK);
-            let x = xq.add(t0 * xs);
-            let mut acc = [[_mm512_setzero_si512(); C]; R];
-            for p in 0..kp {
-                let mut wv = [_mm512_setzero_si512(); C];
+    fn tile512<const R: usize, const C: usize>(d: &Dense, b0: usize, t0: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kp = d.kp;
+        let w: [&[Line]; C] = std::array::from_fn(|c| &d.w[(b0 + c) * kp..(b0 + c + 1) * kp]);
+        let x: [&[i32]; R] = std::array::from_fn(|r| &xp[(t0 + r) * kp..(t0 + r + 1) * kp]);
+        let mut acc = [[_mm512_setzero_si512(); C]; R];
+        for p in 0..kp {
+            let wv: [__m512i; C] = std::array::from_fn(|c| ld512(&w[c][p]));
+            for r in 0..R {
+                let xv = _mm512_set1_epi32(x[r][p]);
                 for c in 0..C {
-                    wv[c] = _mm512_loadu_si512(w.add((c * kp + p) * 2 * BLOCK) as *const __m512i);
-                }
-                for r in 0..R {
-                    let xv = _mm512_set1_epi32((x.add(r * xs + 2 * p) as *const i32).read_unaligned());
-                    for c in 0..C {
-                        acc[r][c] = _mm512_dpwssd_epi32(acc[r][c], xv, wv[c]);
-                    }
+                    acc[r][c] = _mm512_dpwssd_epi32(acc[r][c], xv, wv[c]);
                 }
             }
-            for c in 0..C {
-                let base = (b0 + c) * BLOCK;
-                let live = (d.rows - base).min(BLOCK);
-                let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
-                let (mlo, mhi) = widen(_mm512_loadu_si512(d.m.as_ptr().add(base) as *const __m512i));
-                let ev = _mm512_loadu_si512(d.e.as_ptr().add(base) as *const __m512i);
-                let (blo, bhi) = widen(_mm512_loadu_si512(d.bias.as_ptr().add(base) as *const __m512i));
-                for r in 0..R {
-                    let t = t0 + r;
-                    let s = shifts[t];
-                    let out = y.add(t * d.rows + base);
-                    if d.e_min - s >= 1 && d.e_max - s <= 62 {
-                        let (alo, ahi) = widen(acc[r][c]);
-                        let (slo, shi) = widen(_mm512_sub_epi32(ev, _mm512_set1_epi32(s)));
-                        let lo = requant8(alo, mlo, slo, blo);
-                        let hi = requant8(ahi, mhi, shi, bhi);
-                        _mm256_mask_storeu_epi32(out, mask as u8, lo);
-                        _mm256_mask_storeu_epi32(out.add(8), (mask >> 8) as u8, hi);
-                    } else {
-                        let mut a = [0i32; BLOCK];
-                        _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]);
-                        for l in 0..live {
-                            *out.add(l) = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
-                        }
+        }
+        for c in 0..C {
+            let base = (b0 + c) * BLOCK;
+            let live = (d.rows - base).min(BLOCK);
+            let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+            let ld = |v: &[i32]| {
+                let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
+                // SAFETY: 16 values.
+                unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+            };
+            let (mlo, mhi) = widen(ld(&d.m));
+            let ev = ld(&d.e);
+            let (blo, bhi) = widen(ld(&d.bias));
+            for r in 0..R {
+                let t = t0 + r;
+                let s = shifts[t];
+                let out = &mut y[t * d.rows + base..t * d.rows + base + live];
+                if d.e_min - s >= 1 && d.e_max - s <= 62 {
+                    let (alo, ahi) = widen(acc[r][c]);
+                    let (slo, shi) = widen(_mm512_sub_epi32(ev, _mm512_set1_epi32(s)));
+                    let lo = requant8(alo, mlo, slo, blo);
+                    let hi = requant8(ahi, mhi, shi, bhi);
+                    let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+                    // SAFETY: the mask covers the `live` values of `out`.
+                    unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
+                } else {
+                    let mut a = [0i32; BLOCK];
+                    // SAFETY: 16 values.
+                    unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
+                    for (l, o) in out.iter_mut().enumerate() {
+                        *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
                     }
                 }
             }
@@ -467,19 +517,16 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dense256(d: &Dense, n: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
+    pub(super) fn dense256(d: &Dense, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
         for b in 0..d.blocks {
             let mut t = 0;
             while t < n {
                 let r = (n - t).min(TR);
-                // SAFETY: the caller checked the sizes; the tile stays inside them.
-                unsafe {
-                    match r {
-                        1 => tile256::<1>(d, b, t, xq, shifts, y),
-                        2 => tile256::<2>(d, b, t, xq, shifts, y),
-                        3 => tile256::<3>(d, b, t, xq, shifts, y),
-                        _ => tile256::<4>(d, b, t, xq, shifts, y),
-                    }
+                match r {
+                    1 => tile256::<1>(d, b, t, xp, shifts, y),
+                    2 => tile256::<2>(d, b, t, xp, shifts, y),
+                    3 => tile256::<3>(d, b, t, xp, shifts, y),
+                    _ => tile256::<4>(d, b, t, xp, shifts, y),
                 }
                 t += r;
             }
@@ -487,126 +534,116 @@ mod x86 {
     }
 
     #[target_feature(enable = "avx2")]
-    unsafe fn tile256<const R: usize>(d: &Dense, b: usize, t0: usize, xq: *const i16, shifts: &[i32], y: *mut i32) {
-        let (kp, xs) = (d.kp, d.stride());
-        // SAFETY: every pointer below stays inside `d.w` and `xq`; `y` is written through `store`.
-        unsafe {
-            let w = d.w.as_ptr().add(b * kp * 2 * BLOCK);
-            let x = xq.add(t0 * xs);
-            let mut acc = [[_mm256_setzero_si256(); 2]; R];
-            for p in 0..kp {
-                let w0 = _mm256_loadu_si256(w.add(p * 2 * BLOCK) as *const __m256i);
-                let w1 = _mm256_loadu_si256(w.add(p * 2 * BLOCK + BLOCK) as *const __m256i);
-                for r in 0..R {
-                    let xv = _mm256_set1_epi32((x.add(r * xs + 2 * p) as *const i32).read_unaligned());
-                    acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(xv, w0));
-                    acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(xv, w1));
-                }
-            }
-            let base = b * BLOCK;
-            let live = (d.rows - base).min(BLOCK);
+    fn tile256<const R: usize>(d: &Dense, b: usize, t0: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kp = d.kp;
+        let w = &d.w[b * kp..(b + 1) * kp];
+        let x: [&[i32]; R] = std::array::from_fn(|r| &xp[(t0 + r) * kp..(t0 + r + 1) * kp]);
+        let mut acc = [[_mm256_setzero_si256(); 2]; R];
+        for p in 0..kp {
+            let (w0, w1) = (ld256(&w[p], 0), ld256(&w[p], 1));
             for r in 0..R {
-                let mut a = [0i32; BLOCK];
-                _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, acc[r][0]);
-                _mm256_storeu_si256(a.as_mut_ptr().add(8) as *mut __m256i, acc[r][1]);
-                let t = t0 + r;
-                let out = y.add(t * d.rows + base);
-                for l in 0..live {
-                    *out.add(l) = requant(a[l], d.m[base + l], d.e[base + l], shifts[t], d.bias[base + l]);
-                }
+                let xv = _mm256_set1_epi32(x[r][p]);
+                acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(xv, w0));
+                acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(xv, w1));
             }
+        }
+        for r in 0..R {
+            let mut a = [0i32; BLOCK];
+            // SAFETY: 16 values.
+            unsafe {
+                _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, acc[r][0]);
+                _mm256_storeu_si256(a.as_mut_ptr().wrapping_add(8) as *mut __m256i, acc[r][1]);
+            }
+            d.store(&a, b, t0 + r, shifts[t0 + r], y);
         }
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    pub(super) unsafe fn dots512(r: &DotRhs, a: *const i16, out: &mut [i64]) {
+    pub(super) fn dots512(r: &DotRhs, a: &[i32], out: &mut [i64]) {
         let mut b = 0;
         while b < r.blocks {
             let c = (r.blocks - b).min(4);
-            // SAFETY: the caller checked the sizes.
-            unsafe {
-                match c {
-                    1 => dots512_tile::<1>(r, b, a, out),
-                    2 => dots512_tile::<2>(r, b, a, out),
-                    3 => dots512_tile::<3>(r, b, a, out),
-                    _ => dots512_tile::<4>(r, b, a, out),
-                }
+            match c {
+                1 => dots512_tile::<1>(r, b, a, out),
+                2 => dots512_tile::<2>(r, b, a, out),
+                3 => dots512_tile::<3>(r, b, a, out),
+                _ => dots512_tile::<4>(r, b, a, out),
             }
             b += c;
         }
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    unsafe fn dots512_tile<const C: usize>(r: &DotRhs, b0: usize, a: *const i16, out: &mut [i64]) {
+    fn dots512_tile<const C: usize>(r: &DotRhs, b0: usize, a: &[i32], out: &mut [i64]) {
         let kp = r.kp;
-        // SAFETY: every pointer stays inside `r.hi`, `r.lo` and `a` (`2 * kp` values).
-        unsafe {
-            let (hi, lo) = (r.hi.as_ptr().add(b0 * kp * 2 * BLOCK), r.lo.as_ptr().add(b0 * kp * 2 * BLOCK));
-            let mut tot = [[_mm512_setzero_si512(); 2]; C];
-            let mut p0 = 0;
-            while p0 < kp {
-                let mut h = [_mm512_setzero_si512(); C];
-                let mut l = [_mm512_setzero_si512(); C];
-                for p in p0..(p0 + CHUNK_PAIRS).min(kp) {
-                    let av = _mm512_set1_epi32((a.add(2 * p) as *const i32).read_unaligned());
-                    for c in 0..C {
-                        let at = (c * kp + p) * 2 * BLOCK;
-                        h[c] = _mm512_dpwssd_epi32(h[c], av, _mm512_loadu_si512(hi.add(at) as *const __m512i));
-                        l[c] = _mm512_dpwssd_epi32(l[c], av, _mm512_loadu_si512(lo.add(at) as *const __m512i));
-                    }
-                }
+        let hi: [&[Line]; C] = std::array::from_fn(|c| &r.hi[(b0 + c) * kp..(b0 + c + 1) * kp]);
+        let lo: [&[Line]; C] = std::array::from_fn(|c| &r.lo[(b0 + c) * kp..(b0 + c + 1) * kp]);
+        let a = &a[..kp];
+        let mut tot = [[_mm512_setzero_si512(); 2]; C];
+        let mut p0 = 0;
+        while p0 < kp {
+            let p1 = (p0 + CHUNK_PAIRS).min(kp);
+            let mut h = [_mm512_setzero_si512(); C];
+            let mut l = [_mm512_setzero_si512(); C];
+            for p in p0..p1 {
+                let av = _mm512_set1_epi32(a[p]);
                 for c in 0..C {
-                    let (hlo, hhi) = widen(h[c]);
-                    let (llo, lhi) = widen(l[c]);
-                    tot[c][0] = _mm512_add_epi64(tot[c][0], _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
-                    tot[c][1] = _mm512_add_epi64(tot[c][1], _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+                    h[c] = _mm512_dpwssd_epi32(h[c], av, ld512(&hi[c][p]));
+                    l[c] = _mm512_dpwssd_epi32(l[c], av, ld512(&lo[c][p]));
                 }
-                p0 += CHUNK_PAIRS;
             }
             for c in 0..C {
-                let base = (b0 + c) * BLOCK;
-                let live = (r.n - base).min(BLOCK);
-                let mut v = [0i64; BLOCK];
-                _mm512_storeu_si512(v.as_mut_ptr() as *mut __m512i, tot[c][0]);
-                _mm512_storeu_si512(v.as_mut_ptr().add(8) as *mut __m512i, tot[c][1]);
-                out[base..base + live].copy_from_slice(&v[..live]);
+                let (hlo, hhi) = widen(h[c]);
+                let (llo, lhi) = widen(l[c]);
+                tot[c][0] = _mm512_add_epi64(tot[c][0], _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
+                tot[c][1] = _mm512_add_epi64(tot[c][1], _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
             }
+            p0 = p1;
+        }
+        for c in 0..C {
+            let base = (b0 + c) * BLOCK;
+            let live = (r.n - base).min(BLOCK);
+            let mut v = [0i64; BLOCK];
+            // SAFETY: 16 values.
+            unsafe {
+                _mm512_storeu_si512(v.as_mut_ptr() as *mut __m512i, tot[c][0]);
+                _mm512_storeu_si512(v.as_mut_ptr().wrapping_add(8) as *mut __m512i, tot[c][1]);
+            }
+            out[base..base + live].copy_from_slice(&v[..live]);
         }
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn dots256(r: &DotRhs, a: *const i16, out: &mut [i64]) {
+    pub(super) fn dots256(r: &DotRhs, a: &[i32], out: &mut [i64]) {
         let kp = r.kp;
-        // SAFETY: every pointer stays inside `r.hi`, `r.lo` and `a` (`2 * kp` values).
-        unsafe {
-            for b in 0..r.blocks {
-                let (hi, lo) = (r.hi.as_ptr().add(b * kp * 2 * BLOCK), r.lo.as_ptr().add(b * kp * 2 * BLOCK));
-                let mut tot = [0i64; BLOCK];
-                let mut p0 = 0;
-                while p0 < kp {
-                    let mut acc = [_mm256_setzero_si256(); 4];
-                    for p in p0..(p0 + CHUNK_PAIRS).min(kp) {
-                        let av = _mm256_set1_epi32((a.add(2 * p) as *const i32).read_unaligned());
-                        let at = p * 2 * BLOCK;
-                        let m = |v: *const i16| _mm256_madd_epi16(av, _mm256_loadu_si256(v as *const __m256i));
-                        acc[0] = _mm256_add_epi32(acc[0], m(hi.add(at)));
-                        acc[1] = _mm256_add_epi32(acc[1], m(hi.add(at + BLOCK)));
-                        acc[2] = _mm256_add_epi32(acc[2], m(lo.add(at)));
-                        acc[3] = _mm256_add_epi32(acc[3], m(lo.add(at + BLOCK)));
-                    }
-                    let mut v = [0i32; 4 * 8];
-                    for k in 0..4 {
-                        _mm256_storeu_si256(v.as_mut_ptr().add(8 * k) as *mut __m256i, acc[k]);
-                    }
-                    for k in 0..BLOCK {
-                        tot[k] += ((v[k] as i64) << 8) + v[BLOCK + k] as i64;
-                    }
-                    p0 += CHUNK_PAIRS;
+        let a = &a[..kp];
+        for b in 0..r.blocks {
+            let (hi, lo) = (&r.hi[b * kp..(b + 1) * kp], &r.lo[b * kp..(b + 1) * kp]);
+            let mut tot = [0i64; BLOCK];
+            let mut p0 = 0;
+            while p0 < kp {
+                let p1 = (p0 + CHUNK_PAIRS).min(kp);
+                let mut acc = [_mm256_setzero_si256(); 4];
+                for p in p0..p1 {
+                    let av = _mm256_set1_epi32(a[p]);
+                    acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(av, ld256(&hi[p], 0)));
+                    acc[1] = _mm256_add_epi32(acc[1], _mm256_madd_epi16(av, ld256(&hi[p], 1)));
+                    acc[2] = _mm256_add_epi32(acc[2], _mm256_madd_epi16(av, ld256(&lo[p], 0)));
+                    acc[3] = _mm256_add_epi32(acc[3], _mm256_madd_epi16(av, ld256(&lo[p], 1)));
                 }
-                let base = b * BLOCK;
-                let live = (r.n - base).min(BLOCK);
-                out[base..base + live].copy_from_slice(&tot[..live]);
+                let mut v = [0i32; 4 * 8];
+                for k in 0..4 {
+                    // SAFETY: 8 values at 8 k.
+                    unsafe { _mm256_storeu_si256(v.as_mut_ptr().wrapping_add(8 * k) as *mut __m256i, acc[k]) };
+                }
+                for k in 0..BLOCK {
+                    tot[k] += ((v[k] as i64) << 8) + v[BLOCK + k] as i64;
+                }
+                p0 = p1;
             }
+            let base = b * BLOCK;
+            let live = (r.n - base).min(BLOCK);
+            out[base..base + live].copy_from_slice(&tot[..live]);
         }
     }
 }
@@ -653,7 +690,7 @@ mod tests {
                     .collect();
                 let bias: Vec<i32> = (0..rows).map(|_| g.range(i32::MIN as i64, i32::MAX as i64) as i32 / 4).collect();
                 let d = Dense::new(rows, cols, &w, &mult, &bias);
-                let st = d.stride();
+                let st = 2 * d.pairs();
                 let mut xq = vec![0i16; n * st];
                 for t in 0..n {
                     for c in 0..cols {
@@ -677,7 +714,8 @@ mod tests {
                 }
                 for p in paths() {
                     let mut y = vec![0i32; n * rows];
-                    d.run(n, &xq, &shifts, &mut y, p);
+                    let xp: Vec<i32> = xq.chunks(2).map(|c| pair(c[0], c[1])).collect();
+                    d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "{p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
                 }
             }
@@ -711,7 +749,8 @@ mod tests {
                 r.pack(n, len, &b, len);
                 for p in paths() {
                     let mut out = vec![0i64; n];
-                    r.dots(&a, &mut out, p);
+                    let ap: Vec<i32> = a.chunks(2).map(|c| pair(c[0], c[1])).collect();
+                    r.dots(&ap, &mut out, p);
                     assert_eq!(out, want, "{p:?} n {n} len {len} mode {mode}");
                 }
             }
