@@ -123,6 +123,22 @@ pub fn force_scalar(on: bool) {
     simd::force(on.then_some(Simd::Scalar));
 }
 
+/// `acc[c] = sum_j e_j v_j[c]` over the 64 keys (`v` row `j` at `j * DH`): `e_j <= 2^20` and
+/// `v` fit `i32`, so each product is one sign-extended 32 x 32 multiply, the sum below `2^57`;
+/// `DH` known, the sums stay in registers.
+#[inline(always)]
+fn weighted_sum<const DH: usize>(e: &[i64; TOKENS], vv: &[i32], acc: &mut [i64]) {
+    let mut a = [0i64; DH];
+    for j in 0..TOKENS {
+        let ej = e[j] as i32 as i64;
+        let v: &[i32; DH] = vv[j * DH..(j + 1) * DH].try_into().unwrap();
+        for c in 0..DH {
+            a[c] = a[c].wrapping_add(ej.wrapping_mul(v[c] as i64));
+        }
+    }
+    acc.copy_from_slice(&a);
+}
+
 /// `sat(rshift(dot * m, sh) + add)`, in `i64` where that is exact (`|dot| < 2^31`, `m < 2^31`).
 #[inline(always)]
 fn scale_dot(dot: i64, m: i64, sh: i32, add: i32) -> i32 {
@@ -182,7 +198,7 @@ impl Gelu {
 /// `2^-f` for `f` in `[0, 1)` in steps of 1/256, `Q30`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exp2 {
-    t: Box<[i64; 257]>,
+    pub(crate) t: Box<[i64; 257]>,
 }
 
 /// Fractional bits of a softmax weight.
@@ -412,9 +428,10 @@ impl IntModel {
         let mut qq = vec![0i32; dh.div_ceil(2)];
         let mut kq = vec![0i16; TOKENS * dhp];
         let mut vv = vec![0i32; TOKENS * dh];
+        let mut vu = vec![0u64; TOKENS * dh];
         let mut ks = vec![0i32; TOKENS];
-        let mut e = vec![0i64; TOKENS];
-        let mut dots = vec![0i64; TOKENS];
+        let mut e = [0i64; TOKENS];
+        let mut dots = [0i64; TOKENS];
         let mut rhs = DotRhs::default();
         let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
         for l in &self.layers {
@@ -446,43 +463,58 @@ impl IntModel {
                     ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kt[..dh]);
                     kt[dh..].iter_mut().for_each(|v| *v = 0);
                     vv[t * dh..(t + 1) * dh].copy_from_slice(&row[2 * d + o..2 * d + o + dh]);
+                    for (u, &v) in vu[t * dh..(t + 1) * dh].iter_mut().zip(&row[2 * d + o..2 * d + o + dh]) {
+                        *u = (v as i64 + (1 << 31)) as u64;
+                    }
                 }
                 rhs.pack(TOKENS, dh, &kq, dhp);
                 for i in 0..TOKENS {
                     let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
                     let sq = quantise_pairs(&row[o..o + dh], 32767, &mut qq);
                     rhs.dots(&qq, &mut dots, path);
-                    let mut s = [0i32; TOKENS];
                     let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
-                    // The i64 fast path of `scale_dot` for every key, branch-free; any key outside
-                    // it (none on the real weights so far) is redone exactly.
-                    let mut slow = false;
+                    let mut shs = [0i32; TOKENS];
                     for j in 0..TOKENS {
-                        let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
-                        slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
-                        let sh = sh.clamp(1, 62);
-                        let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
-                        s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                        shs[j] = ex + FRAC as i32 - sq - ks[j];
                     }
-                    if slow {
+                    if !(path == Simd::Avx512 && simd::softmax_row(&dots, &shs, brow, m, &self.exp.t, &mut e)) {
+                        let mut s = [0i32; TOKENS];
+                        // The i64 fast path of `scale_dot` for every key, branch-free; any key outside
+                        // it (none on the real weights so far) is redone exactly.
+                        let mut slow = false;
                         for j in 0..TOKENS {
-                            s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                            let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
+                            slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
+                            let sh = sh.clamp(1, 62);
+                            let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
+                            s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
                         }
-                    }
-                    let mx = *s.iter().max().unwrap() as i64;
-                    for j in 0..TOKENS {
-                        e[j] = self.exp.exp_neg(mx - s[j] as i64);
+                        if slow {
+                            for j in 0..TOKENS {
+                                s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                            }
+                        }
+                        let mx = *s.iter().max().unwrap() as i64;
+                        for j in 0..TOKENS {
+                            e[j] = self.exp.exp_neg(mx - s[j] as i64);
+                        }
                     }
                     let z = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
                     let inv = (1i128 << 62) / z as i128;
                     // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
                     let mut acc = [0i64; 256];
                     let acc = &mut acc[..dh];
-                    for j in 0..TOKENS {
-                        // e_j <= 2^20 and v fit i32: one sign-extended 32 x 32 product each.
-                        let ej = e[j] as i32 as i64;
-                        for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
-                            *a = a.wrapping_add(ej.wrapping_mul(v as i64));
+                    match dh {
+                        _ if simd::weighted_sum(&e, &vu, dh, z, acc) => {}
+                        32 => weighted_sum::<32>(&e, &vv, acc),
+                        64 => weighted_sum::<64>(&e, &vv, acc),
+                        _ => {
+                            for j in 0..TOKENS {
+                                let ej = e[j] as i32 as i64;
+                                for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
+                                    *a = a.wrapping_add(ej.wrapping_mul(v as i64));
+                                }
+                            }
                         }
                     }
                     for c in 0..dh {

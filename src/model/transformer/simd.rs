@@ -385,6 +385,56 @@ impl DotRhs {
     }
 }
 
+/// One attention row's scores and softmax weights on AVX-512, where every key is on the
+/// `i64` fast path of the scalar code (`|dot| < 2^31`, shift in `1..=62`): `s_j =
+/// sat(rshift(dot_j * m, sh_j) + bias_j)`, then `e_j = exp_neg(max s - s_j)` from the `Q30`
+/// table `t` (the same integers as `int.rs`'s `Exp2::exp_neg`). Returns `false`, writing
+/// nothing meaningful, where the processor lacks AVX-512 or some key is off the fast path.
+pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64, t: &[i64; 257], e: &mut [i64; 64]) -> bool {
+    let bias: &[i32; 64] = bias.try_into().expect("64 biases");
+    #[cfg(target_arch = "x86_64")]
+    if best() >= Simd::Avx512 && (0..1 << 31).contains(&m) {
+        // SAFETY: the processor has the features (checked by `best`).
+        return unsafe { x86::softmax512(dots, sh, bias, m, t, e) };
+    }
+    let _ = (dots, sh, bias, m, t, e);
+    false
+}
+
+/// Whether the processor has AVX-512 IFMA (52-bit multiply-add), for [`weighted_sum`].
+fn has_ifma() -> bool {
+    static IFMA: OnceLock<bool> = OnceLock::new();
+    *IFMA.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512ifma") {
+            return true;
+        }
+        false
+    })
+}
+
+/// The attention's weighted sum of values on AVX-512 IFMA: `acc[c] = sum_j e_j v_j[c]` over 64
+/// keys, with `vu` holding `v + 2^31` (row `j` at `j * dh`, `dh` a multiple of 8 up to 64) and
+/// `z = sum_j e_j`. Each `e_j (v + 2^31)` is below `2^52` (`e_j <= 2^20`), so the 52-bit
+/// multiply-add is exact, the sum is below `2^58`, and `acc = sum - 2^31 z`: the same
+/// integers as the `i64` products. Returns `false` (nothing written) where it does not apply.
+pub(crate) fn weighted_sum(e: &[i64; 64], vu: &[u64], dh: usize, z: i64, acc: &mut [i64]) -> bool {
+    if !has_ifma() || active() < Simd::Avx512 || vu.len() < 64 * dh || acc.len() < dh {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `has_ifma`); sizes checked.
+        match dh {
+            32 => return unsafe { x86::wsum52::<4>(e, vu, z, acc) },
+            64 => return unsafe { x86::wsum52::<8>(e, vu, z, acc) },
+            _ => {}
+        }
+    }
+    let _ = z;
+    false
+}
+
 /// The x86-64 kernels. Written with slices and iterators, so that a build with debug
 /// assertions (the dev and test profiles) carries no per-load checks in the inner loops.
 #[cfg(target_arch = "x86_64")]
@@ -514,6 +564,83 @@ mod x86 {
         let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(sh, one));
         let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), sh), bias);
         _mm512_cvtsepi64_epi32(v)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i64; 257], e: &mut [i64; 64]) -> bool {
+        let one = _mm512_set1_epi64(1);
+        let mv = _mm512_set1_epi64(m);
+        let mut s = [_mm512_setzero_si512(); 8];
+        let mut bad = 0u8;
+        for k in 0..8 {
+            // SAFETY: 8 values at 8 k of 64.
+            let (dv, shv, bv) = unsafe {
+                (
+                    _mm512_loadu_si512(dots.as_ptr().wrapping_add(8 * k) as *const __m512i),
+                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(sh.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                )
+            };
+            bad |= _mm512_cmpge_epu64_mask(_mm512_abs_epi64(dv), _mm512_set1_epi64(1 << 31))
+                | _mm512_cmplt_epi64_mask(shv, one)
+                | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
+            // |dot| < 2^31 and m < 2^31: the low 32 bits of each are the values.
+            let p = _mm512_mul_epi32(dv, mv);
+            let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
+            let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), shv), bv);
+            s[k] = _mm512_cvtepi32_epi64(_mm512_cvtsepi64_epi32(v));
+        }
+        if bad != 0 {
+            return false;
+        }
+        let mut mx = s[0];
+        for k in 1..8 {
+            mx = _mm512_max_epi64(mx, s[k]);
+        }
+        let mx = _mm512_set1_epi64(_mm512_reduce_max_epi64(mx));
+        for k in 0..8 {
+            let d = _mm512_sub_epi64(mx, s[k]);
+            let y = _mm512_srai_epi64::<16>(_mm512_add_epi64(_mm512_mullo_epi64(d, _mm512_set1_epi64(94548)), _mm512_set1_epi64(1 << 15)));
+            let n = _mm512_srai_epi64::<16>(y);
+            let f = _mm512_and_si512(y, _mm512_set1_epi64(0xFFFF));
+            let (i, r) = (_mm512_srli_epi64::<8>(f), _mm512_and_si512(f, _mm512_set1_epi64(0xFF)));
+            // SAFETY: i <= 255, so i and i + 1 index the 257 entries.
+            let (a, b) =
+                unsafe { (_mm512_i64gather_epi64::<8>(i, t.as_ptr()), _mm512_i64gather_epi64::<8>(_mm512_add_epi64(i, one), t.as_ptr())) };
+            // b - a and r fit i32.
+            let v = _mm512_add_epi64(
+                a,
+                _mm512_srai_epi64::<8>(_mm512_add_epi64(_mm512_mul_epi32(_mm512_sub_epi64(b, a), r), _mm512_set1_epi64(128))),
+            );
+            let shn = _mm512_add_epi64(_mm512_set1_epi64(10), _mm512_min_epi64(n, _mm512_set1_epi64(39)));
+            let out = _mm512_srav_epi64(_mm512_add_epi64(v, _mm512_sllv_epi64(one, _mm512_sub_epi64(shn, one))), shn);
+            let out = _mm512_maskz_mov_epi64(_mm512_cmplt_epi64_mask(n, _mm512_set1_epi64(40)), out);
+            // SAFETY: 8 values at 8 k of 64.
+            unsafe { _mm512_storeu_si512(e.as_mut_ptr().wrapping_add(8 * k) as *mut __m512i, out) };
+        }
+        true
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub(super) fn wsum52<const NC: usize>(e: &[i64; 64], vu: &[u64], z: i64, acc: &mut [i64]) -> bool {
+        let dh = 8 * NC;
+        let vu = &vu[..64 * dh];
+        let mut a = [_mm512_setzero_si512(); NC];
+        for j in 0..64 {
+            let ej = _mm512_set1_epi64(e[j]);
+            let row = &vu[j * dh..(j + 1) * dh];
+            for c in 0..NC {
+                // SAFETY: 8 values at 8 c of the row.
+                let v = unsafe { _mm512_loadu_si512(row.as_ptr().wrapping_add(8 * c) as *const __m512i) };
+                a[c] = _mm512_madd52lo_epu64(a[c], ej, v);
+            }
+        }
+        let off = _mm512_set1_epi64(z << 31);
+        for c in 0..NC {
+            // SAFETY: 8 values at 8 c of `acc` (at least dh long).
+            unsafe { _mm512_storeu_si512(acc.as_mut_ptr().wrapping_add(8 * c) as *mut __m512i, _mm512_sub_epi64(a[c], off)) };
+        }
+        true
     }
 
     #[target_feature(enable = "avx2")]
