@@ -95,6 +95,7 @@ impl QLinear {
     }
 
     /// `y = W x + b` for one `Q16` row; `scratch` holds `cols / 2 + 1` values.
+    #[inline(always)]
     pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i32]) {
         self.apply_rows(1, x, y, scratch)
     }
@@ -103,6 +104,7 @@ impl QLinear {
     /// requantised to `i16` by its own shift, on the kernels' [`simd::active`] path (every path
     /// gives the same integers). `scratch` holds `n * (cols / 2 + 1)` values (the requantised
     /// inputs, as pairs of `i16`).
+    #[inline(always)]
     pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i32]) {
         let mut shifts = [0i32; TOKENS];
         let mut big = Vec::new();
@@ -139,6 +141,14 @@ fn weighted_sum<const DH: usize>(e: &[i64; TOKENS], vv: &[i32], acc: &mut [i64])
     acc.copy_from_slice(&a);
 }
 
+/// `x += y`, saturating (a plain loop, compiled into the caller).
+#[inline(always)]
+fn residual(x: &mut [i32], y: &[i32]) {
+    for (v, &y) in x.iter_mut().zip(y) {
+        *v = v.saturating_add(y);
+    }
+}
+
 /// `sat(rshift(dot * m, sh) + add)`, in `i64` where that is exact (`|dot| < 2^31`, `m < 2^31`).
 #[inline(always)]
 fn scale_dot(dot: i64, m: i64, sh: i32, add: i32) -> i32 {
@@ -170,6 +180,15 @@ impl Gelu {
             (g * ONE as f64).round() as i32
         });
         Gelu { t: Box::new(t) }
+    }
+
+    /// [`Gelu::apply`] on every value (a plain loop: it is compiled into the caller, for its
+    /// instruction set).
+    #[inline(always)]
+    fn apply_all(&self, x: &mut [i32]) {
+        for v in x.iter_mut() {
+            *v = self.apply(*v);
+        }
     }
 
     /// Identity at and above 8, 0 below -8, the table with linear interpolation between.
@@ -439,16 +458,18 @@ impl IntModel {
             let mut colsum = vec![0i64; d];
             for xt in x.chunks_exact(d) {
                 // 64 values below 2^31: no wrap.
-                colsum.iter_mut().zip(xt).for_each(|(s, &v)| *s = s.wrapping_add(v as i64));
+                for (s, &v) in colsum.iter_mut().zip(xt) {
+                    *s = s.wrapping_add(v as i64);
+                }
             }
             let mean: Vec<i32> = colsum.iter().map(|&s| ((2 * s + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32).collect();
             let mut h = vec![0i32; l.sm2.rows()];
             l.sm2.apply(&mean, &mut h, &mut scratch);
-            h.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            self.gelu.apply_all(&mut h);
             l.ln1.apply(&mut h);
             let mut sg = vec![0i32; l.sm3.rows()];
             l.sm3.apply(&h, &mut sg, &mut scratch);
-            sg.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            self.gelu.apply_all(&mut sg);
             l.ln2.apply(&mut sg);
             // One row of generator inputs per head, `4096` logits each.
             self.gab.apply_rows(self.heads, &sg, &mut bias, &mut scratch);
@@ -524,14 +545,18 @@ impl IntModel {
                 }
             }
             l.out.apply_rows(TOKENS, &att, &mut ys, &mut scratch);
-            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
-            x.chunks_exact_mut(d).for_each(|xt| l.norm1.apply(xt));
+            residual(&mut x, &ys);
+            for xt in x.chunks_exact_mut(d) {
+                l.norm1.apply(xt);
+            }
             let mut f = vec![0i32; TOKENS * l.ff1.rows()];
             l.ff1.apply_rows(TOKENS, &x, &mut f, &mut scratch);
-            f.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            self.gelu.apply_all(&mut f);
             l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut scratch);
-            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
-            x.chunks_exact_mut(d).for_each(|xt| l.norm2.apply(xt));
+            residual(&mut x, &ys);
+            for xt in x.chunks_exact_mut(d) {
+                l.norm2.apply(xt);
+            }
         }
         // Policy head.
         for t in 0..TOKENS {
