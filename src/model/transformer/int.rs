@@ -253,11 +253,15 @@ impl Exp2 {
 struct Norm {
     w: Vec<i32>,
     b: Option<Vec<i32>>,
+    /// `max |w|`.
+    wmax: i64,
 }
 
 impl Norm {
     fn new(w: &[f32], b: Option<&[f32]>) -> Norm {
-        Norm { w: w.iter().map(|&v| q16(v)).collect(), b: b.map(|b| b.iter().map(|&v| q16(v)).collect()) }
+        let w: Vec<i32> = w.iter().map(|&v| q16(v)).collect();
+        let wmax = w.iter().map(|&v| (v as i64).abs()).max().unwrap_or(0);
+        Norm { w, b: b.map(|b| b.iter().map(|&v| q16(v)).collect()), wmax }
     }
 
     /// LayerNorm (with a bias) or RMSNorm (without: no mean subtracted), in place. The sums
@@ -285,6 +289,25 @@ impl Norm {
         let eps = (EPS * (1u64 << 32) as f64).round() as i128;
         let sd = ((var + eps) as u128).isqrt() as i128; // Q16, >= 1
         let inv = (1i128 << 62) / sd; // Q46 of 1/sd
+        // Fast path, in i64: with |x - mean| < 2^31 and inv = ih 2^31 + il (ih <= 2^31,
+        // il < 2^31), both partial products are below 2^62 and
+        // floor((A 2^31 + B + 2^45) / 2^46) = floor((A + floor((B + 2^45) / 2^31)) / 2^15);
+        // then |z| <= zb, and z * w fits when zb * max |w| < 2^62.
+        let zb = ((dmax as u128 * inv as u128) >> 46) + 1;
+        if dmax < 1 << 31 && zb * self.wmax as u128 <= 1 << 62 {
+            let (ih, il) = ((inv >> 31) as i64, (inv & ((1 << 31) - 1)) as i64);
+            for (i, v) in x.iter_mut().enumerate() {
+                let dv = (*v as i64).wrapping_sub(mean);
+                let (a, b) = (dv.wrapping_mul(ih), dv.wrapping_mul(il));
+                let z = a.wrapping_add(b.wrapping_add(1 << 45) >> 31) >> 15; // Q16
+                let mut y = z.wrapping_mul(self.w[i] as i64).wrapping_add(1 << (FRAC - 1)) >> FRAC;
+                if let Some(b) = &self.b {
+                    y = y.wrapping_add(b[i] as i64);
+                }
+                *v = y.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+            }
+            return;
+        }
         // |x - mean| < 2^32, inv <= 2^62: the products fit i128 (and z * w: |z| < 2^48).
         let mean = mean as i128;
         for (i, v) in x.iter_mut().enumerate() {
