@@ -806,7 +806,7 @@ mod tests {
             let act_max = ((i32::MAX as i64) / (127 * cols as i64)).min(32767) as i32;
             for (extreme, narrow) in [(true, false), (false, false), (true, true), (false, true)] {
                 let w: Vec<i16> = (0..rows * cols)
-                    .map(|_| if extreme { if g.next() % 2 == 0 { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .map(|_| if extreme { if g.next().is_multiple_of(2) { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
                     .collect();
                 let mult: Vec<(i64, i32)> = (0..rows)
                     .map(|r| {
@@ -859,7 +859,7 @@ mod tests {
                     match mode {
                         0 => 32767,
                         1 => {
-                            if i % 2 == 0 {
+                            if i.is_multiple_of(2) {
                                 -32767
                             } else {
                                 32767
