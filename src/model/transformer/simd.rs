@@ -385,8 +385,8 @@ impl DotRhs {
     }
 }
 
-/// One attention row's scores and softmax weights on AVX-512, where every key's product fits
-/// `i64` (`|dot| < 2^32`, `m < 2^31`) and its shift is in `1..=62`: `s_j =
+/// One attention row's scores and softmax weights on AVX-512, where every key's rounded
+/// product fits `i64` (`|dot| < 3 * 2^30`, `m < 2^31`) and its shift is in `1..=62`: `s_j =
 /// sat(rshift(dot_j * m, sh_j) + bias_j)`, then `e_j = exp_neg(max s - s_j)` from the `Q30`
 /// table `t` (the same integers as `int.rs`'s `Exp2::exp_neg`). Returns `false`, writing
 /// nothing meaningful, where the processor lacks AVX-512 or some key is off the fast path.
@@ -581,10 +581,11 @@ mod x86 {
                     _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
                 )
             };
-            bad |= _mm512_cmpge_epu64_mask(_mm512_abs_epi64(dv), _mm512_set1_epi64(1 << 32))
+            bad |= _mm512_cmpge_epu64_mask(_mm512_abs_epi64(dv), _mm512_set1_epi64(3 << 30))
                 | _mm512_cmplt_epi64_mask(shv, one)
                 | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
-            // |dot| < 2^32 and m < 2^31: the product fits i64.
+            // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61) it
+            // stays below 2^63.
             let p = _mm512_mullo_epi64(dv, mv);
             let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
             let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), shv), bv);
