@@ -7,7 +7,8 @@
 //! (`transformer::tokens`) gives the same planes and the same vocabulary indices of the legal
 //! moves as `label.py` (and stops there with `TOKENS_ONLY=1`).
 //!
-//! `SCALAR=1` measures the portable code instead of the AVX2 copy (the same integers).
+//! `SCALAR=1` measures the portable code instead of the AVX2 copy (the same integers);
+//! `LIMIT=N` keeps the first `N` positions (the notes pin the FNV-1a of the first 300).
 //!
 //! Usage: `[REF=20] cargo run --release --example level10_compare -- maia3-5m.onnx POSITIONS`,
 //! with `POSITIONS` written by `scripts/teacher/dump_logits.py` (heldout games only: never the
@@ -93,7 +94,10 @@ fn main() {
         chesszip::model::transformer::int::force_scalar(true);
     }
     eprintln!("loaded and quantised in {:.2}s: width {}, {} heads, {} blocks", t0.elapsed().as_secs_f64(), f.d, f.heads, f.layers.len());
-    let pos = read_positions(&std::fs::read(&a[1]).unwrap());
+    let mut pos = read_positions(&std::fs::read(&a[1]).unwrap());
+    if let Ok(n) = std::env::var("LIMIT") {
+        pos.truncate(n.parse().unwrap());
+    }
     if let Ok(games) = std::env::var("GAMES") {
         check_tokens(&std::fs::read_to_string(games).unwrap(), &pos);
         if std::env::var_os("TOKENS_ONLY").is_some() {

@@ -130,16 +130,35 @@ fn tokens_and_move_indices_follow_label_py() {
     assert_eq!((at(2, 2), at(5, 2), at(4, 5), at(62, 11)), (1, 0, 1, 1));
 }
 
+/// The logits of `q` on a few positions on every SIMD path this processor has.
+fn logits_per_path(q: &IntModel) -> Vec<(chesszip::model::transformer::simd::Simd, Vec<Vec<i32>>)> {
+    use chesszip::model::transformer::simd::{self, Simd};
+    let inputs = [(start_planes(), 1500, 1500), (random_planes(9), 1700, 1300), (random_planes(10), 0, 5000)];
+    let mut out = Vec::new();
+    for p in [Simd::Scalar, Simd::Avx2, Simd::Avx512].into_iter().filter(|&p| p <= simd::best()) {
+        simd::force(Some(p));
+        out.push((p, inputs.iter().map(|(x, a, b)| q.forward(x, *a, *b)).collect()));
+    }
+    simd::force(None);
+    out
+}
+
 #[test]
-fn scalar_and_avx2_paths_give_the_same_integers() {
-    use chesszip::model::transformer::int::force_scalar;
-    let q = IntModel::new(&FloatModel::random(5, SHAPE));
-    let planes = random_planes(9);
-    let simd = q.forward(&planes, 1700, 1300);
-    force_scalar(true);
-    let scalar = q.forward(&planes, 1700, 1300);
-    force_scalar(false);
-    assert_eq!(simd, scalar);
+fn every_simd_path_gives_the_same_integers() {
+    // The test shape (head width 8), the committed model, and head widths 32 and 64 (the
+    // IFMA weighted sum's widths; Maia3-5M's is 32).
+    let shapes = [
+        Shape { d: 64, heads: 2, blocks: 1, ffn: 128, hidden: 16, gen_inputs: 8, elo: 8 },
+        Shape { d: 128, heads: 2, blocks: 1, ffn: 96, hidden: 24, gen_inputs: 16, elo: 8 },
+    ];
+    let mut models = vec![IntModel::new(&FloatModel::random(5, SHAPE)), IntModel::new(&FloatModel::read(&committed()).unwrap())];
+    models.extend(shapes.iter().map(|&s| IntModel::new(&FloatModel::random(6, s))));
+    for q in &models {
+        let runs = logits_per_path(q);
+        for (p, z) in &runs[1..] {
+            assert_eq!(z, &runs[0].1, "{p:?} against the portable path");
+        }
+    }
 }
 
 #[test]

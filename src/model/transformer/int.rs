@@ -23,23 +23,13 @@
 // Index loops over several arrays at once read best as written.
 #![allow(clippy::needless_range_loop)]
 
+use super::simd::{self, Dense, DotRhs, Simd, quantise_pairs, quantise_row, quantise_rows, rshift, sat};
 use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
 
 /// Fractional bits of an activation.
 pub const FRAC: u32 = 16;
 /// 1.0 in activation fixed point.
 pub const ONE: i64 = 1 << FRAC;
-
-/// Rounds `x / 2^s` to nearest (halves up); `s <= 0` shifts left.
-#[inline]
-fn rshift(x: i128, s: i32) -> i128 {
-    if s > 0 { (x + (1i128 << (s - 1))) >> s } else { x << (-s) }
-}
-
-#[inline]
-fn sat(x: i128) -> i32 {
-    x.clamp(i32::MIN as i128, i32::MAX as i128) as i32
-}
 
 /// The float `v` in `Q16`, rounded to nearest.
 fn q16(v: f32) -> i32 {
@@ -65,48 +55,14 @@ fn multiplier(v: f64) -> (i64, i32) {
     if m == 1 << 31 { (m / 2, e - 1) } else { (m, e) }
 }
 
-/// Requantises a row of `Q16` values to `i16` with `|q| <= max`: returns the shift `s` with
-/// `x ~ q * 2^s`.
-#[inline]
-fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
-    let m = x.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0) as i64;
-    let mut s = 0;
-    while rshift(m as i128, s) > max as i128 {
-        s += 1;
-    }
-    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
-    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = ((v as i64 + half) >> s).clamp(-max, max) as i16;
-    }
-    s
-}
-
-/// `sum a_i b_i` of two `i16` rows in `i32`. The caller bounds the sum (`len * 127 * act_max <
-/// 2^31`), so the wrapping operations never wrap: they only let the loop vectorise in every
-/// profile (overflow checks would keep it scalar).
-#[inline(always)]
-fn dot16(a: &[i16], b: &[i16]) -> i32 {
-    a.iter().zip(b).fold(0i32, |s, (&a, &b)| s.wrapping_add((a as i32).wrapping_mul(b as i32)))
-}
-
-/// `sum a_i b_i` in `i64` (at most `len * 2^30`: exact for any row shorter than 2^33).
-#[inline(always)]
-fn dot16_wide(a: &[i16], b: &[i16]) -> i64 {
-    a.iter().zip(b).fold(0i64, |s, (&a, &b)| s.wrapping_add((a as i32 * b as i32) as i64))
-}
-
 /// A dense layer with `i8` weights per output channel.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QLinear {
     rows: usize,
     cols: usize,
-    /// `rows * cols` weights in `-127..=127`.
-    w: Vec<i16>,
-    /// Per row: the scale's multiplier and exponent.
-    mult: Vec<(i64, i32)>,
-    /// Per row, `Q16`.
-    bias: Vec<i32>,
+    /// The weights (`-127..=127`) packed for the kernels, with the per-row multipliers
+    /// (`m * 2^-e`, the scale) and `Q16` biases.
+    dense: Dense,
     /// Largest input magnitude after requantisation (`cols * 127 * act_max < 2^31`).
     act_max: i32,
 }
@@ -130,7 +86,7 @@ impl QLinear {
             None => vec![0; m.rows],
         };
         let act_max = ((i32::MAX as i64) / (127 * m.cols.max(1) as i64)).min(32767) as i32;
-        QLinear { rows: m.rows, cols: m.cols, w, mult, bias, act_max }
+        QLinear { rows: m.rows, cols: m.cols, dense: Dense::new(m.rows, m.cols, &w, &mult, &bias), act_max }
     }
 
     /// Output size.
@@ -138,130 +94,130 @@ impl QLinear {
         self.rows
     }
 
-    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols` values. Runs the AVX2 copy of
-    /// the same code where the processor has it (the same integers: sums are exact).
-    pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
-            // SAFETY: the processor has AVX2 (checked above).
-            return unsafe { self.apply_avx2(x, y, scratch) };
-        }
-        self.apply_generic(x, y, scratch)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn apply_avx2(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        self.apply_generic(x, y, scratch)
-    }
-
-    /// `y_t = W x_t + b` for `n` rows `x_t` (`cols` apart in `x`, `rows` apart in `y`): the same
-    /// integers as [`QLinear::apply`] on each row, with each weight row read once for all of them.
-    /// `scratch` holds `n * cols` values.
-    pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && !scalar_forced() {
-            // SAFETY: the processor has AVX2 (checked above).
-            return unsafe { self.apply_rows_avx2(n, x, y, scratch) };
-        }
-        self.apply_rows_generic(n, x, y, scratch)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn apply_rows_avx2(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        self.apply_rows_generic(n, x, y, scratch)
-    }
-
+    /// `y = W x + b` for one `Q16` row; `scratch` holds `cols / 2 + 1` values.
     #[inline(always)]
-    fn apply_rows_generic(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        let (c, rows) = (self.cols, self.rows);
+    pub fn apply(&self, x: &[i32], y: &mut [i32], scratch: &mut [i32]) {
+        self.apply_rows(1, x, y, scratch)
+    }
+
+    /// `y_t = W x_t + b` for `n` rows `x_t` (`cols` apart in `x`, `rows` apart in `y`), each row
+    /// requantised to `i16` by its own shift, on the kernels' [`simd::active`] path (every path
+    /// gives the same integers). `scratch` holds `n * (cols / 2 + 1)` values (the requantised
+    /// inputs, as pairs of `i16`).
+    #[inline(always)]
+    pub fn apply_rows(&self, n: usize, x: &[i32], y: &mut [i32], scratch: &mut [i32]) {
         let mut shifts = [0i32; TOKENS];
-        assert!(n <= TOKENS);
-        for t in 0..n {
-            shifts[t] = quantise_row(&x[t * c..(t + 1) * c], self.act_max, &mut scratch[t * c..(t + 1) * c]);
-        }
-        for r in 0..rows {
-            let w = &self.w[r * c..(r + 1) * c];
-            let (m, e) = self.mult[r];
-            for t in 0..n {
-                let acc = dot16(w, &scratch[t * c..(t + 1) * c]);
-                y[t * rows + r] = sat(rshift(acc as i128 * m as i128, e - shifts[t]) + self.bias[r] as i128);
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn apply_generic(&self, x: &[i32], y: &mut [i32], scratch: &mut [i16]) {
-        let xq = &mut scratch[..self.cols];
-        let s = quantise_row(&x[..self.cols], self.act_max, xq);
-        for r in 0..self.rows {
-            let acc = dot16(&self.w[r * self.cols..(r + 1) * self.cols], xq);
-            let (m, e) = self.mult[r];
-            y[r] = sat(rshift(acc as i128 * m as i128, e - s) + self.bias[r] as i128);
-        }
+        let mut big = Vec::new();
+        let shifts = if n <= TOKENS {
+            &mut shifts[..n]
+        } else {
+            big.resize(n, 0);
+            &mut big[..]
+        };
+        quantise_rows(n, x, self.cols, self.cols, self.act_max, scratch, shifts);
+        self.dense.run(n, scratch, shifts, y, simd::active());
     }
 }
 
-static FORCE_SCALAR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Makes every later forward pass use the portable code even where AVX2 is available (for the
-/// tests that compare the two paths, and for measuring them).
+/// Makes every later forward pass use the portable code even where SIMD is available (for the
+/// tests that compare the paths, and for measuring them); see [`simd::force`] for the others.
 pub fn force_scalar(on: bool) {
-    FORCE_SCALAR.store(on, std::sync::atomic::Ordering::Relaxed);
+    simd::force(on.then_some(Simd::Scalar));
 }
 
-#[inline]
-fn scalar_forced() -> bool {
-    FORCE_SCALAR.load(std::sync::atomic::Ordering::Relaxed)
+/// `acc[c] = sum_j e_j v_j[c]` over the 64 keys (`v` row `j` at `j * DH`): `e_j <= 2^20` and
+/// `v` fit `i32`, so each product is one sign-extended 32 x 32 multiply, the sum below `2^57`;
+/// `DH` known, the sums stay in registers.
+#[inline(always)]
+fn weighted_sum<const DH: usize>(e: &[i64; TOKENS], vv: &[i32], acc: &mut [i64]) {
+    let mut a = [0i64; DH];
+    for j in 0..TOKENS {
+        let ej = e[j] as i32 as i64;
+        let v: &[i32; DH] = vv[j * DH..(j + 1) * DH].try_into().unwrap();
+        for c in 0..DH {
+            a[c] = a[c].wrapping_add(ej.wrapping_mul(v[c] as i64));
+        }
+    }
+    acc.copy_from_slice(&a);
+}
+
+/// `x += y`, saturating (a plain loop, compiled into the caller).
+#[inline(always)]
+fn residual(x: &mut [i32], y: &[i32]) {
+    for (v, &y) in x.iter_mut().zip(y) {
+        *v = v.saturating_add(y);
+    }
+}
+
+/// `sat(rshift(dot * m, sh) + add)`, in `i64` where that is exact (`|dot| < 2^31`, `m < 2^31`).
+#[inline(always)]
+fn scale_dot(dot: i64, m: i64, sh: i32, add: i32) -> i32 {
+    if dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh) {
+        let v = (dot * m + (1i64 << (sh - 1))) >> sh;
+        (v + add as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+    } else {
+        sat(rshift(dot as i128 * m as i128, sh) + add as i128)
+    }
 }
 
 /// GELU (erf form) in `Q16`, by table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Gelu {
-    t: Vec<i32>,
+    t: Box<[i32; GELU_N]>,
 }
 
 /// The GELU table's step, `2^-GELU_STEP` (in bits below `Q16`: index = `(x + 8) >> (16 - 7)`).
 const GELU_STEP: u32 = 7;
 const GELU_RANGE: i64 = 8;
+/// Entries of the GELU table.
+const GELU_N: usize = ((2 * GELU_RANGE) << GELU_STEP) as usize + 1;
 
 impl Gelu {
     fn new() -> Gelu {
-        let n = ((2 * GELU_RANGE) << GELU_STEP) as usize + 1;
-        let t = (0..n)
-            .map(|i| {
-                let x = i as f64 / (1u64 << GELU_STEP) as f64 - GELU_RANGE as f64;
-                let g = 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2));
-                (g * ONE as f64).round() as i32
-            })
-            .collect();
-        Gelu { t }
+        let t = std::array::from_fn(|i| {
+            let x = i as f64 / (1u64 << GELU_STEP) as f64 - GELU_RANGE as f64;
+            let g = 0.5 * x * (1.0 + erf(x / std::f64::consts::SQRT_2));
+            (g * ONE as f64).round() as i32
+        });
+        Gelu { t: Box::new(t) }
     }
 
-    #[inline]
+    /// [`Gelu::apply`] on every value (a plain loop: it is compiled into the caller, for its
+    /// instruction set).
+    #[inline(always)]
+    fn apply_all(&self, x: &mut [i32]) {
+        for v in x.iter_mut() {
+            *v = self.apply(*v);
+        }
+    }
+
+    /// Identity at and above 8, 0 below -8, the table with linear interpolation between.
+    /// Branch-free (the index clamped, the ends selected), so that loops over it vectorise;
+    /// the arithmetic cannot wrap (`|x| < 2^31`, table values below `2^20`).
+    #[inline(always)]
     fn apply(&self, x: i32) -> i32 {
         let lo = -GELU_RANGE * ONE;
         let x64 = x as i64;
-        if x64 >= GELU_RANGE * ONE {
-            return x;
-        }
-        if x64 < lo {
-            return 0;
-        }
-        let u = x64 - lo;
         let sh = FRAC - GELU_STEP;
+        let u = x64.wrapping_sub(lo).clamp(0, 2 * GELU_RANGE * ONE - 1);
         let i = (u >> sh) as usize;
         let f = u & ((1 << sh) - 1);
         let (a, b) = (self.t[i] as i64, self.t[i + 1] as i64);
-        (a + (((b - a) * f + (1 << (sh - 1))) >> sh)) as i32
+        let g = a.wrapping_add((b.wrapping_sub(a).wrapping_mul(f).wrapping_add(1 << (sh - 1))) >> sh) as i32;
+        if x64 >= GELU_RANGE * ONE {
+            x
+        } else if x64 < lo {
+            0
+        } else {
+            g
+        }
     }
 }
 
 /// `2^-f` for `f` in `[0, 1)` in steps of 1/256, `Q30`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exp2 {
-    t: Vec<i64>,
+    pub(crate) t: Box<[i64; 257]>,
 }
 
 /// Fractional bits of a softmax weight.
@@ -271,23 +227,24 @@ const LOG2E_Q16: i64 = 94548;
 
 impl Exp2 {
     fn new() -> Exp2 {
-        let t = (0..=256).map(|i| (exp_basic(-(i as f64) / 256.0 * std::f64::consts::LN_2) * (1u64 << 30) as f64).round() as i64).collect();
-        Exp2 { t }
+        let t = std::array::from_fn(|i| (exp_basic(-(i as f64) / 256.0 * std::f64::consts::LN_2) * (1u64 << 30) as f64).round() as i64);
+        Exp2 { t: Box::new(t) }
     }
 
-    /// `e^-d` in `Q20` for `d >= 0` in `Q16`.
-    #[inline]
+    /// `e^-d` in `Q20` for `0 <= d < 2^40` in `Q16` (the softmax's `max - s`, below `2^33`).
+    /// Branch-free; no step can wrap in that range (`d * log2 e < 2^57`, the table `<= 2^30`).
+    #[inline(always)]
     fn exp_neg(&self, d: i64) -> i64 {
-        let y = (d * LOG2E_Q16 + (1 << 15)) >> 16; // log2 units, Q16
+        let y = d.wrapping_mul(LOG2E_Q16).wrapping_add(1 << 15) >> 16; // log2 units, Q16
         let n = y >> 16;
-        if n >= 40 {
-            return 0;
-        }
         let f = y & 0xFFFF;
         let (i, r) = ((f >> 8) as usize, f & 0xFF);
         let (a, b) = (self.t[i], self.t[i + 1]);
-        let v = a + (((b - a) * r + 128) >> 8); // Q30
-        rshift(v as i128, (30 - EXP_FRAC) as i32 + n as i32) as i64
+        let v = a.wrapping_add(b.wrapping_sub(a).wrapping_mul(r).wrapping_add(128) >> 8); // Q30, in 0..=2^30
+        // rshift(v, 10 + n) for n < 40, in i64.
+        let sh = (30 - EXP_FRAC) as i64 + n.min(39);
+        let out = v.wrapping_add(1 << (sh - 1)) >> sh;
+        if n >= 40 { 0 } else { out }
     }
 }
 
@@ -296,29 +253,66 @@ impl Exp2 {
 struct Norm {
     w: Vec<i32>,
     b: Option<Vec<i32>>,
+    /// `max |w|`.
+    wmax: i64,
 }
 
 impl Norm {
     fn new(w: &[f32], b: Option<&[f32]>) -> Norm {
-        Norm { w: w.iter().map(|&v| q16(v)).collect(), b: b.map(|b| b.iter().map(|&v| q16(v)).collect()) }
+        let w: Vec<i32> = w.iter().map(|&v| q16(v)).collect();
+        let wmax = w.iter().map(|&v| (v as i64).abs()).max().unwrap_or(0);
+        Norm { w, b: b.map(|b| b.iter().map(|&v| q16(v)).collect()), wmax }
     }
 
-    /// LayerNorm (with a bias) or RMSNorm (without: no mean subtracted), in place.
+    /// LayerNorm (with a bias) or RMSNorm (without: no mean subtracted), in place. The sums
+    /// are exact: `i64` where they provably fit (the mean: `n * 2^31`; the variance when every
+    /// `|x - mean| < 2^26` and `n <= 2048`), `i128` otherwise.
+    #[inline(always)]
     fn apply(&self, x: &mut [i32]) {
-        let n = x.len() as i128;
+        let n = x.len() as i64;
         let mean = if self.b.is_some() {
-            let s: i128 = x.iter().map(|&v| v as i128).sum();
+            let s = x.iter().fold(0i64, |a, &v| a.wrapping_add(v as i64));
             (2 * s + n).div_euclid(2 * n)
         } else {
             0
         };
-        let var: i128 = x.iter().map(|&v| (v as i128 - mean) * (v as i128 - mean)).sum::<i128>() / n; // Q32
+        let dmax = x.iter().fold(0u64, |a, &v| a.max((v as i64 - mean).unsigned_abs()));
+        let var: i128 = if dmax < 1 << 26 && n <= 2048 {
+            x.iter().fold(0i64, |a, &v| {
+                let dv = (v as i64).wrapping_sub(mean);
+                a.wrapping_add(dv.wrapping_mul(dv))
+            }) as i128
+                / n as i128
+        } else {
+            x.iter().map(|&v| (v as i128 - mean as i128) * (v as i128 - mean as i128)).sum::<i128>() / n as i128
+        }; // Q32
         let eps = (EPS * (1u64 << 32) as f64).round() as i128;
         let sd = ((var + eps) as u128).isqrt() as i128; // Q16, >= 1
         let inv = (1i128 << 62) / sd; // Q46 of 1/sd
+        // Fast path, in i64: with |x - mean| < 2^31 and inv = ih 2^31 + il (ih <= 2^31,
+        // il < 2^31), both partial products are below 2^62 and
+        // floor((A 2^31 + B + 2^45) / 2^46) = floor((A + floor((B + 2^45) / 2^31)) / 2^15);
+        // then |z| <= zb, and z * w fits when zb * max |w| < 2^62.
+        let zb = ((dmax as u128 * inv as u128) >> 46) + 1;
+        if dmax < 1 << 31 && zb * self.wmax as u128 <= 1 << 62 {
+            let (ih, il) = ((inv >> 31) as i64, (inv & ((1 << 31) - 1)) as i64);
+            for (i, v) in x.iter_mut().enumerate() {
+                let dv = (*v as i64).wrapping_sub(mean);
+                let (a, b) = (dv.wrapping_mul(ih), dv.wrapping_mul(il));
+                let z = a.wrapping_add(b.wrapping_add(1 << 45) >> 31) >> 15; // Q16
+                let mut y = z.wrapping_mul(self.w[i] as i64).wrapping_add(1 << (FRAC - 1)) >> FRAC;
+                if let Some(b) = &self.b {
+                    y = y.wrapping_add(b[i] as i64);
+                }
+                *v = y.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+            }
+            return;
+        }
+        // |x - mean| < 2^32, inv <= 2^62: the products fit i128 (and z * w: |z| < 2^48).
+        let mean = mean as i128;
         for (i, v) in x.iter_mut().enumerate() {
-            let z = rshift((*v as i128 - mean) * inv, 46); // Q16
-            let mut y = rshift(z * self.w[i] as i128, FRAC as i32);
+            let z = (*v as i128 - mean).wrapping_mul(inv).wrapping_add(1 << 45) >> 46; // Q16
+            let mut y = z.wrapping_mul(self.w[i] as i128).wrapping_add(1 << (FRAC - 1)) >> FRAC;
             if let Some(b) = &self.b {
                 y += b[i] as i128;
             }
@@ -413,11 +407,44 @@ impl IntModel {
     }
 
     /// The policy logits (`VOCAB`, `Q16` nats) of one position: `planes` is the `64 x 96`
-    /// input (0/1), token-major, as `scripts/teacher/label.py` builds it.
+    /// input (0/1), token-major, as `scripts/teacher/label.py` builds it. Runs on the kernels'
+    /// [`simd::active`] path, the loops around them compiled for it too (the same integers on
+    /// every path: integer sums are exact in any order).
     pub fn forward(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
+        let path = simd::active();
+        match path {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => {
+                // SAFETY: `active` never returns a path the processor lacks.
+                unsafe { self.forward_avx512(planes, self_elo, oppo_elo) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => {
+                // SAFETY: as above.
+                unsafe { self.forward_avx2(planes, self_elo, oppo_elo) }
+            }
+            _ => self.forward_with(planes, self_elo, oppo_elo, Simd::Scalar),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,bmi2")]
+    unsafe fn forward_avx512(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
+        self.forward_with(planes, self_elo, oppo_elo, Simd::Avx512)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma,bmi2")]
+    unsafe fn forward_avx2(&self, planes: &[u8], self_elo: i32, oppo_elo: i32) -> Vec<i32> {
+        self.forward_with(planes, self_elo, oppo_elo, Simd::Avx2)
+    }
+
+    #[inline(always)]
+    fn forward_with(&self, planes: &[u8], self_elo: i32, oppo_elo: i32, path: Simd) -> Vec<i32> {
         let d = self.d;
         let dh = d / self.heads;
-        let mut scratch = vec![0i16; self.max_cols];
+        let dhp = dh.div_ceil(2) * 2;
+        let mut scratch = vec![0i32; TOKENS * (self.max_cols / 2 + 1)];
         // Embedding.
         let elo = |e: i32| -> Vec<i32> {
             let a = e.clamp(0, ELO_MAX) as i64;
@@ -436,80 +463,123 @@ impl IntModel {
             inp.extend_from_slice(&es);
             inp.extend_from_slice(&eo);
         }
-        let mut rows = vec![0i16; TOKENS * self.max_cols];
-        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut rows);
+        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut scratch);
         let mut qkv = vec![0i32; TOKENS * 3 * d];
         let mut att = vec![0i32; TOKENS * d];
         let mut ys = vec![0i32; TOKENS * d];
-        let mut qq = vec![0i16; TOKENS * dh];
-        let mut kq = vec![0i16; TOKENS * dh];
+        let mut qq = vec![0i32; dh.div_ceil(2)];
+        let mut kq = vec![0i16; TOKENS * dhp];
+        let mut vv = vec![0i32; TOKENS * dh];
+        let mut vu = vec![0u64; TOKENS * dh];
         let mut ks = vec![0i32; TOKENS];
-        let mut e = vec![0i64; TOKENS];
+        let mut e = [0i64; TOKENS];
+        let mut dots = [0i64; TOKENS];
+        let mut rhs = DotRhs::default();
+        let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
         for l in &self.layers {
             // Smolgen: the attention logits' bias from the mean token.
-            let mean: Vec<i32> = (0..d)
-                .map(|c| ((2 * (0..TOKENS).map(|t| x[t * d + c] as i64).sum::<i64>() + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32)
-                .collect();
+            let mut colsum = vec![0i64; d];
+            for xt in x.chunks_exact(d) {
+                // 64 values below 2^31: no wrap.
+                for (s, &v) in colsum.iter_mut().zip(xt) {
+                    *s = s.wrapping_add(v as i64);
+                }
+            }
+            let mean: Vec<i32> = colsum.iter().map(|&s| ((2 * s + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32).collect();
             let mut h = vec![0i32; l.sm2.rows()];
             l.sm2.apply(&mean, &mut h, &mut scratch);
-            h.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            self.gelu.apply_all(&mut h);
             l.ln1.apply(&mut h);
             let mut sg = vec![0i32; l.sm3.rows()];
             l.sm3.apply(&h, &mut sg, &mut scratch);
-            sg.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
+            self.gelu.apply_all(&mut sg);
             l.ln2.apply(&mut sg);
-            let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
-            for hd in 0..self.heads {
-                self.gab.apply(&sg[hd * self.sg..(hd + 1) * self.sg], &mut bias[hd * 4096..(hd + 1) * 4096], &mut scratch);
-            }
+            // One row of generator inputs per head, `4096` logits each.
+            self.gab.apply_rows(self.heads, &sg, &mut bias, &mut scratch);
             // Attention.
-            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut rows);
+            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut scratch);
+            let (m, ex) = self.att_scale;
             for hd in 0..self.heads {
                 let o = hd * dh;
                 for t in 0..TOKENS {
                     let row = &qkv[t * 3 * d..(t + 1) * 3 * d];
-                    ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kq[t * dh..(t + 1) * dh]);
+                    let kt = &mut kq[t * dhp..(t + 1) * dhp];
+                    ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kt[..dh]);
+                    kt[dh..].iter_mut().for_each(|v| *v = 0);
+                    vv[t * dh..(t + 1) * dh].copy_from_slice(&row[2 * d + o..2 * d + o + dh]);
+                    for (u, &v) in vu[t * dh..(t + 1) * dh].iter_mut().zip(&row[2 * d + o..2 * d + o + dh]) {
+                        *u = (v as i64 + (1 << 31)) as u64;
+                    }
                 }
+                rhs.pack(TOKENS, dh, &kq, dhp);
                 for i in 0..TOKENS {
                     let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
-                    let sq = quantise_row(&row[o..o + dh], 32767, &mut qq[..dh]);
-                    let (m, ex) = self.att_scale;
-                    let mut s = [0i32; TOKENS];
+                    let sq = quantise_pairs(&row[o..o + dh], 32767, &mut qq);
+                    rhs.dots(&qq, &mut dots, path);
+                    let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
+                    let mut shs = [0i32; TOKENS];
                     for j in 0..TOKENS {
-                        let dot = dot16_wide(&qq[..dh], &kq[j * dh..(j + 1) * dh]);
-                        let v = rshift(dot as i128 * m as i128, ex + FRAC as i32 - sq - ks[j]);
-                        s[j] = sat(v + bias[hd * 4096 + i * TOKENS + j] as i128);
+                        shs[j] = ex + FRAC as i32 - sq - ks[j];
                     }
-                    let mx = *s.iter().max().unwrap() as i64;
-                    let mut z = 0i64;
-                    for j in 0..TOKENS {
-                        e[j] = self.exp.exp_neg(mx - s[j] as i64);
-                        z += e[j];
+                    if !(path == Simd::Avx512 && simd::softmax_row(&dots, &shs, brow, m, &self.exp.t, &mut e)) {
+                        let mut s = [0i32; TOKENS];
+                        // The i64 fast path of `scale_dot` for every key, branch-free; any key outside
+                        // it (none on the real weights so far) is redone exactly.
+                        let mut slow = false;
+                        for j in 0..TOKENS {
+                            let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
+                            slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
+                            let sh = sh.clamp(1, 62);
+                            let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
+                            s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                        }
+                        if slow {
+                            for j in 0..TOKENS {
+                                s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                            }
+                        }
+                        let mx = *s.iter().max().unwrap() as i64;
+                        for j in 0..TOKENS {
+                            e[j] = self.exp.exp_neg(mx - s[j] as i64);
+                        }
                     }
+                    let z = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
                     let inv = (1i128 << 62) / z as i128;
                     // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
                     let mut acc = [0i64; 256];
                     let acc = &mut acc[..dh];
-                    for j in 0..TOKENS {
-                        let v = &qkv[j * 3 * d + 2 * d + o..j * 3 * d + 2 * d + o + dh];
-                        for (a, &v) in acc.iter_mut().zip(v) {
-                            *a = a.wrapping_add(e[j].wrapping_mul(v as i64));
+                    match dh {
+                        _ if simd::weighted_sum(&e, &vu, dh, z, acc) => {}
+                        32 => weighted_sum::<32>(&e, &vv, acc),
+                        64 => weighted_sum::<64>(&e, &vv, acc),
+                        _ => {
+                            for j in 0..TOKENS {
+                                let ej = e[j] as i32 as i64;
+                                for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
+                                    *a = a.wrapping_add(ej.wrapping_mul(v as i64));
+                                }
+                            }
                         }
                     }
                     for c in 0..dh {
-                        att[i * d + o + c] = sat(rshift(acc[c] as i128 * inv, 62));
+                        // |acc| < 2^57, inv <= 2^42: the product fits i128.
+                        att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
                     }
                 }
             }
-            l.out.apply_rows(TOKENS, &att, &mut ys, &mut rows);
-            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
-            x.chunks_exact_mut(d).for_each(|xt| l.norm1.apply(xt));
+            l.out.apply_rows(TOKENS, &att, &mut ys, &mut scratch);
+            residual(&mut x, &ys);
+            for xt in x.chunks_exact_mut(d) {
+                l.norm1.apply(xt);
+            }
             let mut f = vec![0i32; TOKENS * l.ff1.rows()];
-            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut rows);
-            f.iter_mut().for_each(|v| *v = self.gelu.apply(*v));
-            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut rows);
-            x.iter_mut().zip(&ys).for_each(|(v, y)| *v = v.saturating_add(*y));
-            x.chunks_exact_mut(d).for_each(|xt| l.norm2.apply(xt));
+            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut scratch);
+            self.gelu.apply_all(&mut f);
+            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut scratch);
+            residual(&mut x, &ys);
+            for xt in x.chunks_exact_mut(d) {
+                l.norm2.apply(xt);
+            }
         }
         // Policy head.
         for t in 0..TOKENS {
@@ -517,33 +587,81 @@ impl IntModel {
         }
         let mut q = vec![0i32; TOKENS * d];
         let mut k = vec![0i32; TOKENS * d];
-        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut rows);
-        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut rows);
-        let mut kq = vec![0i16; TOKENS * d];
+        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut scratch);
+        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut scratch);
+        let dp = d.div_ceil(2) * 2;
+        let mut kq = vec![0i16; TOKENS * dp];
         let mut ksh = vec![0i32; TOKENS];
         for t in 0..TOKENS {
-            ksh[t] = quantise_row(&k[t * d..(t + 1) * d], 32767, &mut kq[t * d..(t + 1) * d]);
+            ksh[t] = quantise_row(&k[t * d..(t + 1) * d], 32767, &mut kq[t * dp..t * dp + d]);
         }
+        rhs.pack(TOKENS, d, &kq, dp);
         let mut out = vec![0i32; VOCAB];
-        let mut qrow = vec![0i16; d];
+        let mut qrow = vec![0i32; d.div_ceil(2)];
         let (m, ex) = self.pol_scale;
         for i in 0..TOKENS {
-            let sq = quantise_row(&q[i * d..(i + 1) * d], 32767, &mut qrow);
+            let sq = quantise_pairs(&q[i * d..(i + 1) * d], 32767, &mut qrow);
+            rhs.dots(&qrow, &mut dots, path);
             for j in 0..TOKENS {
-                let dot = dot16_wide(&qrow, &kq[j * d..(j + 1) * d]);
-                out[i * TOKENS + j] = sat(rshift(dot as i128 * m as i128, ex + FRAC as i32 - sq - ksh[j]));
+                out[i * TOKENS + j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ksh[j], 0);
             }
         }
-        let mut off = [0i32; 4];
+        // The promotion offsets from the keys of the last rank (tokens 56..64).
+        let mut off = [0i32; 8 * 4];
+        self.promo.apply_rows(8, &k[56 * d..64 * d], &mut off, &mut scratch);
         for t in 0..8 {
-            self.promo.apply(&k[(56 + t) * d..(57 + t) * d], &mut off, &mut scratch);
             for f in 0..8 {
-                for (p, &o) in off.iter().enumerate() {
+                for (p, &o) in off[t * 4..(t + 1) * 4].iter().enumerate() {
                     let v = out[(48 + f) * TOKENS + 56 + t] as i128 + rshift(o as i128 * self.promo_scale as i128, FRAC as i32);
                     out[4096 + (f * 8 + t) * 4 + p] = sat(v);
                 }
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The AVX-512 softmax row against the scalar scores and `exp_neg`, with dots near the
+    /// fast path's edge, shifts across `1..=62`, saturating scores and far-below-max keys.
+    #[test]
+    fn softmax_row_matches_the_scalar_code() {
+        let exp = Exp2::new();
+        let mut g = 0x1234_5678_9abc_def0u64;
+        let mut next = move || {
+            g ^= g << 13;
+            g ^= g >> 7;
+            g ^= g << 17;
+            g
+        };
+        let mut checked = 0;
+        for round in 0..2000 {
+            let m = (1i64 << 30) + (next() % (1 << 30)) as i64;
+            let lim = if round % 3 == 0 { 3i64 << 30 } else { 1 << 28 };
+            let mut dots = [0i64; TOKENS];
+            let mut sh = [0i32; TOKENS];
+            let mut bias = [0i32; TOKENS];
+            for j in 0..TOKENS {
+                dots[j] = (next() % (2 * lim as u64)) as i64 - lim;
+                sh[j] = 1 + (next() % if round % 5 == 0 { 62 } else { 20 }) as i32 + if round % 5 == 0 { 0 } else { 20 };
+                bias[j] = (next() % (1 << 22)) as i32 - (1 << 21);
+            }
+            let mut e = [0i64; TOKENS];
+            if !simd::softmax_row(&dots, &sh, &bias, m, &exp.t, &mut e) {
+                continue;
+            }
+            checked += 1;
+            let s: Vec<i32> = (0..TOKENS).map(|j| scale_dot(dots[j], m, sh[j], bias[j])).collect();
+            let mx = *s.iter().max().unwrap() as i64;
+            let want: Vec<i64> = s.iter().map(|&v| exp.exp_neg(mx - v as i64)).collect();
+            assert_eq!(&e[..], &want[..], "round {round}");
+        }
+        // Without AVX-512 the row is never taken: nothing to compare.
+        if simd::best() >= Simd::Avx512 {
+            assert!(checked > 1000, "{checked} rows on the fast path");
+        }
     }
 }

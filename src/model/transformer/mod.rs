@@ -12,6 +12,7 @@
 pub mod int;
 pub mod onnx;
 pub mod pinned;
+pub mod simd;
 pub mod tokens;
 pub mod weights;
 

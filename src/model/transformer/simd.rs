@@ -1,0 +1,887 @@
+//! The integer Chessformer's kernels: dense layers as matrix products over packed weights, and
+//! exact dot products of two `i16` matrices (attention scores, the policy's query . key), each
+//! with a portable path, an AVX2 path and an AVX-512 VNNI path that give the same integers.
+//!
+//! - **Dense** ([`Dense`]): `i16` activations x `i8` weights (held in `i16`), `i32` sums. The
+//!   weights are packed when loaded in blocks of 16 output channels by input pairs, so that one
+//!   512-bit load holds 16 channels x 2 inputs: `vpdpwssd` (VNNI) or `vpmaddwd` + `vpaddd`
+//!   (AVX2) multiplies it by a broadcast input pair. A register tile of up to 4 tokens x 4
+//!   blocks accumulates over the whole input; the caller bounds every sum below `2^31`
+//!   (`cols * 127 * act_max`), so no partial sum wraps and the order does not matter. The sums
+//!   go back to `Q16` by the channel's multiplier and a rounding shift, in `i64` where the
+//!   product provably fits (`|acc| < 2^31`, `m < 2^31`, shift `1..=62`) and in `i128` otherwise:
+//!   the same integers as the `i128` formula everywhere.
+//! - **Exact dots** ([`DotRhs`]): `sum a_i b_i` of `i16` rows, which can reach `2^35` and more.
+//!   The right operand is split as `b = 256 * hi + lo` (`hi` in `-128..=127`, `lo` in
+//!   `0..=255`); over a chunk of 256 inputs both partial sums stay below `2^31` in `i32`
+//!   (`256 * 32767 * 255 < 2^31`), and `256 * hi_sum + lo_sum` is widened to `i64` per chunk.
+//!
+//! [`active`] picks the path: the best the processor has, unless [`force`] or the environment
+//! variable `CHESSZIP_SIMD` (`scalar`, `avx2`, `avx512`) asks for a lower one.
+
+// Index loops over several arrays at once read best as written.
+#![allow(clippy::needless_range_loop)]
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// An instruction set the kernels can use, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Simd {
+    /// Portable Rust (whatever the compiler makes of it for the baseline target).
+    Scalar,
+    /// AVX2: `vpmaddwd` + `vpaddd` on 256-bit registers.
+    Avx2,
+    /// AVX-512 (F, BW, VL, DQ) with VNNI: `vpdpwssd` on 512-bit registers.
+    Avx512,
+}
+
+impl Simd {
+    /// Its name, as `CHESSZIP_SIMD` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Simd::Scalar => "scalar",
+            Simd::Avx2 => "avx2",
+            Simd::Avx512 => "avx512",
+        }
+    }
+}
+
+static FORCED: AtomicU8 = AtomicU8::new(0);
+
+/// Makes later forward passes use at most `path` (`None`: the best available, or what
+/// `CHESSZIP_SIMD` asks for). For tests that compare the paths, and for measuring them.
+pub fn force(path: Option<Simd>) {
+    let v = match path {
+        None => 0,
+        Some(Simd::Scalar) => 1,
+        Some(Simd::Avx2) => 2,
+        Some(Simd::Avx512) => 3,
+    };
+    FORCED.store(v, Ordering::Relaxed);
+}
+
+/// The best path this processor has.
+pub fn best() -> Simd {
+    static BEST: OnceLock<Simd> = OnceLock::new();
+    *BEST.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw")
+                && std::is_x86_feature_detected!("avx512vl")
+                && std::is_x86_feature_detected!("avx512dq")
+                && std::is_x86_feature_detected!("avx512vnni")
+            {
+                return Simd::Avx512;
+            }
+            if std::is_x86_feature_detected!("avx2") {
+                return Simd::Avx2;
+            }
+        }
+        Simd::Scalar
+    })
+}
+
+fn from_env() -> Option<Simd> {
+    static ENV: OnceLock<Option<Simd>> = OnceLock::new();
+    *ENV.get_or_init(|| match std::env::var("CHESSZIP_SIMD").ok()?.to_ascii_lowercase().as_str() {
+        "scalar" | "portable" => Some(Simd::Scalar),
+        "avx2" => Some(Simd::Avx2),
+        "avx512" | "vnni" => Some(Simd::Avx512),
+        _ => None,
+    })
+}
+
+/// The path the kernels use now: the best available, lowered by [`force`] or `CHESSZIP_SIMD`.
+pub fn active() -> Simd {
+    let asked = match FORCED.load(Ordering::Relaxed) {
+        1 => Some(Simd::Scalar),
+        2 => Some(Simd::Avx2),
+        3 => Some(Simd::Avx512),
+        _ => from_env(),
+    };
+    asked.map_or(best(), |a| a.min(best()))
+}
+
+/// Output channels per packed block.
+const BLOCK: usize = 16;
+
+/// Rounds `x / 2^s` to nearest (halves up); `s <= 0` shifts left.
+#[inline]
+pub(crate) fn rshift(x: i128, s: i32) -> i128 {
+    if s > 0 { (x + (1i128 << (s - 1))) >> s } else { x << (-s) }
+}
+
+#[inline]
+pub(crate) fn sat(x: i128) -> i32 {
+    x.clamp(i32::MIN as i128, i32::MAX as i128) as i32
+}
+
+/// `sat(rshift(acc * m, e - s) + bias)`, in `i64` where that is exact.
+#[inline(always)]
+pub(crate) fn requant(acc: i32, m: i32, e: i32, s: i32, bias: i32) -> i32 {
+    let sh = e - s;
+    if (1..=62).contains(&sh) {
+        // |acc * m| < 2^62, the half below 2^61: no overflow.
+        let v = ((acc as i64 * m as i64) + (1i64 << (sh - 1))) >> sh;
+        (v + bias as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32
+    } else {
+        sat(rshift(acc as i128 * m as i128, sh) + bias as i128)
+    }
+}
+
+/// One packed load: 16 channels x 2 inputs, aligned for 512-bit loads.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Line([i16; 2 * BLOCK]);
+
+/// Two `i16` inputs as the kernels read them: `a` in the low half, `b` in the high half.
+#[inline(always)]
+pub(crate) fn pair(a: i16, b: i16) -> i32 {
+    (a as u16 as u32 | ((b as u16 as u32) << 16)) as i32
+}
+
+/// The two `i16` of a [`pair`].
+#[inline(always)]
+fn unpair(v: i32) -> (i32, i32) {
+    (v as i16 as i32, (v >> 16) as i16 as i32)
+}
+
+/// A dense layer's weights packed for the kernels, with its requantisation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dense {
+    rows: usize,
+    cols: usize,
+    /// Input pairs (`cols` rounded up to even, halved).
+    kp: usize,
+    blocks: usize,
+    /// Line `b * kp + p`, value `2 l + h`: weight `(16 b + l, 2 p + h)`, zero outside the matrix.
+    w: Vec<Line>,
+    /// Per channel (padded to whole blocks): multiplier (`< 2^31`), exponent, `Q16` bias.
+    m: Vec<i32>,
+    e: Vec<i32>,
+    bias: Vec<i32>,
+    e_min: i32,
+    e_max: i32,
+}
+
+impl Dense {
+    /// Packs row-major `rows x cols` weights with their multipliers `(m, e)` (`m < 2^31`) and
+    /// biases.
+    pub fn new(rows: usize, cols: usize, w: &[i16], mult: &[(i64, i32)], bias: &[i32]) -> Dense {
+        let kp = cols.div_ceil(2);
+        let blocks = rows.div_ceil(BLOCK);
+        let mut pw = vec![Line::default(); blocks * kp];
+        for r in 0..rows {
+            let (b, l) = (r / BLOCK, r % BLOCK);
+            for c in 0..cols {
+                pw[b * kp + c / 2].0[2 * l + c % 2] = w[r * cols + c];
+            }
+        }
+        // A channel whose multiplier is 0 gives its bias whatever its exponent: give it one in
+        // the others' range so that it never forces the slow path.
+        let live: Vec<i32> = mult.iter().filter(|&&(m, _)| m != 0).map(|&(_, e)| e).collect();
+        let (e_min, e_max) = (live.iter().copied().min().unwrap_or(31), live.iter().copied().max().unwrap_or(31));
+        let n = blocks * BLOCK;
+        let mut m = vec![0i32; n];
+        let mut e = vec![e_min; n];
+        let mut pb = vec![0i32; n];
+        for r in 0..rows {
+            let (mr, er) = mult[r];
+            assert!((0..1 << 31).contains(&mr), "multiplier out of range");
+            m[r] = mr as i32;
+            e[r] = if mr == 0 { e_min } else { er };
+            pb[r] = bias[r];
+        }
+        Dense { rows, cols, kp, blocks, w: pw, m, e, bias: pb, e_min, e_max }
+    }
+
+    /// Input pairs per row of the quantised input [`Dense::run`] reads (`cols` rounded up to
+    /// even, halved).
+    pub fn pairs(&self) -> usize {
+        self.kp
+    }
+
+    /// `y[t * rows + r] = requant(sum_c w[r][c] x_t[c])` for `t < n`: `xp` holds `n` rows of
+    /// [`Dense::pairs`] input pairs ([`quantise_rows`]; zero past `cols`), row `t` requantised
+    /// by `shifts[t]`. Every path gives the same integers.
+    pub fn run(&self, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32], path: Simd) {
+        let (xp, shifts, y) = (&xp[..n * self.kp], &shifts[..n], &mut y[..n * self.rows]);
+        match path {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 if best() >= Simd::Avx512 => {
+                // SAFETY: the processor has the features (checked by `best`).
+                unsafe { x86::dense512(self, n, xp, shifts, y) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 | Simd::Avx512 if best() >= Simd::Avx2 => {
+                // SAFETY: as above.
+                unsafe { x86::dense256(self, n, xp, shifts, y) }
+            }
+            _ => self.run_scalar(n, xp, shifts, y),
+        }
+    }
+
+    fn run_scalar(&self, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kp = self.kp;
+        for t in 0..n {
+            let x = &xp[t * kp..(t + 1) * kp];
+            for b in 0..self.blocks {
+                let mut acc = [0i32; BLOCK];
+                for (wp, &xv) in self.w[b * kp..(b + 1) * kp].iter().zip(x) {
+                    let (x0, x1) = unpair(xv);
+                    for l in 0..BLOCK {
+                        // Bounded by the caller below 2^31: wrapping only lets it vectorise.
+                        let v = (x0 * wp.0[2 * l] as i32).wrapping_add(x1 * wp.0[2 * l + 1] as i32);
+                        acc[l] = acc[l].wrapping_add(v);
+                    }
+                }
+                self.store(&acc, b, t, shifts[t], y);
+            }
+        }
+    }
+
+    /// Requantises one token's sums of block `b` into `y`.
+    #[inline(always)]
+    fn store(&self, acc: &[i32; BLOCK], b: usize, t: usize, s: i32, y: &mut [i32]) {
+        let base = b * BLOCK;
+        let live = (self.rows - base).min(BLOCK);
+        let out = &mut y[t * self.rows + base..t * self.rows + base + live];
+        for (l, o) in out.iter_mut().enumerate() {
+            let r = base + l;
+            *o = requant(acc[l], self.m[r], self.e[r], s, self.bias[r]);
+        }
+    }
+}
+
+/// Requantises `n` rows of `x` (`cols` values each, `xs` apart) to `i16` with `|q| <= max`,
+/// as [`quantise_row`], written as pairs (`cols.div_ceil(2)` per row, [`pair`], the last
+/// padded with 0); `shifts[t]` gets row `t`'s shift.
+#[inline(always)]
+pub(crate) fn quantise_rows(n: usize, x: &[i32], xs: usize, cols: usize, max: i32, out: &mut [i32], shifts: &mut [i32]) {
+    let kp = cols.div_ceil(2);
+    for t in 0..n {
+        shifts[t] = quantise_pairs(&x[t * xs..t * xs + cols], max, &mut out[t * kp..(t + 1) * kp]);
+    }
+}
+
+/// The shift `s` (`x ~ q * 2^s`) that brings a row's largest magnitude to at most `max`.
+#[inline(always)]
+fn row_shift(x: &[i32], max: i32) -> i32 {
+    let m = x.iter().fold(0u32, |a, v| a.max(v.unsigned_abs())) as i64;
+    let mut s = 0;
+    while rshift(m as i128, s) > max as i128 {
+        s += 1;
+    }
+    s
+}
+
+/// [`quantise_row`] written as `x.len().div_ceil(2)` pairs (the last padded with 0).
+#[inline(always)]
+pub(crate) fn quantise_pairs(x: &[i32], max: i32, out: &mut [i32]) -> i32 {
+    let s = row_shift(x, max);
+    // The same rounding as `rshift`, in i64 (|v| < 2^31): the loop vectorises.
+    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
+    let q = |v: i32| ((v as i64).wrapping_add(half) >> s).clamp(-max, max) as i16;
+    let mut it = x.chunks_exact(2);
+    for (o, c) in out.iter_mut().zip(&mut it) {
+        *o = pair(q(c[0]), q(c[1]));
+    }
+    if let [v] = it.remainder() {
+        out[x.len() / 2] = pair(q(*v), 0);
+    }
+    s
+}
+
+/// Requantises a row of `Q16` values to `i16` with `|q| <= max`: returns the shift `s` with
+/// `x ~ q * 2^s`.
+#[inline(always)]
+pub(crate) fn quantise_row(x: &[i32], max: i32, out: &mut [i16]) -> i32 {
+    let s = row_shift(x, max);
+    let (half, max) = (if s > 0 { 1i64 << (s - 1) } else { 0 }, max as i64);
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = ((v as i64).wrapping_add(half) >> s).clamp(-max, max) as i16;
+    }
+    s
+}
+
+/// Inputs pairs summed in `i32` before widening, in [`DotRhs`] (256 inputs).
+const CHUNK_PAIRS: usize = 128;
+
+/// The right operand of exact `i16` dot products: `n` rows of `len` values, split into
+/// `256 * hi + lo` and packed as [`Dense`]'s weights (the rows as channels).
+#[derive(Clone, Debug, Default)]
+pub struct DotRhs {
+    n: usize,
+    kp: usize,
+    blocks: usize,
+    hi: Vec<Line>,
+    lo: Vec<Line>,
+}
+
+impl DotRhs {
+    /// Packs `n` rows of `len` values (`bs` apart in `b`), each in `-32767..=32767`.
+    pub fn pack(&mut self, n: usize, len: usize, b: &[i16], bs: usize) {
+        let kp = len.div_ceil(2);
+        let blocks = n.div_ceil(BLOCK);
+        let size = blocks * kp;
+        self.hi.clear();
+        self.hi.resize(size, Line::default());
+        self.lo.clear();
+        self.lo.resize(size, Line::default());
+        for j in 0..n {
+            let (bl, l) = (j / BLOCK, j % BLOCK);
+            for (c, &v) in b[j * bs..j * bs + len].iter().enumerate() {
+                let at = bl * kp + c / 2;
+                self.hi[at].0[2 * l + c % 2] = v >> 8;
+                self.lo[at].0[2 * l + c % 2] = v & 0xFF;
+            }
+        }
+        (self.n, self.kp, self.blocks) = (n, kp, blocks);
+    }
+
+    /// `out[j] = sum_c a[c] b_j[c]` for the `n` packed rows, exactly: `a` holds the left row as
+    /// `kp` pairs ([`pair`], zero past `len`), each value in `-32767..=32767`.
+    pub fn dots(&self, a: &[i32], out: &mut [i64], path: Simd) {
+        let (a, out) = (&a[..self.kp], &mut out[..self.n]);
+        match path {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 if best() >= Simd::Avx512 => {
+                // SAFETY: the processor has the features (checked by `best`).
+                unsafe { x86::dots512(self, a, out) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 | Simd::Avx512 if best() >= Simd::Avx2 => {
+                // SAFETY: as above.
+                unsafe { x86::dots256(self, a, out) }
+            }
+            _ => self.dots_scalar(a, out),
+        }
+    }
+
+    fn dots_scalar(&self, a: &[i32], out: &mut [i64]) {
+        let kp = self.kp;
+        for b in 0..self.blocks {
+            let mut tot = [0i64; BLOCK];
+            let (hi, lo) = (&self.hi[b * kp..(b + 1) * kp], &self.lo[b * kp..(b + 1) * kp]);
+            for p0 in (0..kp).step_by(CHUNK_PAIRS) {
+                let p1 = (p0 + CHUNK_PAIRS).min(kp);
+                let (mut h, mut l) = ([0i32; BLOCK], [0i32; BLOCK]);
+                for ((hp, lp), &av) in hi[p0..p1].iter().zip(&lo[p0..p1]).zip(&a[p0..p1]) {
+                    let (a0, a1) = unpair(av);
+                    for k in 0..BLOCK {
+                        h[k] = h[k].wrapping_add((a0 * hp.0[2 * k] as i32).wrapping_add(a1 * hp.0[2 * k + 1] as i32));
+                        l[k] = l[k].wrapping_add((a0 * lp.0[2 * k] as i32).wrapping_add(a1 * lp.0[2 * k + 1] as i32));
+                    }
+                }
+                for k in 0..BLOCK {
+                    tot[k] += ((h[k] as i64) << 8) + l[k] as i64;
+                }
+            }
+            let live = (self.n - b * BLOCK).min(BLOCK);
+            out[b * BLOCK..b * BLOCK + live].copy_from_slice(&tot[..live]);
+        }
+    }
+}
+
+/// One attention row's scores and softmax weights on AVX-512, where every key's rounded
+/// product fits `i64` (`|dot| < 3 * 2^30`, `m < 2^31`) and its shift is in `1..=62`: `s_j =
+/// sat(rshift(dot_j * m, sh_j) + bias_j)`, then `e_j = exp_neg(max s - s_j)` from the `Q30`
+/// table `t` (the same integers as `int.rs`'s `Exp2::exp_neg`). Returns `false`, writing
+/// nothing meaningful, where the processor lacks AVX-512 or some key is off the fast path.
+pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64, t: &[i64; 257], e: &mut [i64; 64]) -> bool {
+    let bias: &[i32; 64] = bias.try_into().expect("64 biases");
+    #[cfg(target_arch = "x86_64")]
+    if best() >= Simd::Avx512 && (0..1 << 31).contains(&m) {
+        // SAFETY: the processor has the features (checked by `best`).
+        return unsafe { x86::softmax512(dots, sh, bias, m, t, e) };
+    }
+    let _ = (dots, sh, bias, m, t, e);
+    false
+}
+
+/// Whether the processor has AVX-512 IFMA (52-bit multiply-add), for [`weighted_sum`].
+fn has_ifma() -> bool {
+    static IFMA: OnceLock<bool> = OnceLock::new();
+    *IFMA.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512ifma") {
+            return true;
+        }
+        false
+    })
+}
+
+/// The attention's weighted sum of values on AVX-512 IFMA: `acc[c] = sum_j e_j v_j[c]` over 64
+/// keys, with `vu` holding `v + 2^31` (row `j` at `j * dh`, `dh` a multiple of 8 up to 64) and
+/// `z = sum_j e_j`. Each `e_j (v + 2^31)` is below `2^52` (`e_j <= 2^20`), so the 52-bit
+/// multiply-add is exact, the sum is below `2^58`, and `acc = sum - 2^31 z`: the same
+/// integers as the `i64` products. Returns `false` (nothing written) where it does not apply.
+pub(crate) fn weighted_sum(e: &[i64; 64], vu: &[u64], dh: usize, z: i64, acc: &mut [i64]) -> bool {
+    if !has_ifma() || active() < Simd::Avx512 || vu.len() < 64 * dh || acc.len() < dh {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `has_ifma`); sizes checked.
+        match dh {
+            32 => return unsafe { x86::wsum52::<4>(e, vu, z, acc) },
+            64 => return unsafe { x86::wsum52::<8>(e, vu, z, acc) },
+            _ => {}
+        }
+    }
+    let _ = z;
+    false
+}
+
+/// The x86-64 kernels. Written with slices and iterators, so that a build with debug
+/// assertions (the dev and test profiles) carries no per-load checks in the inner loops.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{BLOCK, CHUNK_PAIRS, Dense, DotRhs, Line, requant};
+    use std::arch::x86_64::*;
+
+    /// Tokens per register tile.
+    const TR: usize = 4;
+    /// Blocks of 16 channels per register tile (AVX-512).
+    const TC: usize = 4;
+
+    macro_rules! tile_dispatch {
+        ($f:ident, $r:expr, $c:expr, $($a:expr),*) => {
+            match ($r, $c) {
+                (1, 1) => $f::<1, 1>($($a),*),
+                (1, 2) => $f::<1, 2>($($a),*),
+                (1, 3) => $f::<1, 3>($($a),*),
+                (1, _) => $f::<1, 4>($($a),*),
+                (2, 1) => $f::<2, 1>($($a),*),
+                (2, 2) => $f::<2, 2>($($a),*),
+                (2, 3) => $f::<2, 3>($($a),*),
+                (2, _) => $f::<2, 4>($($a),*),
+                (3, 1) => $f::<3, 1>($($a),*),
+                (3, 2) => $f::<3, 2>($($a),*),
+                (3, 3) => $f::<3, 3>($($a),*),
+                (3, _) => $f::<3, 4>($($a),*),
+                (_, 1) => $f::<4, 1>($($a),*),
+                (_, 2) => $f::<4, 2>($($a),*),
+                (_, 3) => $f::<4, 3>($($a),*),
+                (_, _) => $f::<4, 4>($($a),*),
+            }
+        };
+    }
+
+    #[inline(always)]
+    fn ld512(l: &Line) -> __m512i {
+        // SAFETY: a `Line` is 64 bytes, aligned to 64.
+        unsafe { _mm512_load_si512(l as *const Line as *const __m512i) }
+    }
+
+    #[inline(always)]
+    fn ld256(l: &Line, half: usize) -> __m256i {
+        // SAFETY: a `Line` is 64 bytes, aligned to 64: its halves are aligned to 32.
+        unsafe { _mm256_load_si256((l as *const Line as *const __m256i).wrapping_add(half)) }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) fn dense512(d: &Dense, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let mut b = 0;
+        while b < d.blocks {
+            let c = (d.blocks - b).min(TC);
+            let mut t = 0;
+            while t < n {
+                let r = (n - t).min(TR);
+                tile_dispatch!(tile512, r, c, d, b, t, xp, shifts, y);
+                t += r;
+            }
+            b += c;
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn tile512<const R: usize, const C: usize>(d: &Dense, b0: usize, t0: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kp = d.kp;
+        let w: [&[Line]; C] = std::array::from_fn(|c| &d.w[(b0 + c) * kp..(b0 + c + 1) * kp]);
+        let x: [&[i32]; R] = std::array::from_fn(|r| &xp[(t0 + r) * kp..(t0 + r + 1) * kp]);
+        let mut acc = [[_mm512_setzero_si512(); C]; R];
+        for p in 0..kp {
+            let wv: [__m512i; C] = std::array::from_fn(|c| ld512(&w[c][p]));
+            for r in 0..R {
+                let xv = _mm512_set1_epi32(x[r][p]);
+                for c in 0..C {
+                    acc[r][c] = _mm512_dpwssd_epi32(acc[r][c], xv, wv[c]);
+                }
+            }
+        }
+        for c in 0..C {
+            let base = (b0 + c) * BLOCK;
+            let live = (d.rows - base).min(BLOCK);
+            let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+            let ld = |v: &[i32]| {
+                let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
+                // SAFETY: 16 values.
+                unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+            };
+            let (mlo, mhi) = widen(ld(&d.m));
+            let ev = ld(&d.e);
+            let (blo, bhi) = widen(ld(&d.bias));
+            for r in 0..R {
+                let t = t0 + r;
+                let s = shifts[t];
+                let out = &mut y[t * d.rows + base..t * d.rows + base + live];
+                if d.e_min - s >= 1 && d.e_max - s <= 62 {
+                    let (alo, ahi) = widen(acc[r][c]);
+                    let (slo, shi) = widen(_mm512_sub_epi32(ev, _mm512_set1_epi32(s)));
+                    let lo = requant8(alo, mlo, slo, blo);
+                    let hi = requant8(ahi, mhi, shi, bhi);
+                    let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+                    // SAFETY: the mask covers the `live` values of `out`.
+                    unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
+                } else {
+                    let mut a = [0i32; BLOCK];
+                    // SAFETY: 16 values.
+                    unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
+                    for (l, o) in out.iter_mut().enumerate() {
+                        *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The 16 `i32` lanes of `v` as two vectors of 8 `i64`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn widen(v: __m512i) -> (__m512i, __m512i) {
+        (_mm512_cvtepi32_epi64(_mm512_castsi512_si256(v)), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v)))
+    }
+
+    /// [`requant`] on 8 lanes whose shifts are all in `1..=62`.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn requant8(acc: __m512i, m: __m512i, sh: __m512i, bias: __m512i) -> __m256i {
+        let one = _mm512_set1_epi64(1);
+        let p = _mm512_mul_epi32(acc, m);
+        let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(sh, one));
+        let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), sh), bias);
+        _mm512_cvtsepi64_epi32(v)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i64; 257], e: &mut [i64; 64]) -> bool {
+        let one = _mm512_set1_epi64(1);
+        let mv = _mm512_set1_epi64(m);
+        let mut s = [_mm512_setzero_si512(); 8];
+        let mut bad = 0u8;
+        for k in 0..8 {
+            // SAFETY: 8 values at 8 k of 64.
+            let (dv, shv, bv) = unsafe {
+                (
+                    _mm512_loadu_si512(dots.as_ptr().wrapping_add(8 * k) as *const __m512i),
+                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(sh.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                )
+            };
+            bad |= _mm512_cmpge_epu64_mask(_mm512_abs_epi64(dv), _mm512_set1_epi64(3 << 30))
+                | _mm512_cmplt_epi64_mask(shv, one)
+                | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
+            // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61) it
+            // stays below 2^63.
+            let p = _mm512_mullo_epi64(dv, mv);
+            let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
+            let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), shv), bv);
+            s[k] = _mm512_cvtepi32_epi64(_mm512_cvtsepi64_epi32(v));
+        }
+        if bad != 0 {
+            return false;
+        }
+        let mut mx = s[0];
+        for k in 1..8 {
+            mx = _mm512_max_epi64(mx, s[k]);
+        }
+        let mx = _mm512_set1_epi64(_mm512_reduce_max_epi64(mx));
+        for k in 0..8 {
+            let d = _mm512_sub_epi64(mx, s[k]);
+            let y = _mm512_srai_epi64::<16>(_mm512_add_epi64(_mm512_mullo_epi64(d, _mm512_set1_epi64(94548)), _mm512_set1_epi64(1 << 15)));
+            let n = _mm512_srai_epi64::<16>(y);
+            let f = _mm512_and_si512(y, _mm512_set1_epi64(0xFFFF));
+            let (i, r) = (_mm512_srli_epi64::<8>(f), _mm512_and_si512(f, _mm512_set1_epi64(0xFF)));
+            // SAFETY: i <= 255, so i and i + 1 index the 257 entries.
+            let (a, b) =
+                unsafe { (_mm512_i64gather_epi64::<8>(i, t.as_ptr()), _mm512_i64gather_epi64::<8>(_mm512_add_epi64(i, one), t.as_ptr())) };
+            // b - a and r fit i32.
+            let v = _mm512_add_epi64(
+                a,
+                _mm512_srai_epi64::<8>(_mm512_add_epi64(_mm512_mul_epi32(_mm512_sub_epi64(b, a), r), _mm512_set1_epi64(128))),
+            );
+            let shn = _mm512_add_epi64(_mm512_set1_epi64(10), _mm512_min_epi64(n, _mm512_set1_epi64(39)));
+            let out = _mm512_srav_epi64(_mm512_add_epi64(v, _mm512_sllv_epi64(one, _mm512_sub_epi64(shn, one))), shn);
+            let out = _mm512_maskz_mov_epi64(_mm512_cmplt_epi64_mask(n, _mm512_set1_epi64(40)), out);
+            // SAFETY: 8 values at 8 k of 64.
+            unsafe { _mm512_storeu_si512(e.as_mut_ptr().wrapping_add(8 * k) as *mut __m512i, out) };
+        }
+        true
+    }
+
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub(super) fn wsum52<const NC: usize>(e: &[i64; 64], vu: &[u64], z: i64, acc: &mut [i64]) -> bool {
+        let dh = 8 * NC;
+        let vu = &vu[..64 * dh];
+        let mut a = [_mm512_setzero_si512(); NC];
+        for j in 0..64 {
+            let ej = _mm512_set1_epi64(e[j]);
+            let row = &vu[j * dh..(j + 1) * dh];
+            for c in 0..NC {
+                // SAFETY: 8 values at 8 c of the row.
+                let v = unsafe { _mm512_loadu_si512(row.as_ptr().wrapping_add(8 * c) as *const __m512i) };
+                a[c] = _mm512_madd52lo_epu64(a[c], ej, v);
+            }
+        }
+        let off = _mm512_set1_epi64(z << 31);
+        for c in 0..NC {
+            // SAFETY: 8 values at 8 c of `acc` (at least dh long).
+            unsafe { _mm512_storeu_si512(acc.as_mut_ptr().wrapping_add(8 * c) as *mut __m512i, _mm512_sub_epi64(a[c], off)) };
+        }
+        true
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn dense256(d: &Dense, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        for b in 0..d.blocks {
+            let mut t = 0;
+            while t < n {
+                let r = (n - t).min(TR);
+                match r {
+                    1 => tile256::<1>(d, b, t, xp, shifts, y),
+                    2 => tile256::<2>(d, b, t, xp, shifts, y),
+                    3 => tile256::<3>(d, b, t, xp, shifts, y),
+                    _ => tile256::<4>(d, b, t, xp, shifts, y),
+                }
+                t += r;
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn tile256<const R: usize>(d: &Dense, b: usize, t0: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kp = d.kp;
+        let w = &d.w[b * kp..(b + 1) * kp];
+        let x: [&[i32]; R] = std::array::from_fn(|r| &xp[(t0 + r) * kp..(t0 + r + 1) * kp]);
+        let mut acc = [[_mm256_setzero_si256(); 2]; R];
+        for p in 0..kp {
+            let (w0, w1) = (ld256(&w[p], 0), ld256(&w[p], 1));
+            for r in 0..R {
+                let xv = _mm256_set1_epi32(x[r][p]);
+                acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(xv, w0));
+                acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(xv, w1));
+            }
+        }
+        for r in 0..R {
+            let mut a = [0i32; BLOCK];
+            // SAFETY: 16 values.
+            unsafe {
+                _mm256_storeu_si256(a.as_mut_ptr() as *mut __m256i, acc[r][0]);
+                _mm256_storeu_si256(a.as_mut_ptr().wrapping_add(8) as *mut __m256i, acc[r][1]);
+            }
+            d.store(&a, b, t0 + r, shifts[t0 + r], y);
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) fn dots512(r: &DotRhs, a: &[i32], out: &mut [i64]) {
+        let mut b = 0;
+        while b < r.blocks {
+            let c = (r.blocks - b).min(4);
+            match c {
+                1 => dots512_tile::<1>(r, b, a, out),
+                2 => dots512_tile::<2>(r, b, a, out),
+                3 => dots512_tile::<3>(r, b, a, out),
+                _ => dots512_tile::<4>(r, b, a, out),
+            }
+            b += c;
+        }
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn dots512_tile<const C: usize>(r: &DotRhs, b0: usize, a: &[i32], out: &mut [i64]) {
+        let kp = r.kp;
+        let hi: [&[Line]; C] = std::array::from_fn(|c| &r.hi[(b0 + c) * kp..(b0 + c + 1) * kp]);
+        let lo: [&[Line]; C] = std::array::from_fn(|c| &r.lo[(b0 + c) * kp..(b0 + c + 1) * kp]);
+        let a = &a[..kp];
+        let mut tot = [[_mm512_setzero_si512(); 2]; C];
+        let mut p0 = 0;
+        while p0 < kp {
+            let p1 = (p0 + CHUNK_PAIRS).min(kp);
+            let mut h = [_mm512_setzero_si512(); C];
+            let mut l = [_mm512_setzero_si512(); C];
+            for p in p0..p1 {
+                let av = _mm512_set1_epi32(a[p]);
+                for c in 0..C {
+                    h[c] = _mm512_dpwssd_epi32(h[c], av, ld512(&hi[c][p]));
+                    l[c] = _mm512_dpwssd_epi32(l[c], av, ld512(&lo[c][p]));
+                }
+            }
+            for c in 0..C {
+                let (hlo, hhi) = widen(h[c]);
+                let (llo, lhi) = widen(l[c]);
+                tot[c][0] = _mm512_add_epi64(tot[c][0], _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
+                tot[c][1] = _mm512_add_epi64(tot[c][1], _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+            }
+            p0 = p1;
+        }
+        for c in 0..C {
+            let base = (b0 + c) * BLOCK;
+            let live = (r.n - base).min(BLOCK);
+            let mut v = [0i64; BLOCK];
+            // SAFETY: 16 values.
+            unsafe {
+                _mm512_storeu_si512(v.as_mut_ptr() as *mut __m512i, tot[c][0]);
+                _mm512_storeu_si512(v.as_mut_ptr().wrapping_add(8) as *mut __m512i, tot[c][1]);
+            }
+            out[base..base + live].copy_from_slice(&v[..live]);
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) fn dots256(r: &DotRhs, a: &[i32], out: &mut [i64]) {
+        let kp = r.kp;
+        let a = &a[..kp];
+        for b in 0..r.blocks {
+            let (hi, lo) = (&r.hi[b * kp..(b + 1) * kp], &r.lo[b * kp..(b + 1) * kp]);
+            let mut tot = [0i64; BLOCK];
+            let mut p0 = 0;
+            while p0 < kp {
+                let p1 = (p0 + CHUNK_PAIRS).min(kp);
+                let mut acc = [_mm256_setzero_si256(); 4];
+                for p in p0..p1 {
+                    let av = _mm256_set1_epi32(a[p]);
+                    acc[0] = _mm256_add_epi32(acc[0], _mm256_madd_epi16(av, ld256(&hi[p], 0)));
+                    acc[1] = _mm256_add_epi32(acc[1], _mm256_madd_epi16(av, ld256(&hi[p], 1)));
+                    acc[2] = _mm256_add_epi32(acc[2], _mm256_madd_epi16(av, ld256(&lo[p], 0)));
+                    acc[3] = _mm256_add_epi32(acc[3], _mm256_madd_epi16(av, ld256(&lo[p], 1)));
+                }
+                let mut v = [0i32; 4 * 8];
+                for k in 0..4 {
+                    // SAFETY: 8 values at 8 k.
+                    unsafe { _mm256_storeu_si256(v.as_mut_ptr().wrapping_add(8 * k) as *mut __m256i, acc[k]) };
+                }
+                for k in 0..BLOCK {
+                    tot[k] += ((v[k] as i64) << 8) + v[BLOCK + k] as i64;
+                }
+                p0 = p1;
+            }
+            let base = b * BLOCK;
+            let live = (r.n - base).min(BLOCK);
+            out[base..base + live].copy_from_slice(&tot[..live]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn range(&mut self, lo: i64, hi: i64) -> i64 {
+            lo + (self.next() % (hi - lo + 1) as u64) as i64
+        }
+    }
+
+    fn paths() -> Vec<Simd> {
+        [Simd::Scalar, Simd::Avx2, Simd::Avx512].into_iter().filter(|&p| p <= best()).collect()
+    }
+
+    /// Dense products at the overflow bounds (every input at `±act_max`, every weight `±127`)
+    /// and at random: every path gives the `i128` formula's integers.
+    #[test]
+    fn dense_paths_agree_with_the_exact_formula() {
+        let mut g = Rng(7);
+        for &(rows, cols, n) in &[(37, 511, 5), (16, 512, 64), (768, 256, 9), (4, 64, 8), (50, 352, 3), (1, 1, 1)] {
+            let act_max = ((i32::MAX as i64) / (127 * cols as i64)).min(32767) as i32;
+            for (extreme, narrow) in [(true, false), (false, false), (true, true), (false, true)] {
+                let w: Vec<i16> = (0..rows * cols)
+                    .map(|_| if extreme { if g.next().is_multiple_of(2) { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .collect();
+                let mult: Vec<(i64, i32)> = (0..rows)
+                    .map(|r| {
+                        // Narrow: every shift in 1..=62 (the vector requantisation); wide: some not.
+                        let e = if narrow { g.range(20, 50) } else { g.range(-2, 70) } as i32;
+                        if r % 11 == 5 { (0, 0) } else { (g.range(1 << 30, (1 << 31) - 1), e) }
+                    })
+                    .collect();
+                let bias: Vec<i32> = (0..rows).map(|_| g.range(i32::MIN as i64, i32::MAX as i64) as i32 / 4).collect();
+                let d = Dense::new(rows, cols, &w, &mult, &bias);
+                let st = 2 * d.pairs();
+                let mut xq = vec![0i16; n * st];
+                for t in 0..n {
+                    for c in 0..cols {
+                        xq[t * st + c] = if extreme {
+                            // All inputs of one sign against weights of one sign: the bound.
+                            act_max as i16 * if t % 2 == 0 { 1 } else { -1 }
+                        } else {
+                            g.range(-act_max as i64, act_max as i64) as i16
+                        };
+                    }
+                }
+                let shifts: Vec<i32> = (0..n).map(|_| g.range(0, if narrow { 19 } else { 40 }) as i32).collect();
+                let mut want = vec![0i32; n * rows];
+                for t in 0..n {
+                    for r in 0..rows {
+                        let acc: i64 = (0..cols).map(|c| w[r * cols + c] as i64 * xq[t * st + c] as i64).sum();
+                        assert!(acc.unsigned_abs() < 1 << 31);
+                        let (m, e) = mult[r];
+                        want[t * rows + r] = sat(rshift(acc as i128 * m as i128, e - shifts[t]) + bias[r] as i128);
+                    }
+                }
+                for p in paths() {
+                    let mut y = vec![0i32; n * rows];
+                    let xp: Vec<i32> = xq.chunks(2).map(|c| pair(c[0], c[1])).collect();
+                    d.run(n, &xp, &shifts, &mut y, p);
+                    assert_eq!(y, want, "{p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                }
+            }
+        }
+    }
+
+    /// Exact dots at the extremes (`±32767`, where the sums pass `2^31`) and at random.
+    #[test]
+    fn dot_paths_are_exact() {
+        let mut g = Rng(11);
+        for &(n, len) in &[(64, 32), (64, 256), (17, 300), (3, 1000), (64, 7)] {
+            for mode in 0..3 {
+                let val = |g: &mut Rng, i: usize| -> i16 {
+                    match mode {
+                        0 => 32767,
+                        1 => {
+                            if i.is_multiple_of(2) {
+                                -32767
+                            } else {
+                                32767
+                            }
+                        }
+                        _ => g.range(-32767, 32767) as i16,
+                    }
+                };
+                let b: Vec<i16> = (0..n * len).map(|i| val(&mut g, i)).collect();
+                let mut a: Vec<i16> = (0..len.div_ceil(2) * 2).map(|i| if mode == 1 { -32767 } else { val(&mut g, i) }).collect();
+                a[len..].iter_mut().for_each(|v| *v = 0);
+                let want: Vec<i64> = (0..n).map(|j| (0..len).map(|c| a[c] as i64 * b[j * len + c] as i64).sum()).collect();
+                let mut r = DotRhs::default();
+                r.pack(n, len, &b, len);
+                for p in paths() {
+                    let mut out = vec![0i64; n];
+                    let ap: Vec<i32> = a.chunks(2).map(|c| pair(c[0], c[1])).collect();
+                    r.dots(&ap, &mut out, p);
+                    assert_eq!(out, want, "{p:?} n {n} len {len} mode {mode}");
+                }
+            }
+        }
+    }
+}
