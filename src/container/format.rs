@@ -73,7 +73,9 @@ pub enum Coding {
     /// rating diffs from the two ratings and the result (`src/pgn/rating.rs`), `ECO` and
     /// `Opening` from the opening moves, `UTCTime` as a change (`src/pgn/tags.rs`).
     PgnFacts = 3,
-    /// PGN coding 4: the tags that do not depend on the moves in a stream of their own per block, and clocks from the move model
+    /// Byte 4 (PGN only): as coding 3, and the clocks' time spent is also predicted from the
+    /// move model's view of each main-line move (how surprising the played move was, its rank,
+    /// the best move's probability, check), `src/pgn/clock_model.rs`'s `view_classes`.
     PgnStreams = 4,
 }
 
@@ -209,6 +211,10 @@ impl FileHeader {
         let coding = Coding::from_byte(b[11]).ok_or_else(|| {
             Error::Unsupported(format!("block coding {} (this build reads codings 0 to {})", b[11], Coding::NEWEST as u8))
         })?;
+        if coding > Coding::newest_for(format) && format == InputFormat::Movetext {
+            // Codings 3 and up change only PGN blocks: no build ever wrote them for movetext.
+            return Err(Error::Unsupported(format!("block coding {} for movetext (movetext has codings 0 to 2)", b[11])));
+        }
         Ok(FileHeader { format, level: b[10], model_id: u64_at(b, 12), coding, weights: None })
     }
 }

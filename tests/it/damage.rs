@@ -5,7 +5,7 @@ use crate::common;
 
 use std::io::Cursor;
 
-use chesszip::container::{BlockHeader, FileHeader, IndexedReader};
+use chesszip::container::{BlockHeader, Coding, FileHeader, IndexedReader};
 use chesszip::model::Model;
 use chesszip::{CompressOptions, Error, expand_bytes, extract_lines};
 use common::{expand_opts, fast, first_games, round_trip_with};
@@ -102,11 +102,12 @@ fn with_header(archive: &[u8], edit: impl Fn(&mut [u8])) -> Vec<u8> {
 #[test]
 fn other_versions_and_models_are_unsupported() {
     let (archive, _) = small_archive();
-    let cases: [(&str, HeaderEdit); 5] = [
+    let cases: [(&str, HeaderEdit); 6] = [
         ("version 2", Box::new(|h| h[8] = 2)),
         ("version 0", Box::new(|h| h[8] = 0)),
         ("input format 9", Box::new(|h| h[9] = 9)),
-        ("block coding 4", Box::new(|h| h[11] = 4)),
+        ("unknown block coding", Box::new(|h| h[11] = Coding::NEWEST as u8 + 1)),
+        ("a PGN-only coding on movetext", Box::new(|h| h[11] = Coding::PgnFacts as u8)),
         ("unknown model", Box::new(|h| h[12] ^= 1)),
     ];
     for (what, edit) in cases {
