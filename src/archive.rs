@@ -203,6 +203,13 @@ impl Salvage {
     pub fn is_complete(&self) -> bool {
         self.damaged.is_empty()
     }
+
+    /// Nothing expanded: the archive (or member) of `archive_range` is one damaged part,
+    /// block 0 from line 0, reaching the end, for the reason `error`.
+    fn nothing(archive_range: Range<u64>, error: String) -> Salvage {
+        let whole = DamagedBlock { member: 0, block: 0, lines: None, games: None, first_line: Some(0), archive_range, to_end: true, error };
+        Salvage { summary: Summary::default(), damaged: vec![whole] }
+    }
 }
 
 /// Expands what can be expanded of a damaged archive: every block that checks out (its
@@ -265,19 +272,7 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
         let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
             Ok(part) => part,
             Err(Error::Io(e)) => return Err(Error::Io(e)),
-            Err(e) => Salvage {
-                summary: Summary::default(),
-                damaged: vec![DamagedBlock {
-                    member: 0,
-                    block: 0,
-                    lines: None,
-                    games: None,
-                    first_line: Some(0),
-                    archive_range: 0..member.range.end - start,
-                    to_end: true,
-                    error: inner_message(e),
-                }],
-            },
+            Err(e) => Salvage::nothing(0..member.range.end - start, inner_message(e)),
         };
         let lines = member_lines(&mut window, &part);
         for mut d in part.damaged {
@@ -322,19 +317,7 @@ fn salvage_member<R: Read + Seek, W: Write>(
             Err(e @ Error::DecodeLimit { .. }) => Err(e),
             Ok(summary) => Ok(Salvage { summary, damaged: Vec::new() }),
             Err(Error::Io(e)) => Err(Error::Io(e)),
-            Err(e) => Ok(Salvage {
-                summary: Summary::default(),
-                damaged: vec![DamagedBlock {
-                    member: 0,
-                    block: 0,
-                    lines: None,
-                    games: None,
-                    first_line: Some(0),
-                    archive_range: 0..file_len,
-                    to_end: true,
-                    error: e.to_string(),
-                }],
-            }),
+            Err(e) => Ok(Salvage::nothing(0..file_len, e.to_string())),
         };
     }
     let mut reader = match IndexedReader::open_index(&mut input) {
