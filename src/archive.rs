@@ -47,11 +47,11 @@ pub(crate) use rounds::{round_len_within, worker_pool};
 /// archive, after its bytes were written: the caller must not keep them).
 ///
 /// ```
-/// use chesszip::{CompressOptions, ExpandOptions, compress, expand};
+/// use chesszip::{CompressOptions, ExpandOptions, Level, compress, expand};
 ///
 /// let pgn = b"[Event \"?\"]\n\n1. e4 e5 2. Nf3 { a comment } Nc6 1-0\n";
 /// // The block container: by default a text this small takes the raw form, which counts no plies.
-/// let opts = CompressOptions { level: 1, raw_form: false, ..CompressOptions::default() };
+/// let opts = CompressOptions { level: Level::MIN, raw_form: false, ..CompressOptions::default() };
 /// let mut archive = Vec::new();
 /// let summary = compress(&pgn[..], &mut archive, &opts, &|_| {})?;
 /// assert_eq!((summary.text_bytes, summary.stats.plies), (pgn.len() as u64, 4));
@@ -73,11 +73,11 @@ pub(crate) use rounds::{round_len_within, worker_pool};
 /// (a bug, never the input's fault). Every input is accepted.
 ///
 /// # Panics
-/// If `opts.level` is outside `MIN_LEVEL..=MAX_LEVEL`, or `opts.block_bytes` is 0.
+/// If `opts.block_bytes` is 0.
 pub fn compress<R: BufRead, W: Write>(input: R, output: W, opts: &CompressOptions, progress: Progress<'_>) -> Result<Summary, Error> {
     assert!(opts.block_bytes > 0, "blocks need at least one byte");
     let mut opts = CompressOptions { block_lines: opts.block_lines_or_default(), ..*opts };
-    if opts.level == TRANSFORMER_LEVEL {
+    if opts.level.get() == TRANSFORMER_LEVEL {
         opts.weights = Some(Weights::for_compress(opts.weights)?);
     }
     let opts = &opts;
@@ -225,10 +225,10 @@ impl Salvage {
 /// reported as one damaged part. Blocks are decoded in parallel rounds, as by [`expand`].
 ///
 /// ```
-/// use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_salvage};
+/// use chesszip::{CompressOptions, ExpandOptions, Level, compress_bytes, expand_salvage};
 ///
 /// let text = b"e4 e5 Nf3 1-0\nd4 d5 0-1\nc4 1/2-1/2\n";
-/// let opts = CompressOptions { level: 1, block_lines: 1, raw_form: false, ..CompressOptions::default() };
+/// let opts = CompressOptions { level: Level::MIN, block_lines: 1, raw_form: false, ..CompressOptions::default() };
 /// let archive = compress_bytes(text, &opts);
 /// let mut back = Vec::new();
 /// let salvage = expand_salvage(std::io::Cursor::new(&archive), &mut back, &ExpandOptions::default(), &|_| {})?;

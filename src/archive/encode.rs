@@ -24,10 +24,10 @@ pub(crate) fn compress_blocks<R: BufRead, W: Write>(
     progress: Progress<'_>,
 ) -> Result<Summary, Error> {
     let block_bytes = opts.block_bytes.min(MAX_BLOCK_TEXT);
-    let weights = opts.weights.filter(|_| opts.level == TRANSFORMER_LEVEL);
+    let weights = opts.weights.filter(|_| opts.level.get() == TRANSFORMER_LEVEL);
     let model = match weights {
         Some(w) => Model::with_weights(w),
-        None => Model::builtin(opts.level),
+        None => Model::builtin(opts.level.get()),
     };
     let format = match opts.format {
         Some(f) => f,
@@ -37,8 +37,8 @@ pub(crate) fn compress_blocks<R: BufRead, W: Write>(
     let mut splitter = coder.splitter();
     let header = FileHeader {
         format,
-        level: opts.level,
-        model_id: Model::builtin_id(opts.level),
+        level: opts.level.get(),
+        model_id: Model::builtin_id(opts.level.get()),
         coding: Coding::newest_for(format),
         weights: weights.map(|w| w.sha256),
     };

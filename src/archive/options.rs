@@ -3,7 +3,7 @@
 
 use super::limits::DecodeLimits;
 use crate::container::{BlockHeader, BlockStats, InputFormat, MAX_BLOCK_TEXT};
-use crate::model::DEFAULT_LEVEL;
+use crate::model::Level;
 use crate::model::transformer::Weights;
 
 /// Default number of lines (games) per block at levels 1-3: large enough for the online book
@@ -21,15 +21,15 @@ pub const STRONG_BLOCK_LEVEL: u8 = 4;
 
 /// Lines (games) per block when [`CompressOptions::block_lines`] is 0: [`DEFAULT_BLOCK_LINES`]
 /// below [`STRONG_BLOCK_LEVEL`], [`STRONG_BLOCK_LINES`] from it on.
-pub fn default_block_lines(level: u8) -> u32 {
-    if level >= STRONG_BLOCK_LEVEL { STRONG_BLOCK_LINES } else { DEFAULT_BLOCK_LINES }
+pub fn default_block_lines(level: Level) -> u32 {
+    if level.get() >= STRONG_BLOCK_LEVEL { STRONG_BLOCK_LINES } else { DEFAULT_BLOCK_LINES }
 }
 
 /// Settings of [`compress`](super::compress).
 #[derive(Clone, Copy, Debug)]
 pub struct CompressOptions {
-    /// Compression level, [`crate::model::MIN_LEVEL`]..=[`crate::model::MAX_LEVEL`].
-    pub level: u8,
+    /// Compression level ([`Level::DEFAULT`] by default).
+    pub level: Level,
     /// Lines per block; for PGN, games per block; 0 (the default) means the level's default,
     /// [`default_block_lines`].
     pub block_lines: u32,
@@ -62,7 +62,7 @@ impl CompressOptions {
 impl Default for CompressOptions {
     fn default() -> Self {
         CompressOptions {
-            level: DEFAULT_LEVEL,
+            level: Level::DEFAULT,
             block_lines: 0,
             threads: 0,
             format: None,
