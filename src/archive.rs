@@ -28,8 +28,8 @@ use limits::Meter;
 pub use options::{
     CompressOptions, DEFAULT_BLOCK_LINES, ExpandOptions, Progress, STRONG_BLOCK_LEVEL, STRONG_BLOCK_LINES, Summary, default_block_lines,
 };
-use rounds::Rounds;
 pub use rounds::{MAX_THREADS, ROUND_TEXT_BYTES};
+use rounds::{Round, Rounds};
 pub(crate) use rounds::{round_len_within, worker_pool};
 
 /// Compresses `input` to `output` as an archive; `progress` gets the input bytes read so far.
@@ -141,7 +141,7 @@ fn expand_container<R: Read, W: Write>(
     let mut read_bytes = header.encoded_len() as u64;
     loop {
         let first = reader.blocks_read();
-        let (blocks, failed) = rounds.read_round(&mut reader, meter, &mut read_bytes)?;
+        let Round { blocks, failed } = rounds.read_round(&mut reader, meter, &mut read_bytes)?;
         if let Some(e) = failed {
             return Err(e);
         }
@@ -406,7 +406,7 @@ fn salvage_sequential<R: Read, W: Write>(
     let mut read_bytes = header.encoded_len() as u64;
     loop {
         let first = reader.blocks_read();
-        let (blocks, mut failed) = rounds.read_round(&mut reader, &mut meter, &mut read_bytes)?;
+        let Round { blocks, mut failed } = rounds.read_round(&mut reader, &mut meter, &mut read_bytes)?;
         let texts = rounds.decode_round(first, &blocks, |b| Ok(b));
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = match rounds.resolve(text) {

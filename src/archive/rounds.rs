@@ -63,6 +63,14 @@ pub(crate) fn worker_pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
     rayon::ThreadPoolBuilder::new().num_threads(threads.min(MAX_THREADS)).build().map_err(|e| Error::Io(std::io::Error::other(e)))
 }
 
+/// A round of blocks read in order ([`Rounds::read_round`]).
+pub(crate) struct Round {
+    /// The blocks read: each one's header and coded block.
+    pub(crate) blocks: Vec<(BlockHeader, EncodedBlock)>,
+    /// The error that stopped the reading before the round was full (a damaged block), if any.
+    pub(crate) failed: Option<Error>,
+}
+
 /// A block container's blocks decoded round by round, in parallel: the archive's header and
 /// model, the worker pool, a round's ceilings and, for coding 2, the lines later blocks may
 /// copy ([`dups::Store`], at most [`dups::WINDOW`] bytes).
@@ -93,17 +101,11 @@ impl Rounds {
     }
 
     /// Reads the next round of blocks in order from `reader`, each admitted by `meter`;
-    /// `read_bytes` counts the archive's bytes read so far. Returns the blocks read and the
-    /// error that stopped the reading before the round was full, if any (a damaged block).
+    /// `read_bytes` counts the archive's bytes read so far.
     ///
     /// # Errors
     /// [`Error::Io`] from reading; [`Error::DecodeLimit`] from `meter`.
-    pub(crate) fn read_round<R: Read>(
-        &self,
-        reader: &mut Reader<R>,
-        meter: &mut Meter,
-        read_bytes: &mut u64,
-    ) -> Result<(Vec<(BlockHeader, EncodedBlock)>, Option<Error>), Error> {
+    pub(crate) fn read_round<R: Read>(&self, reader: &mut Reader<R>, meter: &mut Meter, read_bytes: &mut u64) -> Result<Round, Error> {
         let mut blocks = Vec::with_capacity(self.batch);
         let mut round_bytes = 0;
         while blocks.len() < self.batch && round_bytes < self.round_max {
@@ -116,10 +118,10 @@ impl Rounds {
                 }
                 Ok(None) => break,
                 Err(Error::Io(e)) => return Err(Error::Io(e)),
-                Err(e) => return Ok((blocks, Some(e))),
+                Err(e) => return Ok(Round { blocks, failed: Some(e) }),
             }
         }
-        Ok((blocks, None))
+        Ok(Round { blocks, failed: None })
     }
 
     /// Decodes a round of blocks in parallel, one task per block: `blocks[i]` is block number
