@@ -23,12 +23,13 @@ fn main() {
         }
     };
     let level = take("--level", 1) as u8;
+    let level_arg = chesszip::Level::new(level).expect("--level: a level");
     let games = take("--games", 1000);
     let threads = take("--threads", 0) as usize;
     for path in &args {
         let data = std::fs::read(path).expect("read input");
         let opts = CompressOptions {
-            level,
+            level: level_arg,
             block_lines: games,
             threads,
             format: Some(InputFormat::Pgn),
@@ -65,7 +66,7 @@ fn main() {
         let mut mt = Vec::new();
         chesszip::convert::to_movetext(InputFormat::Pgn, &data, &mut mt);
         let mt_opts = CompressOptions {
-            level,
+            level: level_arg,
             block_lines: games,
             threads: 0,
             format: Some(InputFormat::Movetext),

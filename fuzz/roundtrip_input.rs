@@ -20,7 +20,7 @@ pub const BOUNDARIES: [usize; 7] = [16 << 10, 1 << 16, 1 << 17, 3 << 16, 512 << 
 /// The settings and the text to compress of fuzz input `data`.
 pub fn settings(data: &[u8]) -> (CompressOptions, Vec<u8>) {
     let [a, b, rest @ ..] = data else {
-        return (CompressOptions { level: 1, threads: 1, ..CompressOptions::default() }, data.to_vec());
+        return (CompressOptions { level: chesszip::Level::MIN, threads: 1, ..CompressOptions::default() }, data.to_vec());
     };
     let grow = (a >> 3) & 7;
     let text = if grow == 0 || rest.is_empty() {
@@ -30,7 +30,7 @@ pub fn settings(data: &[u8]) -> (CompressOptions, Vec<u8>) {
         rest.iter().copied().cycle().take(size).collect()
     };
     let opts = CompressOptions {
-        level: 1,
+        level: chesszip::Level::MIN,
         block_lines: 1 + (*a as u32 % 8),
         block_bytes: if *b < 128 { 1 + *b as usize } else { MAX_BLOCK_TEXT },
         threads: 1,

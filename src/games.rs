@@ -387,10 +387,10 @@ impl<R: Read + Seek> Iterator for Blocks<R> {
 ///
 /// ```
 /// use std::io::Cursor;
-/// use chesszip::{CompressOptions, Games, compress_bytes};
+/// use chesszip::{CompressOptions, Games, Level, compress_bytes};
 ///
 /// let text = b"e4 e5 1-0\nd4 d5 0-1\nc4 *\n";
-/// let archive = compress_bytes(text, &CompressOptions { level: 1, block_lines: 1, ..CompressOptions::default() });
+/// let archive = compress_bytes(text, &CompressOptions { level: Level::MIN, block_lines: 1, ..CompressOptions::default() });
 /// let mut games = Games::open(Cursor::new(archive), 1)?;
 /// games.seek(2)?;
 /// assert_eq!(games.next_game()?, Some(b"c4 *\n".to_vec()));
@@ -714,7 +714,14 @@ mod tests {
     fn archive(text: &str, block_lines: u32, block_bytes: usize) -> Vec<u8> {
         compress_bytes(
             text.as_bytes(),
-            &CompressOptions { level: 1, block_lines, block_bytes, threads: 2, raw_form: false, ..CompressOptions::default() },
+            &CompressOptions {
+                level: crate::model::Level::MIN,
+                block_lines,
+                block_bytes,
+                threads: 2,
+                raw_form: false,
+                ..CompressOptions::default()
+            },
         )
     }
 

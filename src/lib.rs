@@ -29,10 +29,10 @@
 //! stream); [`compress`] writes the smaller and every reader takes both.
 //!
 //! ```
-//! use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
+//! use chesszip::{CompressOptions, ExpandOptions, Level, compress_bytes, expand_bytes};
 //!
 //! let games = b"e4 e5 Nf3 Nc6 Bb5 a6 1-0\nd4 d5 c4 1/2-1/2\nnot a game\n";
-//! let archive = compress_bytes(games, &CompressOptions { level: 1, ..CompressOptions::default() });
+//! let archive = compress_bytes(games, &CompressOptions { level: Level::MIN, ..CompressOptions::default() });
 //! assert_eq!(expand_bytes(&archive, &ExpandOptions::default())?, games);
 //! # Ok::<(), chesszip::Error>(())
 //! ```
@@ -66,4 +66,4 @@ pub use container::InputFormat;
 pub use error::{Error, Limit, Result};
 pub use games::{Blocks, Games};
 pub use inspect::{ArchiveInfo, count_games, count_games_with, extract_games, extract_games_with, extract_lines, extract_lines_with, info};
-pub use model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
+pub use model::{DEFAULT_LEVEL, Level, MAX_LEVEL, MIN_LEVEL};

@@ -22,7 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use chesszip::container::{IndexEntry, InputFormat};
-use chesszip::model::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
+use chesszip::model::{DEFAULT_LEVEL, Level, MAX_LEVEL, MIN_LEVEL};
 use chesszip::pgn::lexer::GameSplitter;
 use chesszip::{Blocks, CompressOptions, DecodeLimits, Error, ExpandOptions, Games};
 
@@ -76,17 +76,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn check_level(level: u8) -> PyResult<()> {
-    if (MIN_LEVEL..=MAX_LEVEL).contains(&level) {
-        Ok(())
-    } else {
-        Err(PyValueError::new_err(format!("level must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")))
-    }
+/// The level `level`, or Python's `ValueError`.
+fn check_level(level: u8) -> PyResult<Level> {
+    Level::new(level).map_err(|_| PyValueError::new_err(format!("level must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")))
 }
 
 /// `block_lines = None` is the level's default ([`chesszip::archive::default_block_lines`]).
 fn compress_options(level: u8, block_lines: Option<u32>, threads: usize, format: Option<&str>) -> PyResult<CompressOptions> {
-    check_level(level)?;
+    let level = check_level(level)?;
     if block_lines == Some(0) {
         return Err(PyValueError::new_err("block_lines must be at least 1"));
     }

@@ -34,7 +34,7 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io::{Read, Seek};
 
-use super::{block_format, check_counts, model_for};
+use super::block::{block_format, check_counts, expand_one, model_for};
 use crate::container::{BlockHeader, BlockStats, Coding, EncodedBlock, FileHeader, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::model::Model;
@@ -261,7 +261,7 @@ impl Decoded {
 /// As `expand_one` (the archive module's).
 pub fn expand_block(file: FileHeader, model: &Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Decoded, Error> {
     if !has_refs(file.format, file.coding) {
-        return super::expand_one(file, model, n, h, block).map(Decoded::Text);
+        return expand_one(file, model, n, h, block).map(Decoded::Text);
     }
     let named = |e: Error| match e {
         Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),

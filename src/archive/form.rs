@@ -38,8 +38,11 @@
 
 use std::io::{BufRead, Read, Write};
 
-use super::limits::Meter;
-use super::{CompressOptions, DecodeLimits, Progress, Summary, compress_blocks, regions};
+use super::encode::compress_blocks;
+use super::limits::{DecodeLimits, Meter};
+use super::options::{CompressOptions, Progress, Summary};
+use super::regions;
+use super::rounds::worker_pool;
 use crate::container::raw::{self, Codec, MAX_HELD, RawReader, StreamedWriter, Totals};
 use crate::container::{BlockStats, InputFormat};
 use crate::error::Error;
@@ -269,7 +272,7 @@ fn smallest_raw(text: &[u8], format: InputFormat, container_len: usize, opts: &C
     if text.len() > ALWAYS_TRY && container_len as f64 <= GATE * raw::estimate_len(text) as f64 {
         return Ok(None);
     }
-    let pool = super::worker_pool(opts.threads)?;
+    let pool = worker_pool(opts.threads)?;
     let (zstd, lzma) =
         pool.install(|| rayon::join(|| raw::encode_held(text, format, Codec::Zstd), || raw::encode_held(text, format, Codec::Lzma2)));
     let stored = raw::encode_held(text, format, Codec::Stored);

@@ -52,7 +52,7 @@ pub fn block_memory(text_len: u64, stream_bytes: u64) -> u64 {
 /// use chesszip::{CompressOptions, DecodeLimits, Error, ExpandOptions, compress_bytes, expand_bytes};
 ///
 /// let games = b"e4 e5 Nf3 Nc6 Bb5 a6 1-0\n".repeat(100);
-/// let archive = compress_bytes(&games, &CompressOptions { level: 1, raw_form: false, ..CompressOptions::default() });
+/// let archive = compress_bytes(&games, &CompressOptions { level: chesszip::Level::MIN, raw_form: false, ..CompressOptions::default() });
 /// let opts = ExpandOptions { limits: DecodeLimits { max_plies: Some(500), ..DecodeLimits::default() }, ..ExpandOptions::default() };
 /// assert!(matches!(expand_bytes(&archive, &opts), Err(Error::DecodeLimit { .. })));
 /// assert_eq!(expand_bytes(&archive, &ExpandOptions::default())?, games);

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 use clap_complete::Shell;
 
+use chesszip::model::Level;
+
 use super::level::LevelArgs;
 use super::limits::LimitArgs;
 use super::lines::LineSpec;
@@ -86,9 +88,8 @@ pub struct BenchArgs {
     #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub file: Option<PathBuf>,
     /// Levels to measure, e.g. `-l 1,5,9` (default: the default level).
-    #[arg(short, long, value_delimiter = ',', default_values_t = [chesszip::model::DEFAULT_LEVEL],
-          value_parser = clap::value_parser!(u8).range(chesszip::MIN_LEVEL as i64..=chesszip::MAX_LEVEL as i64))]
-    pub levels: Vec<u8>,
+    #[arg(short, long, value_delimiter = ',', default_values_t = [Level::DEFAULT], value_parser = super::level::level_parser())]
+    pub levels: Vec<Level>,
     /// Worker threads; 0 means one per core (at most 256).
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
     pub threads: usize,

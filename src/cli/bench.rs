@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use chesszip::model::Level;
 use chesszip::{CompressOptions, ExpandOptions, expand_bytes};
 
 use super::args::BenchArgs;
@@ -67,7 +68,7 @@ fn peer(name: &str, compress: &[&str], decompress: &[&str], data: &[u8], repeat:
 }
 
 /// Times chesszip at `level` with `threads` threads: median compress and expand times.
-fn measure(data: &[u8], level: u8, threads: usize, block_lines: u32, repeat: usize) -> Result<(u64, Duration, Duration, u64)> {
+fn measure(data: &[u8], level: Level, threads: usize, block_lines: u32, repeat: usize) -> Result<(u64, Duration, Duration, u64)> {
     let opts = CompressOptions { level, threads, block_lines, ..CompressOptions::default() };
     let mut c_times = Vec::new();
     let mut e_times = Vec::new();
@@ -122,7 +123,6 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     // 0: each level's default block size.
     let block_lines = args.block_lines.unwrap_or(0);
     for &level in &args.levels {
-        chesszip::model::Level::new(level)?;
         say_part(format_args!("level {level}..."));
         let (bytes, c, e, p) = measure(&data, level, threads, block_lines, repeat)?;
         plies = p;

@@ -1,9 +1,10 @@
 //! The compression level options: `--level N`, the gzip-style `-1` .. `-9`, `--fast` (level 1)
 //! and `--best` (level 9), the last one given winning.
 
+use clap::builder::TypedValueParser;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches, value_parser};
 
-use chesszip::model::{DEFAULT_LEVEL, MAX_EMBEDDED_LEVEL, MAX_LEVEL, MIN_LEVEL};
+use chesszip::model::{DEFAULT_LEVEL, Level, MAX_EMBEDDED_LEVEL, MAX_LEVEL, MIN_LEVEL};
 
 const LEVEL: &str = "level";
 /// `--fast`: the fastest level, as in gzip and xz.
@@ -17,14 +18,25 @@ const SHORT_IDS: [&str; 9] = ["level_1", "level_2", "level_3", "level_4", "level
 /// The chosen compression level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LevelArgs {
-    /// Level in `MIN_LEVEL..=MAX_LEVEL`.
-    pub level: u8,
+    /// The level.
+    pub level: Level,
+}
+
+/// `--level N` and `bench -l N`: a level, with clap's message for a number out of range
+/// ("11 is not in 1..=10").
+pub fn level_parser() -> impl TypedValueParser<Value = Level> {
+    value_parser!(u8).range(MIN_LEVEL as i64..=MAX_LEVEL as i64).map(|l| Level::new(l).expect("clap checked the range"))
+}
+
+/// Level `n` of the digit options and `--fast`/`--best` (always one).
+fn short(n: u8) -> Level {
+    Level::new(n).expect("the digit options name levels")
 }
 
 impl FromArgMatches for LevelArgs {
     fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        let mut best: Option<(usize, u8)> = None;
-        let mut consider = |index: Option<usize>, level: u8| {
+        let mut best: Option<(usize, Level)> = None;
+        let mut consider = |index: Option<usize>, level: Level| {
             if let Some(i) = index
                 && best.is_none_or(|(j, _)| i > j)
             {
@@ -33,18 +45,18 @@ impl FromArgMatches for LevelArgs {
         };
         for (n, id) in SHORT_IDS.iter().enumerate() {
             if m.get_flag(id) {
-                consider(m.indices_of(id).and_then(|mut i| i.next_back()), n as u8 + 1);
+                consider(m.indices_of(id).and_then(|mut i| i.next_back()), short(n as u8 + 1));
             }
         }
-        for (id, level) in [(FAST, MIN_LEVEL), (BEST, MAX_EMBEDDED_LEVEL)] {
+        for (id, level) in [(FAST, short(MIN_LEVEL)), (BEST, short(MAX_EMBEDDED_LEVEL))] {
             if m.get_flag(id) {
                 consider(m.indices_of(id).and_then(|mut i| i.next_back()), level);
             }
         }
-        if let Some(&level) = m.get_one::<u8>(LEVEL) {
+        if let Some(&level) = m.get_one::<Level>(LEVEL) {
             consider(m.indices_of(LEVEL).and_then(|mut i| i.next_back()), level);
         }
-        Ok(LevelArgs { level: best.map_or(DEFAULT_LEVEL, |(_, l)| l) })
+        Ok(LevelArgs { level: best.map_or(Level::DEFAULT, |(_, l)| l) })
     }
 
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
@@ -59,7 +71,7 @@ impl Args for LevelArgs {
             Arg::new(LEVEL)
                 .long(LEVEL)
                 .value_name("N")
-                .value_parser(value_parser!(u8).range(MIN_LEVEL as i64..=MAX_LEVEL as i64))
+                .value_parser(level_parser())
                 .action(ArgAction::Set)
                 .help_heading(HEADING)
                 .help(format!(

@@ -486,8 +486,13 @@ mod tests {
 
     #[test]
     fn structures_round_trip() {
-        let h =
-            FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef, coding: Coding::NEWEST, weights: None };
+        let h = FileHeader {
+            format: InputFormat::Movetext,
+            level: 5,
+            model_id: 0x0123_4567_89ab_cdef,
+            coding: Coding::newest_for(InputFormat::Movetext),
+            weights: None,
+        };
         assert_eq!(FileHeader::parse(&h.to_bytes()).unwrap(), h);
         let b = BlockHeader {
             lines: 3,

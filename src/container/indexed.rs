@@ -3,9 +3,9 @@
 
 use std::io::{Read, Seek, SeekFrom};
 
+use super::block::EncodedBlock;
 use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_count, index_len, parse_index};
 use super::reader::{check_streams, read_exact_or, read_vec};
-use crate::container::EncodedBlock;
 use crate::error::Error;
 
 /// An archive opened for random access. Opening reads and checks the header, footer and

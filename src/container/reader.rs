@@ -2,8 +2,8 @@
 
 use std::io::{self, Read};
 
+use super::block::EncodedBlock;
 use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_count, index_len, parse_index};
-use crate::container::EncodedBlock;
 use crate::error::Error;
 
 /// Reads exactly `buf.len()` bytes, turning a premature end into a clear corruption error.

@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
+use super::block::EncodedBlock;
 use super::format::{BlockHeader, FileHeader, Footer, IndexEntry, index_to_bytes};
-use crate::container::EncodedBlock;
 use crate::error::Error;
 
 /// Streams an archive to `W`: the header at creation, blocks as they come, the index and

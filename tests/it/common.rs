@@ -42,7 +42,7 @@ pub fn game_line(i: usize) -> Vec<u8> {
 /// Fast settings: level 1, small blocks, two threads, always the block container (the raw
 /// form has its own tests, tests/it/raw_form.rs).
 pub fn fast() -> CompressOptions {
-    CompressOptions { level: 1, block_lines: 50, threads: 2, raw_form: false, ..CompressOptions::default() }
+    CompressOptions { level: chesszip::Level::MIN, block_lines: 50, threads: 2, raw_form: false, ..CompressOptions::default() }
 }
 
 /// Expanding with two threads.

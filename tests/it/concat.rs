@@ -30,7 +30,7 @@ fn members() -> Vec<(Vec<u8>, Vec<u8>)> {
     let tiny = b"e4 e5 Nf3 1-0\nnot a game".to_vec();
     let small_pgn = pgn_games(1);
     let block = CompressOptions { block_lines: 5, ..fast() };
-    let raw = CompressOptions { level: 1, threads: 2, ..CompressOptions::default() };
+    let raw = CompressOptions { level: chesszip::Level::MIN, threads: 2, ..CompressOptions::default() };
     let out = vec![
         (chesszip::compress_bytes(&pgn, &block), pgn),
         (chesszip::compress_bytes(&tiny, &raw), tiny),

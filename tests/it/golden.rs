@@ -123,6 +123,37 @@ const GOLDEN: [(&str, &str, u8); 97] = [
     ("notations.pgn", "notations.pgn.l2.c4.chz", 2),
 ];
 
+/// `(input, level)` that the name of golden archive `name` says:
+/// `<input>.l<level>[.<release, coding or weights>...].chz` (see scripts/golden.sh), where
+/// `movetext.txt` is named `movetext`.
+fn input_and_level(name: &str) -> Option<(String, u8)> {
+    let segments: Vec<&str> = name.strip_suffix(".chz")?.split('.').collect();
+    let at = segments.iter().position(|s| s.len() > 1 && s.starts_with('l') && s[1..].bytes().all(|b| b.is_ascii_digit()))?;
+    let input = segments[..at].join(".");
+    let input = if input == "movetext" { "movetext.txt".to_string() } else { input };
+    Some((input, segments[at][1..].parse().ok()?))
+}
+
+/// The list stays the specification of which archive is the newest of its input and level (its
+/// order, oldest first, is not in the names), but it may not drift from the directory: every
+/// archive there is listed once, with the input and level its name says.
+#[test]
+fn the_golden_list_is_the_golden_directory() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .expect("tests/golden/")
+        .map(|e| e.expect("a directory entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".chz"))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = GOLDEN.iter().map(|g| g.1.to_string()).collect();
+    listed.sort();
+    assert_eq!(listed, on_disk, "GOLDEN and the archives in tests/golden/ differ");
+    for (input, archive, level) in GOLDEN {
+        assert_eq!(input_and_level(archive), Some((input.to_string(), level)), "{archive}: its name says another input or level");
+    }
+}
+
 /// The committed random Chessformer the level-10 golden archive was made with, loaded.
 fn level10_weights() -> &'static chesszip::model::transformer::Weights {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/level10/random.onnx");
@@ -158,7 +189,12 @@ fn golden_archives_expand_to_their_inputs() {
 fn compressing_again_gives_the_golden_bytes() {
     for (input, archive, level) in newest() {
         // The defaults of the command line, as the golden files were made with it.
-        let opts = CompressOptions { level, threads: 2, weights: (level == 10).then(level10_weights), ..CompressOptions::default() };
+        let opts = CompressOptions {
+            level: chesszip::Level::new(level).unwrap(),
+            threads: 2,
+            weights: (level == 10).then(level10_weights),
+            ..CompressOptions::default()
+        };
         let ours = compress_bytes(&read(input), &opts);
         assert!(
             ours == read(archive),

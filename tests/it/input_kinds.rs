@@ -195,12 +195,18 @@ fn blocks_default_to_the_levels_size_and_an_explicit_size_wins() {
     let text: Vec<u8> = (0..6000).flat_map(|i| if i % 2 == 0 { b"e4 e5 1-0\n".to_vec() } else { b"d4 d5 0-1\n".to_vec() }).collect();
     let blocks = |level: u8, block_lines: u32| {
         // The block container, whatever the raw form (zstd) would make of so repetitive a text.
-        let opts = CompressOptions { level, block_lines, threads: 2, raw_form: false, ..CompressOptions::default() };
+        let opts = CompressOptions {
+            level: chesszip::Level::new(level).unwrap(),
+            block_lines,
+            threads: 2,
+            raw_form: false,
+            ..CompressOptions::default()
+        };
         info_of(&round_trip_with(&text, &opts)).blocks
     };
     // Blocks of 1,000 lines below level 4, of 5,000 from level 4 on; 0 is the level's default.
-    assert_eq!(chesszip::archive::default_block_lines(3), 1000);
-    assert_eq!(chesszip::archive::default_block_lines(4), 5000);
+    assert_eq!(chesszip::archive::default_block_lines(chesszip::Level::new(3).unwrap()), 1000);
+    assert_eq!(chesszip::archive::default_block_lines(chesszip::Level::new(4).unwrap()), 5000);
     assert_eq!(blocks(3, 0), 6);
     assert_eq!(blocks(4, 0), 2);
     assert_eq!(blocks(4, 1000), 6);

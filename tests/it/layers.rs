@@ -421,20 +421,6 @@ fn folder_orders(root: &Path) -> BTreeMap<String, BTreeMap<String, u32>> {
     orders
 }
 
-/// Imports back up through a folder's root that are tolerated for now, as (file, path prefix):
-/// they are in files that other branches are changing at the same time (`archive/form.rs` calls
-/// the pipeline in `archive.rs`; the container's readers name `EncodedBlock` through
-/// `container/mod.rs`; `archive/dups.rs`, merged from the `dups` branch, decodes blocks with
-/// `block_format`, `model_for`, `expand_one` and `check_counts` of `archive.rs`). An entry
-/// that no longer occurs fails the test, so the list only shrinks.
-const KNOWN: [(&str, &str); 5] = [
-    ("src/archive/dups.rs", "archive::"),
-    ("src/archive/form.rs", "archive::"),
-    ("src/container/indexed.rs", "container::EncodedBlock"),
-    ("src/container/reader.rs", "container::EncodedBlock"),
-    ("src/container/writer.rs", "container::EncodedBlock"),
-];
-
 #[test]
 fn no_file_imports_a_file_above_or_beside_it_in_its_folder() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -476,7 +462,6 @@ fn no_file_imports_a_file_above_or_beside_it_in_its_folder() {
         orders.keys().filter(|f| !children.contains_key(*f)).map(|f| format!("the file order lists `{f}`, which is no folder of src/")),
     );
     let mut checked = 0;
-    let mut known_seen = [false; KNOWN.len()];
     for (file, own) in files.iter().zip(&paths) {
         if own.is_empty() || BINARIES.contains(&own[0].as_str()) {
             continue;
@@ -497,12 +482,6 @@ fn no_file_imports_a_file_above_or_beside_it_in_its_folder() {
             // A name that is not a file of the folder is an item of (or re-exported by) its root.
             let to = target.get(common).filter(|t| order.contains_key(*t));
             let Some(to) = to else {
-                let shown = file.strip_prefix(root).unwrap_or(file).display().to_string();
-                let path = target.join("::");
-                if let Some(k) = KNOWN.iter().position(|(f, prefix)| *f == shown && path.starts_with(prefix)) {
-                    known_seen[k] = true;
-                    continue;
-                }
                 wrong.push(format!(
                     "{}: `{}` reaches back up through src/{folder}'s root; name the file that defines it",
                     file.strip_prefix(root).unwrap_or(file).display(),
@@ -523,11 +502,6 @@ fn no_file_imports_a_file_above_or_beside_it_in_its_folder() {
                     target.join("::")
                 ));
             }
-        }
-    }
-    for (seen, (file, prefix)) in known_seen.iter().zip(KNOWN) {
-        if !seen {
-            wrong.push(format!("{file} no longer reaches `{prefix}` through its folder's root: delete it from KNOWN"));
         }
     }
     wrong.sort();

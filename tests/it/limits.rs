@@ -49,7 +49,8 @@ fn repeated() -> (Vec<u8>, Vec<u8>, u64) {
 #[test]
 fn repeated_games_are_references_in_new_archives() {
     let text = one_game().repeat(1000);
-    let archive = compress_bytes(&text, &CompressOptions { level: 1, threads: 2, raw_form: false, ..CompressOptions::default() });
+    let archive =
+        compress_bytes(&text, &CompressOptions { level: chesszip::Level::MIN, threads: 2, raw_form: false, ..CompressOptions::default() });
     let plies = chesszip::info(Cursor::new(&archive)).expect("info").plies;
     assert_eq!(plies, 92, "only the first copy is coded as moves");
     let low = DecodeLimits { max_plies: Some(1_000), ..DecodeLimits::default() };
@@ -137,8 +138,10 @@ fn a_game_longer_than_the_ceiling_is_refused_by_the_readers_that_hold_it() {
     let mut text = b"e4 e5 1-0\n".to_vec();
     text.extend(long_line(300_000));
     text.extend_from_slice(b"d4 d5 0-1\n");
-    let archive =
-        compress_bytes(&text, &CompressOptions { level: 1, threads: 2, block_lines: 1, raw_form: false, ..CompressOptions::default() });
+    let archive = compress_bytes(
+        &text,
+        &CompressOptions { level: chesszip::Level::MIN, threads: 2, block_lines: 1, raw_form: false, ..CompressOptions::default() },
+    );
     let small = with(DecodeLimits { max_game_bytes: Some(100_000), ..DecodeLimits::default() });
 
     let mut games = Games::open_with(Cursor::new(&archive), &small).unwrap();
@@ -175,7 +178,7 @@ fn a_pgn_game_across_many_blocks_is_extracted_without_holding_the_run() {
         pgn.extend_from_slice(b"a comment line\n");
     }
     pgn.extend_from_slice(b"} e5 1-0\n\n[Event \"last\"]\n\n1. d4 d5 0-1\n");
-    let opts = CompressOptions { level: 1, threads: 2, block_lines: 2, raw_form: false, ..CompressOptions::default() };
+    let opts = CompressOptions { level: chesszip::Level::MIN, threads: 2, block_lines: 2, raw_form: false, ..CompressOptions::default() };
     let archive = compress_bytes(&pgn, &opts);
     let all = |limits| {
         let mut out = Vec::new();
@@ -197,7 +200,7 @@ fn a_pgn_game_across_many_blocks_is_extracted_without_holding_the_run() {
 #[test]
 fn raw_forms_are_capped_before_and_while_expanding() {
     let text = b"the same log line, over and over again\n".repeat(20_000);
-    let archive = compress_bytes(&text, &CompressOptions { level: 1, threads: 2, ..CompressOptions::default() });
+    let archive = compress_bytes(&text, &CompressOptions { level: chesszip::Level::MIN, threads: 2, ..CompressOptions::default() });
     assert!(archive.len() * 100 < text.len(), "a raw form of {} bytes", archive.len());
     let err = expand_bytes(&archive, &with(DecodeLimits { max_output: Some(100_000), ..DecodeLimits::default() })).unwrap_err();
     assert_eq!(limit_of(&err), Some(Limit::Output), "{err}");
@@ -224,8 +227,10 @@ fn raw_forms_are_capped_before_and_while_expanding() {
 #[test]
 fn memlimit_shrinks_rounds_and_refuses_a_block_that_does_not_fit() {
     let text = crate::common::first_games(400);
-    let archive =
-        compress_bytes(&text, &CompressOptions { level: 1, threads: 2, block_lines: 100, raw_form: false, ..CompressOptions::default() });
+    let archive = compress_bytes(
+        &text,
+        &CompressOptions { level: chesszip::Level::MIN, threads: 2, block_lines: 100, raw_form: false, ..CompressOptions::default() },
+    );
     // A round of one block at a time still expands.
     let one_block = 2 * text.len() as u64 / 4 + 50_000;
     assert_eq!(expand_bytes(&archive, &with(DecodeLimits { memlimit: Some(one_block), ..DecodeLimits::default() })).unwrap(), text);

@@ -35,7 +35,11 @@ fn check_marks_and_extra_disambiguation_cost_under_three_percent() {
     let canonical = canonical(MARKED);
     assert_ne!(canonical, MARKED);
     for level in [1, 2] {
-        let opts = CompressOptions { level, format: Some(InputFormat::Movetext), ..CompressOptions::default() };
+        let opts = CompressOptions {
+            level: chesszip::Level::new(level).unwrap(),
+            format: Some(InputFormat::Movetext),
+            ..CompressOptions::default()
+        };
         let marked = compress_bytes(MARKED, &opts);
         assert_eq!(expand_bytes(&marked, &ExpandOptions::default()).unwrap(), MARKED);
         let plain = compress_bytes(&canonical, &opts);

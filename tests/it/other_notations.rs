@@ -158,7 +158,12 @@ fn notations() -> Vec<(&'static str, Rewrite)> {
 /// raw line, and returns the archive's size.
 #[track_caller]
 fn coded_size(name: &str, text: &[u8], level: u8) -> usize {
-    let opts = CompressOptions { level, format: Some(InputFormat::Movetext), raw_form: false, ..CompressOptions::default() };
+    let opts = CompressOptions {
+        level: chesszip::Level::new(level).unwrap(),
+        format: Some(InputFormat::Movetext),
+        raw_form: false,
+        ..CompressOptions::default()
+    };
     let archive = compress_bytes(text, &opts);
     assert_eq!(expand_bytes(&archive, &ExpandOptions::default()).unwrap(), text, "{name}: round trip");
     let i = info(Cursor::new(&archive)).unwrap();
@@ -225,7 +230,7 @@ fn pgn_in_other_notations_is_coded_as_moves() {
         pgn.push_str(&words.join(" "));
         pgn.push_str("\n\n");
     }
-    let opts = CompressOptions { level: 1, raw_form: false, ..CompressOptions::default() };
+    let opts = CompressOptions { level: chesszip::Level::MIN, raw_form: false, ..CompressOptions::default() };
     let archive = compress_bytes(pgn.as_bytes(), &opts);
     assert_eq!(expand_bytes(&archive, &ExpandOptions::default()).unwrap(), pgn.as_bytes());
     let i = info(Cursor::new(&archive)).unwrap();

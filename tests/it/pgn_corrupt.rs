@@ -11,7 +11,7 @@ const PGN: &[u8] = b"[Event \"Rated Blitz game\"]\n[Site \"https://lichess.org/a
 #[test]
 fn every_damaged_byte_is_an_error() {
     let opts = CompressOptions {
-        level: 1,
+        level: chesszip::Level::MIN,
         block_lines: 2,
         threads: 1,
         format: Some(InputFormat::Pgn),

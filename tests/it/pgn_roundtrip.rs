@@ -25,7 +25,7 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn round_trip(data: &[u8], format: Option<InputFormat>, block_lines: u32) -> Vec<u8> {
     let opts = CompressOptions {
-        level: 1,
+        level: chesszip::Level::MIN,
         block_lines,
         threads: 0,
         format,
@@ -82,7 +82,7 @@ fn pgn_is_detected_and_lichess_games_are_structured() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pgn/lichess/2016-05-first300.pgn");
     let data = std::fs::read(path).unwrap();
     let mut archive = Vec::new();
-    let opts = CompressOptions { level: 1, ..CompressOptions::default() };
+    let opts = CompressOptions { level: chesszip::Level::MIN, ..CompressOptions::default() };
     let summary = chesszip::compress(&data[..], &mut archive, &opts, &|_| {}).unwrap();
     assert_eq!(chesszip::container::FileHeader::parse(archive[..24].try_into().unwrap()).unwrap().format, InputFormat::Pgn);
     assert_eq!(summary.stats.games, 300);
@@ -94,14 +94,14 @@ fn pgn_is_detected_and_lichess_games_are_structured() {
 #[test]
 fn movetext_conversion_of_an_archive() {
     let pgn = b"[Event \"x\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n[Event \"y\"]\n\n1. d4 { hm } d5 (1... Nf6) 2. c4 *\n";
-    let archive = compress_bytes(pgn, &CompressOptions { level: 1, ..CompressOptions::default() });
+    let archive = compress_bytes(pgn, &CompressOptions { level: chesszip::Level::MIN, ..CompressOptions::default() });
     let mut out = Vec::new();
     let s = chesszip::convert::convert(&archive[..], &mut out, &ExpandOptions::default(), &|_| {}).unwrap();
     assert_eq!(String::from_utf8(out).unwrap(), "e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7 1-0\nd4 d5 c4 *\n");
     assert_eq!(s.games, 2);
     // A movetext archive converts to itself.
     let mt = b"e4 e5 Nf3 1-0\nd4 d5 0-1\n";
-    let archive = compress_bytes(mt, &CompressOptions { level: 1, ..CompressOptions::default() });
+    let archive = compress_bytes(mt, &CompressOptions { level: chesszip::Level::MIN, ..CompressOptions::default() });
     let mut out = Vec::new();
     chesszip::convert::convert(&archive[..], &mut out, &ExpandOptions::default(), &|_| {}).unwrap();
     assert_eq!(out, mt);

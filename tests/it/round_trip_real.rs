@@ -42,7 +42,7 @@ fn every_level_on_a_handful_of_games() {
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/level10/random.onnx");
             chesszip::model::transformer::Weights::load(std::path::Path::new(path)).expect("loads")
         });
-        let archive = round_trip_with(&text, &CompressOptions { level, weights, ..fast() });
+        let archive = round_trip_with(&text, &CompressOptions { level: chesszip::Level::new(level).unwrap(), weights, ..fast() });
         let info = info_of(&archive);
         assert_eq!((info.header.level, info.games, info.plies), (level, 3, 36), "level {level}");
     }

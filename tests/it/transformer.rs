@@ -195,7 +195,14 @@ fn level10_round_trips_real_games_and_names_its_weights() {
     let w = Weights::load(&committed()).unwrap();
     assert!(std::ptr::eq(w, Weights::load(&committed()).unwrap()), "loaded once per process");
     let input = heldout(5);
-    let opts = CompressOptions { level: 10, block_lines: 2, threads: 2, raw_form: false, weights: Some(w), ..CompressOptions::default() };
+    let opts = CompressOptions {
+        level: chesszip::Level::MAX,
+        block_lines: 2,
+        threads: 2,
+        raw_form: false,
+        weights: Some(w),
+        ..CompressOptions::default()
+    };
     let archive = compress_bytes(&input, &opts);
     let info = chesszip::info(std::io::Cursor::new(&archive)).unwrap();
     assert_eq!((info.header.level, info.header.weights), (10, Some(w.sha256)));
@@ -204,7 +211,7 @@ fn level10_round_trips_real_games_and_names_its_weights() {
         assert!(expand_bytes(&archive, &ExpandOptions { threads, ..Default::default() }).unwrap() == input);
     }
     // The same games at level 9: only the header's level, model and extension differ in form.
-    let l9 = compress_bytes(&input, &CompressOptions { level: 9, ..opts });
+    let l9 = compress_bytes(&input, &CompressOptions { level: chesszip::Level::new(9).unwrap(), ..opts });
     assert_eq!(chesszip::info(std::io::Cursor::new(&l9)).unwrap().header.weights, None);
     // A damaged extension (the digest) is caught by its checksum.
     let mut bad = archive.clone();

@@ -20,7 +20,13 @@ fn fixing_the_skill_class_changes_the_cost_of_the_same_moves() {
     assert_eq!(moves as usize, plies, "every ply of the 300 games is traced once");
     // The archive codes the same moves: its size is the traced bits plus the game ends,
     // results and framing: 8 % more here.
-    let opts = CompressOptions { level: 2, block_lines: 100, threads: 2, raw_form: false, ..CompressOptions::default() };
+    let opts = CompressOptions {
+        level: chesszip::Level::new(2).unwrap(),
+        block_lines: 100,
+        threads: 2,
+        raw_form: false,
+        ..CompressOptions::default()
+    };
     let archive = round_trip_with(&text, &opts);
     let bytes = archive.len() as f64;
     assert!(inferred / 8.0 < bytes && bytes < inferred / 8.0 * 1.15, "{} bytes of moves, archive {bytes}", inferred / 8.0);
