@@ -81,3 +81,67 @@ fn shared_pgn_files_round_trip_in_coding_5_with_their_tags_alone_and_never_grow_
     }
     eprintln!("all: {all_old} -> {all_new}, {all_fast} blocks with tags alone");
 }
+
+fn golden(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// Every game's tags as the library reads them without the moves.
+fn game_tags(archive: &[u8]) -> Vec<chesszip::TagPairs> {
+    chesszip::GameTags::open(std::io::Cursor::new(archive), 2).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+/// Every game's tags from the whole text.
+fn text_tags(text: &[u8]) -> Vec<chesszip::TagPairs> {
+    full_tags(text).into_iter().map(|tags| tags.into_iter().map(|t| (t.name, t.value)).collect()).collect()
+}
+
+#[test]
+fn game_tags_are_those_of_the_text_in_every_coding() {
+    let text = golden("lichess.pgn");
+    let expected = text_tags(&text);
+    assert!(expected.len() > 3 && expected.iter().all(|t| t.len() > 5));
+    // Coding 5 reads them from the heads; codings 1-4 decode the blocks.
+    for archive in
+        ["lichess.pgn.l1.c5.chz", "lichess.pgn.l2.c5.chz", "lichess.pgn.l2.c4.chz", "lichess.pgn.l1.c1.chz", "lichess.pgn.l1.chz"]
+    {
+        assert_eq!(game_tags(&golden(archive)), expected, "{archive}");
+    }
+    let text = golden("notations.pgn");
+    assert_eq!(game_tags(&golden("notations.pgn.l2.c5.chz")), text_tags(&text));
+    // A movetext archive: one game per line, without tags.
+    assert_eq!(game_tags(&golden("movetext.l1.chz")), vec![Vec::new(); 44]);
+}
+
+#[test]
+fn game_tags_of_a_lichess_month_in_small_blocks() {
+    let text = std::fs::read(common::shared_data("pgn/lichess/2017-05.pgn")).unwrap();
+    let opts = chesszip::CompressOptions { level: 1, block_lines: 50, threads: 2, ..chesszip::CompressOptions::default() };
+    let archive = chesszip::compress_bytes(&text, &opts);
+    let info = chesszip::info(std::io::Cursor::new(&archive)).unwrap();
+    assert!(info.blocks > 3, "{info:?}");
+    let tags = game_tags(&archive);
+    assert_eq!(tags.len() as u64, info.games);
+    assert_eq!(tags, text_tags(&text));
+}
+
+#[test]
+fn extract_tags_prints_tag_sections() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lichess.pgn.chz");
+    std::fs::write(&path, golden("lichess.pgn.l1.c5.chz")).unwrap();
+    let out = common::chesszip().args(["extract", "--tags"]).arg(&path).output().unwrap();
+    assert!(out.status.success());
+    let mut expected = Vec::new();
+    for tags in text_tags(&golden("lichess.pgn")) {
+        for (name, value) in tags {
+            expected.extend_from_slice(&[&b"["[..], &name, b" \"", &value, b"\"]\n"].concat());
+        }
+        expected.push(b'\n');
+    }
+    assert_eq!(String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&expected));
+    let out = common::chesszip().args(["extract", "--tags", "--game", "2"]).arg(&path).output().unwrap();
+    assert!(out.status.success() && out.stdout.starts_with(b"[Site \"https://lichess.org/wH87b5Mh\"]") && out.stdout.ends_with(b"\"]\n\n"));
+    let sections = out.stdout.windows(2).filter(|w| w == b"\n\n").count();
+    assert_eq!(sections, 1);
+}
