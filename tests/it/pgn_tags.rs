@@ -145,3 +145,31 @@ fn extract_tags_prints_tag_sections() {
     let sections = out.stdout.windows(2).filter(|w| w == b"\n\n").count();
     assert_eq!(sections, 1);
 }
+
+/// The lichess files' blocks at level 2 (as `compress -2` cuts them) in codings 4 and 5, for
+/// docs/notes-tags.md: `cargo test --test it -- --ignored pgn_tags::sizes --nocapture`.
+#[test]
+#[ignore]
+fn sizes_of_the_lichess_months_at_level_2() {
+    let model = Model::builtin(2);
+    for name in ["2016-05.pgn", "2017-05.pgn"] {
+        let data = std::fs::read(common::shared_data(&format!("pgn/lichess/{name}"))).unwrap();
+        let mut reader = BlockReader::new();
+        let mut input = &data[..];
+        let (mut c4, mut c5) = (0, 0);
+        loop {
+            let mut block = Vec::new();
+            reader.read_block(&mut input, chesszip::archive::DEFAULT_BLOCK_LINES, MAX_BLOCK_TEXT, &mut block).unwrap();
+            if block.is_empty() {
+                break;
+            }
+            let size = |coding| {
+                let (b, _, _) = pgn::encode_block_in(model, coding, &block);
+                b.range.len() + b.raw.len()
+            };
+            c4 += size(Coding::PgnStreams);
+            c5 += size(Coding::PgnTagStream);
+        }
+        eprintln!("{name}: level 2 blocks, coding 4 {c4} bytes, coding 5 {c5} bytes ({:+.2}%)", (c5 as f64 / c4 as f64 - 1.0) * 100.0);
+    }
+}
