@@ -97,7 +97,7 @@ impl std::hash::Hasher for KeyHasher {
 
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0 << 8 | self.0 >> 56) ^ b as u64;
+            self.0 = self.0.rotate_left(8) ^ b as u64;
         }
     }
 
