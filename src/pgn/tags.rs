@@ -287,6 +287,26 @@ impl TagModel {
         Ok(())
     }
 
+    /// Coding 5: `PlyCount` as a number (in the context of the game's result), else the
+    /// generic model.
+    fn code_plies<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>, result: GameResult) -> Result<(), Error> {
+        let n = if c.decoding() { None } else { canonical_int(v).and_then(|n| u32::try_from(n).ok()) };
+        let f = self.facts.as_mut().expect("coding 3");
+        // 0: another value; else the number plus one.
+        let sym = f.plies[result as usize].code_value(c, n.map_or(0, |n| n as u64 + 1))?;
+        if sym == 0 {
+            return self.code_value(c, id, v);
+        }
+        if sym > u32::MAX as u64 + 1 {
+            return Err(Error::Corrupt("PlyCount out of range".into()));
+        }
+        if c.decoding() {
+            *v = (sym - 1).to_string().into_bytes();
+            c.spend(v.len())?;
+        }
+        Ok(())
+    }
+
     fn id(&mut self, name: &[u8]) -> usize {
         if let Some(&id) = self.ids.get(name) {
             return id;
@@ -386,12 +406,14 @@ impl TagModel {
         for i in 0..tags.len() {
             let id = self.id(&tags[i].name);
             let before = c.bits[Stream::Tags as usize];
-            // Coding 5 codes `PlyCount` without the moves: as any value.
-            let kind = match self.kinds[id] {
-                Kind::PlyCount if self.stream => Kind::Generic,
-                k => k,
-            };
+            let kind = self.kinds[id];
             let predicted: Vec<u8> = match kind {
+                // Coding 5 codes `PlyCount` without the moves.
+                Kind::PlyCount if self.stream => {
+                    self.code_plies(c, id, &mut tags[i].value, info.result)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
                 Kind::Setup => continue,
                 // Coding 5: `Result` came first, the rest without the moves.
                 Kind::Result if self.stream => continue,
@@ -736,6 +758,8 @@ struct Facts {
     keyed_hit: [Bit; OPENING_CANDIDATES],
     /// Coding 5: a `Result` tag's value, as its index in [`GameResult::ALL`] (4: another value).
     result: NumberModel,
+    /// Coding 5: `PlyCount` plus one (0: not a number), per [`GameResult`] of the game.
+    plies: [NumberModel; 4],
     /// The block's last `UTCTime`, in seconds of the day.
     last_time: Option<i64>,
 }
