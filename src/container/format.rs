@@ -494,9 +494,11 @@ mod tests {
 
     #[test]
     fn structures_round_trip() {
-        let h =
-            FileHeader { format: InputFormat::Movetext, level: 5, model_id: 0x0123_4567_89ab_cdef, coding: Coding::NEWEST, weights: None };
+        // The newest coding is a PGN one (movetext headers stop at `newest_for(Movetext)`).
+        let h = FileHeader { format: InputFormat::Pgn, level: 5, model_id: 0x0123_4567_89ab_cdef, coding: Coding::NEWEST, weights: None };
         assert_eq!(FileHeader::parse(&h.to_bytes()).unwrap(), h);
+        let m = FileHeader { format: InputFormat::Movetext, coding: Coding::newest_for(InputFormat::Movetext), ..h };
+        assert_eq!(FileHeader::parse(&m.to_bytes()).unwrap(), m);
         let b = BlockHeader {
             lines: 3,
             text_len: 100,
