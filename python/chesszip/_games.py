@@ -89,6 +89,13 @@ class Archive:
         decode = _decoder(binary, self.encoding, self.errors)
         return iter(reader) if decode is None else map(decode, reader)
 
+    def tags(self) -> "List[Dict[str, str]]":
+        """Every game's tags, in order, a dict per game, without the moves where the archive
+        allows it (see :func:`chesszip.read_tags`), decoded with the archive's ``encoding``."""
+        self._random()
+        games = _native.read_tags(self._source, threads=self._threads, limits=self._limits)
+        return _tag_dicts(games, self.encoding, self.errors)
+
     def __iter__(self) -> Iterator[str]:
         """All games in order, as text (see :meth:`games`)."""
         return self.games()
@@ -225,6 +232,11 @@ def read_tags(
     :raises CorruptArchiveError: at a damaged block.
     """
     games = _native.read_tags(_source(source), threads=threads, limits=_limits(limits))
+    return _tag_dicts(games, encoding, errors)
+
+
+def _tag_dicts(games: "List[List[Tuple[bytes, bytes]]]", encoding: str, errors: str) -> "List[Dict[str, str]]":
+    """The native tag pairs as a dict per game (a repeated name keeps its first value)."""
     out: List[Dict[str, str]] = []
     for tags in games:
         d: Dict[str, str] = {}

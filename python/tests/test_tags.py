@@ -38,3 +38,5 @@ def test_read_tags_of_every_coding(tmp_path: Path) -> None:
         path.write_bytes((GOLDEN / name).read_bytes())
         assert chesszip.read_tags(path, threads=1) == expected, name
         assert chesszip.read_tags(str(path)) == expected, name
+        with chesszip.Archive(path) as a:
+            assert a.tags() == expected, name
