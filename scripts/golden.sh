@@ -103,3 +103,8 @@ make 2 notations.pgn notations.pgn.l2.c3.chz
 make 1 lichess.pgn lichess.pgn.l1.c4.chz
 make 2 lichess.pgn lichess.pgn.l2.c4.chz
 make 2 notations.pgn notations.pgn.l2.c4.chz
+# Coding 5 (PGN tags first: every tag value coded before any move, so that the tags read alone;
+# header byte 11 = 5): the PGN inputs at the levels they have goldens of.
+make 1 lichess.pgn lichess.pgn.l1.c5.chz
+make 2 lichess.pgn lichess.pgn.l2.c5.chz
+make 2 notations.pgn notations.pgn.l2.c5.chz

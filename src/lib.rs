@@ -64,6 +64,6 @@ pub use archive::{
 };
 pub use container::InputFormat;
 pub use error::{Error, Limit, Result};
-pub use games::{Blocks, Games};
+pub use games::{Blocks, GameTags, Games, TagPairs};
 pub use inspect::{ArchiveInfo, count_games, count_games_with, extract_games, extract_games_with, extract_lines, extract_lines_with, info};
 pub use model::{DEFAULT_LEVEL, Level, MAX_LEVEL, MIN_LEVEL};

@@ -49,7 +49,7 @@ from ._native import (
 )
 from ._api import ArchiveInfo, ChesszipCompressor, Limits, compress, decompress, info
 from ._file import ChesszipFile, open
-from ._games import Archive, chess_game, game, iter_chess_games, iter_games
+from ._games import Archive, chess_game, game, iter_chess_games, iter_games, read_tags
 from ._table import to_arrow, to_pandas
 
 __version__ = "0.1.0"
@@ -76,6 +76,7 @@ __all__ = [
     "iter_chess_games",
     "iter_games",
     "open",
+    "read_tags",
     "to_arrow",
     "to_pandas",
 ]

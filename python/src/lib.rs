@@ -248,6 +248,27 @@ fn count_games(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits
     py.detach(|| chesszip::count_games_with(input, &opts)).map_err(py_err)
 }
 
+/// Every game's tags, in order, as lists of `(name, value)` byte pairs, without decoding the
+/// moves of PGN archives of coding 5 (`chesszip::GameTags`); the GIL is released while reading.
+#[pyfunction]
+#[pyo3(signature = (source, *, threads = 0, limits = None))]
+fn read_tags(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    threads: usize,
+    limits: Option<&Bound<'_, PyDict>>,
+) -> PyResult<Vec<Vec<(Py<PyBytes>, Py<PyBytes>)>>> {
+    let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
+    let input = Input::from_py(source)?;
+    let games = py
+        .detach(|| chesszip::GameTags::open_with(input, &opts).and_then(|t| t.collect::<Result<Vec<_>, _>>()))
+        .map_err(py_err)?;
+    Ok(games
+        .into_iter()
+        .map(|tags| tags.into_iter().map(|(n, v)| (PyBytes::new(py, &n).unbind(), PyBytes::new(py, &v).unbind())).collect())
+        .collect())
+}
+
 /// What an archive holds, from its header and index (no block is decoded), as a dict.
 #[pyfunction]
 fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
@@ -738,6 +759,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(decompress, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(count_games, m)?)?;
+    m.add_function(wrap_pyfunction!(read_tags, m)?)?;
     m.add_function(wrap_pyfunction!(block_list, m)?)?;
     m.add_function(wrap_pyfunction!(block_games, m)?)?;
     m.add_class::<ShardReader>()?;

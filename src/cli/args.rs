@@ -257,11 +257,16 @@ pub struct ExtractArgs {
     /// Games to print, numbered from 1: `N`, `A..B` (A to B inclusive), `A..` (to the end) or
     /// `..B`. In a PGN archive a game is printed as in the input: its tags, moves and the blank
     /// lines after it. In a movetext archive (one game per line) game N is line N.
-    #[arg(short, long = "game", visible_alias = "games", value_name = "N|A..B", required_unless_present = "lines")]
+    #[arg(short, long = "game", visible_alias = "games", value_name = "N|A..B", required_unless_present_any = ["lines", "tags"])]
     pub games: Option<LineSpec>,
     /// Lines to print instead of games, numbered from 1 as in the input, in any archive.
     #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]
     pub lines: Option<LineSpec>,
+    /// Print each game's tags only, as a tag section (`[Name "value"]` lines and a blank
+    /// line): of every game, or of the games --game names. PGN archives of coding 5 give them
+    /// without decoding a move.
+    #[arg(long, conflicts_with = "lines")]
+    pub tags: bool,
     /// Worker threads; 0 means one per core (at most 256).
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
     pub threads: usize,

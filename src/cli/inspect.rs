@@ -258,9 +258,42 @@ pub fn extract(args: &ExtractArgs) -> Status {
     }
 }
 
+/// `extract --tags`: the tag sections of every game, or of the games `--game` names.
+fn extract_tags(args: &ExtractArgs, archive: Box<dyn ReadSeek>, mut out: impl Write) -> Result<Status> {
+    let opts = chesszip::ExpandOptions { threads: args.threads, limits: args.limits.limits() };
+    let (first, last) = args.games.map_or((1, u64::MAX), |s| (s.first, s.last.unwrap_or(u64::MAX)));
+    let mut tags = chesszip::GameTags::open_with(archive, &opts)?;
+    let mut n = 0;
+    while let Some(game) = tags.next_tags()? {
+        n += 1;
+        if n < first {
+            continue;
+        }
+        for (name, value) in &game {
+            out.write_all(b"[")?;
+            out.write_all(name)?;
+            out.write_all(b" \"")?;
+            out.write_all(value)?;
+            out.write_all(b"\"]\n")?;
+        }
+        out.write_all(b"\n")?;
+        if n == last {
+            break;
+        }
+    }
+    out.flush()?;
+    if n < first && args.games.is_some() {
+        bail!("cannot extract game {first}: the archive holds {n} games");
+    }
+    Ok(Status::Success)
+}
+
 fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
     let mut archive = open(source)?;
     let out = Labeled::new(BufWriter::with_capacity(1 << 16, status::stdout()), "writing (stdout)".into());
+    if args.tags {
+        return extract_tags(args, archive, out);
+    }
     let (spec, what, written, total) = match (args.games, args.lines) {
         (Some(spec), _) => {
             let last = spec.last.unwrap_or(u64::MAX);

@@ -77,18 +77,25 @@ pub enum Coding {
     /// move model's view of each main-line move (how surprising the played move was, its rank,
     /// the best move's probability, check), `src/pgn/clock_model.rs`'s `view_classes`.
     PgnStreams = 4,
+    /// Byte 5 (PGN only): as coding 4, and each block's tags come first, in a range-coded
+    /// stream of their own (the *tag stream*, in front of the block's main range stream with
+    /// its length) that a reader decodes without the moves: every tag value, the move-dependent
+    /// ones (`Result`, `PlyCount`, `ECO`, `Opening`) included, is coded there without the
+    /// moves; the main stream then codes the moves knowing `PlyCount` and `Result`
+    /// (`src/pgn/codec.rs`, `docs/formats.md`).
+    PgnTagStream = 5,
 }
 
 impl Coding {
     /// The coding this build writes.
-    pub const NEWEST: Coding = Coding::PgnStreams;
+    pub const NEWEST: Coding = Coding::PgnTagStream;
 
-    /// The coding this build writes for `format`: for movetext coding 2 (codings 3 and 4 change
-    /// only PGN, so movetext archives stay as they were), for PGN coding 4.
+    /// The coding this build writes for `format`: for movetext coding 2 (codings 3 to 5 change
+    /// only PGN, so movetext archives stay as they were), for PGN coding 5.
     pub fn newest_for(format: InputFormat) -> Coding {
         match format {
             InputFormat::Movetext => Coding::Duplicates,
-            InputFormat::Pgn => Coding::PgnStreams,
+            InputFormat::Pgn => Coding::PgnTagStream,
         }
     }
 
@@ -99,6 +106,7 @@ impl Coding {
             2 => Some(Coding::Duplicates),
             3 => Some(Coding::PgnFacts),
             4 => Some(Coding::PgnStreams),
+            5 => Some(Coding::PgnTagStream),
             _ => None,
         }
     }
@@ -486,14 +494,11 @@ mod tests {
 
     #[test]
     fn structures_round_trip() {
-        let h = FileHeader {
-            format: InputFormat::Movetext,
-            level: 5,
-            model_id: 0x0123_4567_89ab_cdef,
-            coding: Coding::newest_for(InputFormat::Movetext),
-            weights: None,
-        };
+        // The newest coding is a PGN one (movetext headers stop at `newest_for(Movetext)`).
+        let h = FileHeader { format: InputFormat::Pgn, level: 5, model_id: 0x0123_4567_89ab_cdef, coding: Coding::NEWEST, weights: None };
         assert_eq!(FileHeader::parse(&h.to_bytes()).unwrap(), h);
+        let m = FileHeader { format: InputFormat::Movetext, coding: Coding::newest_for(InputFormat::Movetext), ..h };
+        assert_eq!(FileHeader::parse(&m.to_bytes()).unwrap(), m);
         let b = BlockHeader {
             lines: 3,
             text_len: 100,

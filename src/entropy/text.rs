@@ -83,9 +83,32 @@ impl Counter {
     }
 }
 
+/// A hasher of keys that are hashes already ([`key`]): one multiply and a shift (SipHash,
+/// the default, was a tenth of reading tags). Only speed depends on it: slots are numbered
+/// in the order their keys first occur.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        let x = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        x ^ (x >> 29)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
 /// The text model of one block.
 pub struct TextModel {
-    index: HashMap<u64, usize>,
+    index: HashMap<u64, usize, std::hash::BuildHasherDefault<KeyHasher>>,
     /// A nibble's binary tree (nodes 1..16) per context and half byte.
     slots: Vec<[Counter; 16]>,
     weights: Vec<i32>,
@@ -116,7 +139,12 @@ fn key(parts: &[u64]) -> u64 {
 impl TextModel {
     /// A fresh model.
     pub fn new() -> Self {
-        TextModel { index: HashMap::new(), slots: Vec::new(), weights: vec![W_ONE / 3; CLASS_SETS * 8 * INPUTS], stretch: stretch_table() }
+        TextModel {
+            index: HashMap::default(),
+            slots: Vec::new(),
+            weights: vec![W_ONE / 3; CLASS_SETS * 8 * INPUTS],
+            stretch: stretch_table(),
+        }
     }
 
     /// Codes the bytes of `s` (its length is coded by the caller) in `class`; when decoding,

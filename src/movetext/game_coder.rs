@@ -35,6 +35,10 @@ pub struct GameCoder<'m> {
     /// When `Some`, [`GameCoder::code_moves`] appends the model's view of every ply it codes
     /// (PGN coding 4 conditions the clocks on it; both directions know it after the move).
     pub views: Option<Vec<MoveView>>,
+    /// When `Some(n)`, the next game [`GameCoder::code_moves`] codes has `n` plies, which both
+    /// directions know: no "the game ends here?" symbols are coded (PGN coding 5, from a
+    /// `PlyCount` tag that the tag stream gave). Taken (reset to `None`) by that call.
+    pub known_plies: Option<usize>,
 }
 
 /// What the move model thought of a played move; encoder and decoder both know it once the
@@ -81,6 +85,7 @@ impl<'m> GameCoder<'m> {
             trace: None,
             fixed_skill: None,
             views: None,
+            known_plies: None,
         }
     }
 
@@ -119,6 +124,7 @@ impl<'m> GameCoder<'m> {
     ) -> Result<GameState, Error> {
         let decoding = c.decoding();
         let known = if decoding { None } else { known };
+        let known_plies = self.known_plies.take();
         let mut conv = if decoding { 0 } else { choose_convention(&start.pos, text, known).index() };
         self.convention.code(c, &mut conv)?;
         let convention = Convention::ALL[conv];
@@ -147,7 +153,10 @@ impl<'m> GameCoder<'m> {
                 break;
             }
             let mut end = (!decoding && ply == text.moves.len()) as usize;
-            c.code(self.predictor.end_table(&st), &mut end)?;
+            match known_plies {
+                Some(n) => end = (ply >= n) as usize,
+                None => c.code(self.predictor.end_table(&st), &mut end)?,
+            }
             if end == 1 {
                 break;
             }

@@ -18,12 +18,14 @@ use shakmaty::{Chess, Color, Position, Square};
 use super::clock::{ClockModel, time_control};
 use super::clock_model::PlyFacts;
 use super::comment::CommentModel;
+use super::game::Tag;
 use super::game::{Game, Item, parse, render, render_tokens, start_position};
 use super::layout::{ItemContext, LayoutModel, uses_crlf};
 use super::lexer::split_games;
 use super::side::Side;
 use super::stream::{Metered, Stream};
-use super::tags::{GameInfo, TagModel};
+use super::tags::{GameInfo, TagModel, canonical_int};
+use crate::chess::GameResult;
 use crate::chess::play_ply;
 use crate::container::{BlockStats, Coding, EncodedBlock};
 use crate::entropy::binary::{Bit, NumberModel};
@@ -37,7 +39,7 @@ use crate::movetext::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::text::notation::Written;
 
 /// The coding PGN blocks are written in.
-const PGN_CODING: Coding = Coding::PgnStreams;
+const PGN_CODING: Coding = Coding::PgnTagStream;
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -93,6 +95,17 @@ enum Piece {
     Raw(Vec<u8>),
 }
 
+/// The models of a block's *heads*: whether another piece follows, whether it is a game, its
+/// tags, and a raw piece's length. In coding 5 the heads of all the block's pieces come first
+/// in its range stream, so that a reader can decode them and stop; codings 1-4 code each
+/// piece's head just before the rest of the piece.
+struct HeadCoder {
+    more: Bit,
+    structured: Bit,
+    tags: TagModel,
+    raw_len: NumberModel,
+}
+
 /// Models shared by the games of a block.
 struct PgnCoder<'m> {
     model: &'m Model,
@@ -101,10 +114,11 @@ struct PgnCoder<'m> {
     notations: bool,
     games: GameCoder<'m>,
     variations: Option<GameCoder<'m>>,
-    more: Bit,
-    structured: Bit,
-    raw_len: NumberModel,
-    tags: TagModel,
+    head: HeadCoder,
+    /// Coding 5: the main line has as many plies as the `PlyCount` tag says.
+    ply_hit: Bit,
+    /// Coding 5: the game's result is the one its `Result` tag says.
+    result_hit: Bit,
     layout: LayoutModel,
     comments: CommentModel,
 }
@@ -136,35 +150,59 @@ impl<'m> PgnCoder<'m> {
             notations,
             games: if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) },
             variations: None,
-            more: Bit::default(),
-            structured: Bit::default(),
-            raw_len: NumberModel::new(),
-            tags: if coding >= Coding::PgnFacts { TagModel::with_facts() } else { TagModel::new(coding >= Coding::Notations) },
+            head: HeadCoder {
+                more: Bit::default(),
+                structured: Bit::default(),
+                tags: if coding >= Coding::PgnTagStream {
+                    TagModel::with_tag_stream()
+                } else if coding >= Coding::PgnFacts {
+                    TagModel::with_facts()
+                } else {
+                    TagModel::new(coding >= Coding::Notations)
+                },
+                raw_len: NumberModel::new(),
+            },
+            ply_hit: Bit::default(),
+            result_hit: Bit::default(),
             layout: LayoutModel::new(),
             comments,
         }
     }
 
-    /// Codes one piece (decoding: fills it).
+    /// Codes one piece (decoding: fills it); in coding 5 after its head ([`HeadCoder::code_heads`]).
     fn code_piece<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, piece: &mut Piece, side: &mut Side<'_>) -> Result<(), Error> {
-        c.set(Stream::Layout);
-        let is_game = self.structured.code_value(c, matches!(piece, Piece::Game(_)))?;
-        if c.decoding() {
-            *piece = if is_game { Piece::Game(Box::default()) } else { Piece::Raw(Vec::new()) };
+        if self.coding < Coding::PgnTagStream {
+            c.set(Stream::Layout);
+            let is_game = self.head.structured.code_value(c, matches!(piece, Piece::Game(_)))?;
+            if c.decoding() {
+                *piece = if is_game { Piece::Game(Box::default()) } else { Piece::Raw(Vec::new()) };
+            }
+            if let Piece::Raw(bytes) = piece {
+                return side.code(c, &mut self.head.raw_len, bytes);
+            }
         }
         match piece {
-            Piece::Raw(bytes) => side.code(c, &mut self.raw_len, bytes),
+            Piece::Raw(_) => Ok(()),
             Piece::Game(game) => self.code_game(c, game, side),
         }
     }
 
     fn code_game<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game, side: &mut Side<'_>) -> Result<(), Error> {
         let decoding = c.decoding();
-        // 1. Line breaks and tags.
+        let stream = self.coding >= Coding::PgnTagStream;
+        // 1. Line breaks and tags (coding 5: the tags are in the game's head).
         let mut crlf = !decoding && game.gaps.iter().find(|g| g.contains(&b'\n')).is_some_and(|g| uses_crlf(g));
         self.layout.code_crlf(c, &mut crlf)?;
-        c.set(Stream::Tags);
-        self.tags.code_tags(c, &mut game.tags)?;
+        if !stream {
+            c.set(Stream::Tags);
+            self.head.code_tags(c, &mut game.tags, false)?;
+        } else if let Some(n) = game.tag(b"PlyCount").and_then(canonical_int).and_then(|n| usize::try_from(n).ok()) {
+            // Coding 5: the moves know the main line's length from `PlyCount` (a hit bit).
+            c.set(Stream::Moves);
+            if self.ply_hit.code_value(c, game.lines.first().is_some_and(|l| l.moves.len() == n))? {
+                self.games.known_plies = Some(n);
+            }
+        }
 
         // 2. Main line and result.
         let start = start_position(&game.tags).ok_or_else(|| Error::Corrupt("PGN game with an impossible start position".into()))?;
@@ -178,13 +216,25 @@ impl<'m> PgnCoder<'m> {
         let end = self.games.code_moves(c, GameState::from_position(start.clone()), &mut game.lines[0]);
         let views = self.games.views.take().unwrap_or_default();
         let end = end?;
-        self.games.code_result(c, &end, &mut game.result)?;
+        self.games.known_plies = None;
+        // Coding 5: the result is usually the one the `Result` tag says (a hit bit).
+        let said = if stream { game.tag(b"Result").and_then(GameResult::from_token) } else { None };
+        let hit = match said {
+            Some(r) => self.result_hit.code_value(c, game.result == r)?,
+            None => false,
+        };
+        match said {
+            Some(r) if hit => game.result = r,
+            _ => self.games.code_result(c, &end, &mut game.result)?,
+        }
 
-        // 3. The other tag values, knowing what the moves say.
-        c.set(Stream::Tags);
-        let openings = if self.coding >= Coding::PgnFacts { opening_hashes(&start, &game.lines[0].moves) } else { Vec::new() };
-        let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result, openings };
-        self.tags.code_values(c, &mut game.tags, &info)?;
+        // 3. The other tag values, knowing what the moves say (codings 1-4).
+        if !stream {
+            c.set(Stream::Tags);
+            let openings = if self.coding >= Coding::PgnFacts { opening_hashes(&start, &game.lines[0].moves) } else { Vec::new() };
+            let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result, openings };
+            self.head.tags.code_values(c, &mut game.tags, &info)?;
+        }
 
         // 4. Items.
         let control = game.tag(b"TimeControl").and_then(time_control);
@@ -301,6 +351,48 @@ impl<'m> PgnCoder<'m> {
     }
 }
 
+impl HeadCoder {
+    /// Codes a game's tag names and the values of the tags that set up the position; in
+    /// coding 5 (`all`) every value.
+    fn code_tags<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut Vec<Tag>, all: bool) -> Result<(), Error> {
+        self.tags.code_tags(c, tags)?;
+        if all {
+            self.tags.code_header_values(c, tags)?;
+        }
+        Ok(())
+    }
+
+    /// Coding 5: the heads of all the block's pieces, first in its range stream: per piece
+    /// "one more", "a game", and a game's tags or a raw piece's bytes (its length here, the
+    /// bytes at the front of the side stream); then "no more". When decoding, `pieces` is
+    /// filled with raw pieces and games that have only their tags.
+    fn code_heads<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, pieces: &mut Vec<Piece>, side: &mut Side<'_>) -> Result<(), Error> {
+        let decoding = c.decoding();
+        for i in 0.. {
+            c.set(Stream::Layout);
+            if !self.more.code_value(c, i < pieces.len())? {
+                break;
+            }
+            if decoding {
+                c.spend(1)?;
+                pieces.push(Piece::Raw(Vec::new()));
+            }
+            let is_game = self.structured.code_value(c, matches!(pieces[i], Piece::Game(_)))?;
+            if decoding && is_game {
+                pieces[i] = Piece::Game(Box::default());
+            }
+            match &mut pieces[i] {
+                Piece::Raw(bytes) => side.code(c, &mut self.raw_len, bytes)?,
+                Piece::Game(game) => {
+                    c.set(Stream::Tags);
+                    self.code_tags(c, &mut game.tags, true)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Plies of a game's opening whose positions predict its `ECO` and `Opening` (coding 3).
 const OPENING_PLIES: usize = 40;
 
@@ -387,6 +479,8 @@ fn encode_with(model: &Model, coding: Coding, text: &[u8], mode: Notations) -> O
     let mut stats = BlockStats { lines: count_lines(text), ..BlockStats::default() };
     let mut pgn = PgnStats::default();
     let mut c = Metered::new(&mut enc);
+    let heads_first = coding >= Coding::PgnTagStream;
+    let mut pieces = Vec::new();
     c.set(Stream::Layout);
     let mut flag = notations as usize;
     c.code(Cdf::new(&NOTATIONS_FLAG), &mut flag).expect("encoding cannot fail");
@@ -420,14 +514,25 @@ fn encode_with(model: &Model, coding: Coding, text: &[u8], mode: Notations) -> O
                 Piece::Raw(piece.to_vec())
             }
         };
+        if heads_first {
+            pieces.push(p);
+            continue;
+        }
         c.set(Stream::Layout);
-        coder.more.code_value(&mut c, true).expect("encoding cannot fail");
+        coder.head.more.code_value(&mut c, true).expect("encoding cannot fail");
         coder.code_piece(&mut c, &mut p, &mut side).expect("encoding cannot fail");
     }
-    c.set(Stream::Layout);
-    coder.more.code_value(&mut c, false).expect("encoding cannot fail");
+    if heads_first {
+        coder.head.code_heads(&mut c, &mut pieces, &mut side).expect("encoding cannot fail");
+        for p in &mut pieces {
+            coder.code_piece(&mut c, p, &mut side).expect("encoding cannot fail");
+        }
+    } else {
+        c.set(Stream::Layout);
+        coder.head.more.code_value(&mut c, false).expect("encoding cannot fail");
+    }
     pgn.bits = c.bits;
-    pgn.tag_bits = coder.tags.costs().map(|(n, b)| (n.to_vec(), b)).collect();
+    pgn.tag_bits = coder.head.tags.costs().map(|(n, b)| (n.to_vec(), b)).collect();
     pgn.move_choice_bits = coder.games.move_info.bits() + coder.variations.as_ref().map_or(0.0, |v| v.move_info.bits());
     stats.move_bits = pgn.bits[Stream::Moves as usize];
     stats.other_bits = pgn.bits.iter().sum::<f64>() - stats.move_bits;
@@ -473,8 +578,25 @@ pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len
     let mut coder = PgnCoder::new(model, coding, notations == 1);
     let start = out.len();
     let mut stats = BlockStats::default();
-    while coder.more.code_value(&mut c, false)? {
-        let mut piece = Piece::Raw(Vec::new());
+    // Coding 5: the heads of all pieces first.
+    let mut heads = Vec::new();
+    if coding >= Coding::PgnTagStream {
+        coder.head.code_heads(&mut c, &mut heads, &mut side)?;
+    }
+    let mut heads = heads.into_iter();
+    loop {
+        let mut piece = if coding >= Coding::PgnTagStream {
+            match heads.next() {
+                Some(p) => p,
+                None => break,
+            }
+        } else {
+            c.set(Stream::Layout);
+            if !coder.head.more.code_value(&mut c, false)? {
+                break;
+            }
+            Piece::Raw(Vec::new())
+        };
         coder.code_piece(&mut c, &mut piece, &mut side)?;
         let before = out.len();
         match &piece {
@@ -497,6 +619,71 @@ pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len
     }
     stats.lines = count_lines(&out[start..]);
     Ok(stats)
+}
+
+/// The tags of a block's games (one list per piece of [`split_games`], in order) read from
+/// the heads of a coding-5 block alone, without decoding any move: a game's tags as a full
+/// decode gives them ([`decode_block`], then [`super::game::parse`]), a piece kept raw's as
+/// [`scan_tags`] reads them. `max_len` bounds the work as in [`decode_block`].
+///
+/// Returns `None` for a block of an earlier coding, whose heads are between its moves.
+///
+/// # Errors
+/// [`Error::Corrupt`] when the stream is inconsistent, [`Error::LimitExceeded`] when it
+/// would decode to more than the block's size allows.
+pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Result<Option<Vec<Vec<Tag>>>, Error> {
+    if coding < Coding::PgnTagStream {
+        return Ok(None);
+    }
+    let mut dec = BudgetedDecoder::new(&block.range, max_len)?;
+    let mut c = Metered::new(&mut dec);
+    c.set(Stream::Layout);
+    let mut notations = 0;
+    c.code(Cdf::new(&NOTATIONS_FLAG), &mut notations)?;
+    // Raw pieces' bytes are at the front of the side stream (usually empty without comments).
+    let side_bytes = if block.raw.is_empty() { Vec::new() } else { inflate_side(&block.raw, max_len, "side stream")? };
+    let mut side = Side::reader(&side_bytes);
+    let mut head =
+        HeadCoder { more: Bit::default(), structured: Bit::default(), tags: TagModel::with_tag_stream(), raw_len: NumberModel::new() };
+    let mut pieces = Vec::new();
+    head.code_heads(&mut c, &mut pieces, &mut side)?;
+    Ok(Some(
+        pieces
+            .into_iter()
+            .map(|p| match p {
+                Piece::Game(game) => game.tags,
+                Piece::Raw(bytes) => scan_tags(&bytes),
+            })
+            .collect(),
+    ))
+}
+
+/// The tags of a piece of PGN text: those of [`super::game::parse`] if it parses, else the
+/// tag pairs `[Name "value"]` at its start, one per line (after blank lines and a byte order
+/// mark), up to the first line that is not one; the value is what lies between the first and
+/// the last `"` of the line.
+pub fn scan_tags(piece: &[u8]) -> Vec<Tag> {
+    if let Some(game) = super::game::parse(piece) {
+        return game.tags;
+    }
+    let piece = piece.strip_prefix(b"\xef\xbb\xbf").unwrap_or(piece);
+    let mut tags = Vec::new();
+    for line in piece.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        if line.is_empty() && tags.is_empty() {
+            continue;
+        }
+        let Some(inner) = line.strip_prefix(b"[").and_then(|l| l.strip_suffix(b"]")) else { break };
+        let name_len = inner.iter().position(|b| b.is_ascii_whitespace()).unwrap_or(inner.len());
+        let (first, last) = (inner.iter().position(|&b| b == b'"'), inner.iter().rposition(|&b| b == b'"'));
+        match (first, last) {
+            (Some(f), Some(l)) if f < l && name_len > 0 && name_len < f => {
+                tags.push(Tag { name: inner[..name_len].to_vec(), value: inner[f + 1..l].to_vec() });
+            }
+            _ => break,
+        }
+    }
+    tags
 }
 
 #[cfg(test)]

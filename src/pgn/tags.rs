@@ -161,6 +161,9 @@ pub struct TagModel {
     strings: StringModel,
     /// Coding 3: what the game says ([`Facts`]).
     facts: Option<Box<Facts>>,
+    /// Coding 5: every value is coded with the names, without the moves
+    /// ([`TagModel::code_header_values`]).
+    stream: bool,
     /// Bits coded per tag id (values) and, last, for names and the tag count (encoder only).
     costs: Vec<f64>,
 }
@@ -185,6 +188,7 @@ impl TagModel {
             last_elo: None,
             strings: StringModel::new(),
             facts: None,
+            stream: false,
             costs: Vec::new(),
         }
     }
@@ -193,6 +197,114 @@ impl TagModel {
     /// most [`MAX_TAG_STATES`] names, and the models of what the game says (`Facts`).
     pub fn with_facts() -> Self {
         TagModel { facts: Some(Box::default()), ..Self::new(true) }
+    }
+
+    /// Fresh models of coding 5 ([`crate::container::Coding::PgnTagStream`]): those of coding
+    /// 3, with every value coded before the moves ([`TagModel::code_header_values`]).
+    pub fn with_tag_stream() -> Self {
+        TagModel { stream: true, ..Self::with_facts() }
+    }
+
+    /// Coding 5: codes the values that [`TagModel::code_tags`] left out, without the moves:
+    /// `Result` first (so that ratings and rating changes have the result as context), then the
+    /// others in order; `PlyCount` as a generic value, `ECO` and `Opening` from the values last
+    /// seen with the game's other opening tag. Returns the result the first `Result` tag says
+    /// ([`GameResult::Unknown`] without one, or for another spelling).
+    ///
+    /// # Errors
+    /// The decoder's [`Error::Corrupt`].
+    pub fn code_header_values<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag]) -> Result<GameResult, Error> {
+        debug_assert!(self.stream, "coding 5 only");
+        let mut result = None;
+        for tag in tags.iter_mut() {
+            let id = self.id(&tag.name);
+            if self.kinds[id] != Kind::Result {
+                continue;
+            }
+            let before = c.bits[Stream::Tags as usize];
+            // One of the four tokens, else any value.
+            let known = GameResult::ALL.iter().position(|r| r.token() == tag.value).unwrap_or(GameResult::ALL.len());
+            let f = self.facts.as_mut().expect("coding 3");
+            let sym = f.result.code_value(c, known as u64)? as usize;
+            match GameResult::ALL.get(sym) {
+                Some(r) if c.decoding() => {
+                    c.spend(r.token().len())?;
+                    tag.value = r.token().to_vec();
+                }
+                Some(_) => {}
+                None if sym == GameResult::ALL.len() => self.code_value(c, id, &mut tag.value)?,
+                None => return Err(Error::Corrupt("unknown Result tag symbol".into())),
+            }
+            self.costs[id] += c.bits[Stream::Tags as usize] - before;
+            result.get_or_insert_with(|| GameResult::from_token(&tag.value).unwrap_or(GameResult::Unknown));
+        }
+        let result = result.unwrap_or(GameResult::Unknown);
+        self.code_values(c, tags, &GameInfo { plies: 0, result, openings: Vec::new() })?;
+        Ok(result)
+    }
+
+    /// Coding 5: `ECO` or `Opening` from the values last seen with the value of the game's
+    /// opening tag before it (`Opening` given `ECO`): a hit bit per candidate, most recent
+    /// first, else the generic model.
+    fn code_opening_keyed<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, i: usize, tags: &mut [Tag]) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let key = tags[..i]
+            .iter()
+            .rev()
+            .find(|t| self.ids.get(&t.name).is_some_and(|&j| self.kinds[j] == Kind::Opening))
+            .map(|t| pool_key(&t.name, Some(&t.value)));
+        let mut v = std::mem::take(&mut tags[i].value);
+        let mut hit = false;
+        if let Some(k) = &key {
+            let f = self.facts.as_mut().expect("coding 3");
+            let list = f.keyed.get(&(id, k.clone())).cloned().unwrap_or_default();
+            for (r, candidate) in list.into_iter().enumerate() {
+                hit = f.keyed_hit[r].code_value(c, v == candidate)?;
+                if hit {
+                    if decoding {
+                        c.spend(candidate.len())?;
+                    }
+                    v = candidate;
+                    break;
+                }
+            }
+        }
+        if hit {
+            let history = &mut self.states[id.min(self.max_states - 1)].history;
+            let rank = history.rank(&v);
+            history.touch(&v, rank);
+        } else {
+            self.code_value(c, id, &mut v)?;
+        }
+        if let Some(k) = key {
+            let f = self.facts.as_mut().expect("coding 3");
+            let list = f.keyed.entry((id, k)).or_default();
+            list.retain(|x| *x != v);
+            list.insert(0, v.clone());
+            list.truncate(OPENING_CANDIDATES);
+        }
+        tags[i].value = v;
+        Ok(())
+    }
+
+    /// Coding 5: `PlyCount` as a number (in the context of the game's result), else the
+    /// generic model.
+    fn code_plies<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, id: usize, v: &mut Vec<u8>, result: GameResult) -> Result<(), Error> {
+        let n = if c.decoding() { None } else { canonical_int(v).and_then(|n| u32::try_from(n).ok()) };
+        let f = self.facts.as_mut().expect("coding 3");
+        // 0: another value; else the number plus one.
+        let sym = f.plies[result as usize].code_value(c, n.map_or(0, |n| n as u64 + 1))?;
+        if sym == 0 {
+            return self.code_value(c, id, v);
+        }
+        if sym > u32::MAX as u64 + 1 {
+            return Err(Error::Corrupt("PlyCount out of range".into()));
+        }
+        if c.decoding() {
+            *v = (sym - 1).to_string().into_bytes();
+            c.spend(v.len())?;
+        }
+        Ok(())
     }
 
     fn id(&mut self, name: &[u8]) -> usize {
@@ -296,7 +408,20 @@ impl TagModel {
             let before = c.bits[Stream::Tags as usize];
             let kind = self.kinds[id];
             let predicted: Vec<u8> = match kind {
+                // Coding 5 codes `PlyCount` without the moves.
+                Kind::PlyCount if self.stream => {
+                    self.code_plies(c, id, &mut tags[i].value, info.result)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
                 Kind::Setup => continue,
+                // Coding 5: `Result` came first, the rest without the moves.
+                Kind::Result if self.stream => continue,
+                Kind::Opening if self.stream => {
+                    self.code_opening_keyed(c, id, i, tags)?;
+                    self.costs[id] += c.bits[Stream::Tags as usize] - before;
+                    continue;
+                }
                 Kind::Diff(color) => {
                     self.code_diff(c, id, color, i, tags, info.result)?;
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
@@ -627,6 +752,14 @@ struct Facts {
     opening_hit: [Bit; OPENING_CONTEXTS * OPENING_CANDIDATES],
     time_form: Bit,
     time_delta: SignedModel,
+    /// Coding 5: (tag id, the game's other opening tag's name and value) to the values last
+    /// seen with it, most recent first.
+    keyed: HashMap<(usize, Vec<u8>), Vec<Vec<u8>>>,
+    keyed_hit: [Bit; OPENING_CANDIDATES],
+    /// Coding 5: a `Result` tag's value, as its index in [`GameResult::ALL`] (4: another value).
+    result: NumberModel,
+    /// Coding 5: `PlyCount` plus one (0: not a number), per [`GameResult`] of the game.
+    plies: [NumberModel; 4],
     /// The block's last `UTCTime`, in seconds of the day.
     last_time: Option<i64>,
 }

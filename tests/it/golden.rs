@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 97] = [
+const GOLDEN: [(&str, &str, u8); 100] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -121,6 +121,10 @@ const GOLDEN: [(&str, &str, u8); 97] = [
     ("lichess.pgn", "lichess.pgn.l1.c4.chz", 1),
     ("lichess.pgn", "lichess.pgn.l2.c4.chz", 2),
     ("notations.pgn", "notations.pgn.l2.c4.chz", 2),
+    // Coding 5: PGN tags first (every tag value coded before any move, readable alone).
+    ("lichess.pgn", "lichess.pgn.l1.c5.chz", 1),
+    ("lichess.pgn", "lichess.pgn.l2.c5.chz", 2),
+    ("notations.pgn", "notations.pgn.l2.c5.chz", 2),
 ];
 
 /// `(input, level)` that the name of golden archive `name` says:
@@ -239,6 +243,11 @@ fn golden_inputs_cover_the_awkward_cases() {
     for archive in ["lichess.pgn.l1.c4.chz", "lichess.pgn.l2.c4.chz", "notations.pgn.l2.c4.chz"] {
         let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
         assert_eq!(info.header.coding, chesszip::container::Coding::PgnStreams, "{archive}");
+        assert_eq!(info.raw_lines, 0, "{archive}: {info:?}");
+    }
+    for archive in ["lichess.pgn.l1.c5.chz", "lichess.pgn.l2.c5.chz", "notations.pgn.l2.c5.chz"] {
+        let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
+        assert_eq!(info.header.coding, chesszip::container::Coding::PgnTagStream, "{archive}");
         assert_eq!(info.raw_lines, 0, "{archive}: {info:?}");
     }
     // The raw-form archives cover its held codecs.

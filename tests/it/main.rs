@@ -22,6 +22,7 @@ mod pgn_corrupt;
 mod pgn_facts;
 mod pgn_roundtrip;
 mod pgn_streams;
+mod pgn_tags;
 mod properties;
 mod random_access;
 mod raw_form;
