@@ -497,7 +497,7 @@ fn unpack_tags(mut b: &[u8], out: &mut VecDeque<TagPairs>) {
 /// use chesszip::{CompressOptions, GameTags, compress_bytes};
 ///
 /// let pgn = b"[White \"A\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n[White \"B\"]\n\n1. d4 *\n";
-/// let archive = compress_bytes(pgn, &CompressOptions { level: 1, ..CompressOptions::default() });
+/// let archive = compress_bytes(pgn, &CompressOptions { level: chesszip::Level::MIN, ..CompressOptions::default() });
 /// let tags: Vec<_> = GameTags::open(Cursor::new(archive), 1)?.collect::<Result<_, _>>()?;
 /// assert_eq!(tags[1], vec![(b"White".to_vec(), b"B".to_vec())]);
 /// # Ok::<(), chesszip::Error>(())
