@@ -23,7 +23,7 @@
 // Index loops over several arrays at once read best as written.
 #![allow(clippy::needless_range_loop)]
 
-use super::simd::{self, Dense, DotRhs, Simd, quantise_pairs, quantise_row, quantise_rows, rshift, sat};
+use super::simd::{self, Dense, DotRhs, Simd, quantise_pairs_on, quantise_row_on, quantise_rows, rshift, sat};
 use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
 
 /// Fractional bits of an activation.
@@ -114,8 +114,9 @@ impl QLinear {
             big.resize(n, 0);
             &mut big[..]
         };
-        quantise_rows(n, x, self.cols, self.cols, self.act_max, scratch, shifts);
-        self.dense.run(n, scratch, shifts, y, simd::active());
+        let path = simd::active();
+        quantise_rows(path, n, x, self.cols, self.cols, self.act_max, scratch, shifts);
+        self.dense.run(n, scratch, shifts, y, path);
     }
 }
 
@@ -185,7 +186,11 @@ impl Gelu {
     /// [`Gelu::apply`] on every value (a plain loop: it is compiled into the caller, for its
     /// instruction set).
     #[inline(always)]
-    fn apply_all(&self, x: &mut [i32]) {
+    fn apply_all(&self, x: &mut [i32], path: Simd) {
+        let (lo, hi) = ((-GELU_RANGE * ONE) as i32, (GELU_RANGE * ONE) as i32);
+        if simd::gelu_all(path, x, &self.t[..], lo, hi, FRAC - GELU_STEP) {
+            return;
+        }
         for v in x.iter_mut() {
             *v = self.apply(*v);
         }
@@ -218,6 +223,9 @@ impl Gelu {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exp2 {
     pub(crate) t: Box<[i64; 257]>,
+    /// The same table in `i32` (every entry is at most `2^30`), for the AVX-512 softmax, which
+    /// gathers two neighbours as one `i64`.
+    pub(crate) t32: Box<[i32; 257]>,
 }
 
 /// Fractional bits of a softmax weight.
@@ -228,7 +236,8 @@ const LOG2E_Q16: i64 = 94548;
 impl Exp2 {
     fn new() -> Exp2 {
         let t = std::array::from_fn(|i| (exp_basic(-(i as f64) / 256.0 * std::f64::consts::LN_2) * (1u64 << 30) as f64).round() as i64);
-        Exp2 { t: Box::new(t) }
+        let t32 = t.map(|v: i64| i32::try_from(v).expect("2^-f in Q30 fits i32"));
+        Exp2 { t: Box::new(t), t32: Box::new(t32) }
     }
 
     /// `e^-d` in `Q20` for `0 <= d < 2^40` in `Q16` (the softmax's `max - s`, below `2^33`).
@@ -268,7 +277,11 @@ impl Norm {
     /// are exact: `i64` where they provably fit (the mean: `n * 2^31`; the variance when every
     /// `|x - mean| < 2^26` and `n <= 2048`), `i128` otherwise.
     #[inline(always)]
-    fn apply(&self, x: &mut [i32]) {
+    fn apply(&self, x: &mut [i32], path: Simd) {
+        let eps = (EPS * (1u64 << 32) as f64).round() as i128;
+        if simd::norm_row(path, x, &self.w, self.b.as_deref(), self.wmax, eps) {
+            return;
+        }
         let n = x.len() as i64;
         let mean = if self.b.is_some() {
             let s = x.iter().fold(0i64, |a, &v| a.wrapping_add(v as i64));
@@ -286,9 +299,8 @@ impl Norm {
         } else {
             x.iter().map(|&v| (v as i128 - mean as i128) * (v as i128 - mean as i128)).sum::<i128>() / n as i128
         }; // Q32
-        let eps = (EPS * (1u64 << 32) as f64).round() as i128;
-        let sd = ((var + eps) as u128).isqrt() as i128; // Q16, >= 1
-        let inv = (1i128 << 62) / sd; // Q46 of 1/sd
+        let sd = simd::isqrt((var + eps) as u128) as i128; // Q16, >= 1
+        let inv = ((1u64 << 62) / sd as u64) as i128; // Q46 of 1/sd (sd < 2^64: the same quotient)
         // Fast path, in i64: with |x - mean| < 2^31 and inv = ih 2^31 + il (ih <= 2^31,
         // il < 2^31), both partial products are below 2^62 and
         // floor((A 2^31 + B + 2^45) / 2^46) = floor((A + floor((B + 2^45) / 2^31)) / 2^15);
@@ -476,6 +488,7 @@ impl IntModel {
         let mut dots = [0i64; TOKENS];
         let mut rhs = DotRhs::default();
         let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
+        let mut f = Vec::new();
         for l in &self.layers {
             // Smolgen: the attention logits' bias from the mean token.
             let mut colsum = vec![0i64; d];
@@ -488,12 +501,12 @@ impl IntModel {
             let mean: Vec<i32> = colsum.iter().map(|&s| ((2 * s + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32).collect();
             let mut h = vec![0i32; l.sm2.rows()];
             l.sm2.apply(&mean, &mut h, &mut scratch);
-            self.gelu.apply_all(&mut h);
-            l.ln1.apply(&mut h);
+            self.gelu.apply_all(&mut h, path);
+            l.ln1.apply(&mut h, path);
             let mut sg = vec![0i32; l.sm3.rows()];
             l.sm3.apply(&h, &mut sg, &mut scratch);
-            self.gelu.apply_all(&mut sg);
-            l.ln2.apply(&mut sg);
+            self.gelu.apply_all(&mut sg, path);
+            l.ln2.apply(&mut sg, path);
             // One row of generator inputs per head, `4096` logits each.
             self.gab.apply_rows(self.heads, &sg, &mut bias, &mut scratch);
             // Attention.
@@ -504,7 +517,7 @@ impl IntModel {
                 for t in 0..TOKENS {
                     let row = &qkv[t * 3 * d..(t + 1) * 3 * d];
                     let kt = &mut kq[t * dhp..(t + 1) * dhp];
-                    ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kt[..dh]);
+                    ks[t] = quantise_row_on(path, &row[d + o..d + o + dh], 32767, &mut kt[..dh]);
                     kt[dh..].iter_mut().for_each(|v| *v = 0);
                     vv[t * dh..(t + 1) * dh].copy_from_slice(&row[2 * d + o..2 * d + o + dh]);
                     for (u, &v) in vu[t * dh..(t + 1) * dh].iter_mut().zip(&row[2 * d + o..2 * d + o + dh]) {
@@ -514,14 +527,14 @@ impl IntModel {
                 rhs.pack(TOKENS, dh, &kq, dhp);
                 for i in 0..TOKENS {
                     let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
-                    let sq = quantise_pairs(&row[o..o + dh], 32767, &mut qq);
+                    let sq = quantise_pairs_on(path, &row[o..o + dh], 32767, &mut qq);
                     rhs.dots(&qq, &mut dots, path);
                     let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
                     let mut shs = [0i32; TOKENS];
                     for j in 0..TOKENS {
                         shs[j] = ex + FRAC as i32 - sq - ks[j];
                     }
-                    if !(path == Simd::Avx512 && simd::softmax_row(&dots, &shs, brow, m, &self.exp.t, &mut e)) {
+                    if !(path == Simd::Avx512 && simd::softmax_row(&dots, &shs, brow, m, &self.exp.t32, &mut e)) {
                         let mut s = [0i32; TOKENS];
                         // The i64 fast path of `scale_dot` for every key, branch-free; any key outside
                         // it (none on the real weights so far) is redone exactly.
@@ -544,7 +557,8 @@ impl IntModel {
                         }
                     }
                     let z = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
-                    let inv = (1i128 << 62) / z as i128;
+                    // z >= 1 (the row's maximum has weight 2^20): the quotient in u64 is the same.
+                    let inv = ((1u64 << 62) / z as u64) as i128;
                     // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
                     let mut acc = [0i64; 256];
                     let acc = &mut acc[..dh];
@@ -570,20 +584,20 @@ impl IntModel {
             l.out.apply_rows(TOKENS, &att, &mut ys, &mut scratch);
             residual(&mut x, &ys);
             for xt in x.chunks_exact_mut(d) {
-                l.norm1.apply(xt);
+                l.norm1.apply(xt, path);
             }
-            let mut f = vec![0i32; TOKENS * l.ff1.rows()];
+            f.resize(TOKENS * l.ff1.rows(), 0);
             l.ff1.apply_rows(TOKENS, &x, &mut f, &mut scratch);
-            self.gelu.apply_all(&mut f);
+            self.gelu.apply_all(&mut f, path);
             l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut scratch);
             residual(&mut x, &ys);
             for xt in x.chunks_exact_mut(d) {
-                l.norm2.apply(xt);
+                l.norm2.apply(xt, path);
             }
         }
         // Policy head.
         for t in 0..TOKENS {
-            self.norm.apply(&mut x[t * d..(t + 1) * d]);
+            self.norm.apply(&mut x[t * d..(t + 1) * d], path);
         }
         let mut q = vec![0i32; TOKENS * d];
         let mut k = vec![0i32; TOKENS * d];
@@ -593,14 +607,14 @@ impl IntModel {
         let mut kq = vec![0i16; TOKENS * dp];
         let mut ksh = vec![0i32; TOKENS];
         for t in 0..TOKENS {
-            ksh[t] = quantise_row(&k[t * d..(t + 1) * d], 32767, &mut kq[t * dp..t * dp + d]);
+            ksh[t] = quantise_row_on(path, &k[t * d..(t + 1) * d], 32767, &mut kq[t * dp..t * dp + d]);
         }
         rhs.pack(TOKENS, d, &kq, dp);
         let mut out = vec![0i32; VOCAB];
         let mut qrow = vec![0i32; d.div_ceil(2)];
         let (m, ex) = self.pol_scale;
         for i in 0..TOKENS {
-            let sq = quantise_pairs(&q[i * d..(i + 1) * d], 32767, &mut qrow);
+            let sq = quantise_pairs_on(path, &q[i * d..(i + 1) * d], 32767, &mut qrow);
             rhs.dots(&qrow, &mut dots, path);
             for j in 0..TOKENS {
                 out[i * TOKENS + j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ksh[j], 0);
@@ -624,6 +638,60 @@ impl IntModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The AVX-512 GELU against the portable code, over the table's range, its ends and the
+    /// extremes of `i32`, with every tail length.
+    #[test]
+    fn gelu_paths_agree() {
+        let gelu = Gelu::new();
+        let mut x: Vec<i32> = vec![i32::MIN, i32::MAX, 0, -1, 1];
+        let r = (GELU_RANGE * ONE) as i32;
+        x.extend((-r - 1000..r + 1000).step_by(7));
+        x.extend([-r - 1, -r, -r + 1, r - 1, r, r + 1, i32::MIN + 1, i32::MAX - 1]);
+        for len in [x.len(), 1, 15, 17, 33] {
+            let xs = &x[x.len() - len..];
+            let want: Vec<i32> = xs.iter().map(|&v| gelu.apply(v)).collect();
+            for p in [Simd::Scalar, Simd::Avx2, Simd::Avx512].into_iter().filter(|&p| p <= simd::best()) {
+                let mut got = xs.to_vec();
+                gelu.apply_all(&mut got, p);
+                assert_eq!(got, want, "{p:?} len {len}");
+            }
+        }
+    }
+
+    /// The AVX-512 norms against the portable code: LayerNorm and RMSNorm, widths 16 to 512,
+    /// rows of small and large spread (the `i128` paths), constant rows, large weights.
+    #[test]
+    fn norm_paths_agree() {
+        let mut g = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            g ^= g << 13;
+            g ^= g >> 7;
+            g ^= g << 17;
+            g
+        };
+        for n in [16, 48, 64, 256, 512] {
+            for round in 0..60 {
+                let wlim = if round % 4 == 0 { 1i64 << 30 } else { 1 << 17 };
+                let w: Vec<f32> = (0..n).map(|_| ((next() % (2 * wlim as u64)) as i64 - wlim) as f32 / ONE as f32).collect();
+                let b: Vec<f32> = (0..n).map(|_| ((next() % (1 << 20)) as i64 - (1 << 19)) as f32 / ONE as f32).collect();
+                let spread = [1u64, 1 << 10, 1 << 20, 1 << 25, 1 << 27, 1 << 31][round % 6];
+                let base = (next() % (1 << 24)) as i64 - (1 << 23);
+                let x: Vec<i32> = (0..n)
+                    .map(|_| (base + (next() % (2 * spread)) as i64 - spread as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+                    .collect();
+                for norm in [Norm::new(&w, Some(&b)), Norm::new(&w, None)] {
+                    let mut want = x.clone();
+                    norm.apply(&mut want, Simd::Scalar);
+                    for p in [Simd::Avx2, Simd::Avx512].into_iter().filter(|&p| p <= simd::best()) {
+                        let mut got = x.clone();
+                        norm.apply(&mut got, p);
+                        assert_eq!(got, want, "{p:?} n {n} round {round}");
+                    }
+                }
+            }
+        }
+    }
 
     /// The AVX-512 softmax row against the scalar scores and `exp_neg`, with dots near the
     /// fast path's edge, shifts across `1..=62`, saturating scores and far-below-max keys.
@@ -650,7 +718,7 @@ mod tests {
                 bias[j] = (next() % (1 << 22)) as i32 - (1 << 21);
             }
             let mut e = [0i64; TOKENS];
-            if !simd::softmax_row(&dots, &sh, &bias, m, &exp.t, &mut e) {
+            if !simd::softmax_row(&dots, &sh, &bias, m, &exp.t32, &mut e) {
                 continue;
             }
             checked += 1;
