@@ -575,9 +575,11 @@ impl IntModel {
                             }
                         }
                     }
-                    for c in 0..dh {
-                        // |acc| < 2^57, inv <= 2^42: the product fits i128.
-                        att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
+                    if !simd::scale_row(path, acc, inv as u64, &mut att[i * d + o..i * d + o + dh]) {
+                        for c in 0..dh {
+                            // |acc| < 2^57, inv <= 2^42: the product fits i128.
+                            att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
+                        }
                     }
                 }
             }

@@ -511,6 +511,24 @@ pub(crate) fn gelu_all(path: Simd, x: &mut [i32], t: &[i32], lo: i32, hi: i32, s
     false
 }
 
+/// `out[c] = sat((acc[c] * inv + 2^61) >> 62)` (the `i128` formula: the attention's weighted
+/// sum times the row's reciprocal) for `|acc[c]| < 2^63`, `inv < 2^43`; on AVX-512 by a
+/// 128-bit product from four 32 x 32-bit ones. Returns `false` (nothing written) where it does
+/// not apply.
+pub(crate) fn scale_row(path: Simd, acc: &[i64], inv: u64, out: &mut [i32]) -> bool {
+    if path < Simd::Avx512 || best() < Simd::Avx512 || inv >= 1 << 43 || out.len() != acc.len() {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `best`); lengths checked.
+        unsafe { x86::scale512(acc, inv, out) };
+        return true;
+    }
+    #[allow(unreachable_code)]
+    false
+}
+
 /// Whether the processor has AVX-512 IFMA (52-bit multiply-add), for [`weighted_sum`].
 fn has_ifma() -> bool {
     static IFMA: OnceLock<bool> = OnceLock::new();
@@ -829,6 +847,45 @@ mod x86 {
                 }
             }
             idx = _mm512_add_epi32(idx, step);
+        }
+    }
+
+    /// See [`super::scale_row`]; `out` as long as `acc`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn scale512(acc: &[i64], inv: u64, out: &mut [i32]) {
+        let n = acc.len();
+        let (ap, op) = (acc.as_ptr(), out.as_mut_ptr());
+        let invv = _mm512_set1_epi64(inv as i64);
+        let (il, ih) = (invv, _mm512_srli_epi64::<32>(invv));
+        let one = _mm512_set1_epi64(1);
+        let half = _mm512_set1_epi64(1 << 61);
+        let mut i = 0;
+        while i < n {
+            let k: __mmask8 = if n - i >= 8 { 0xFF } else { ((1u32 << (n - i)) - 1) as u8 };
+            // SAFETY: the mask covers the values at i of n.
+            let a = unsafe { _mm512_maskz_loadu_epi64(k, ap.wrapping_add(i)) };
+            // The unsigned product (a mod 2^64) inv as hi:lo, from 32-bit halves.
+            let ah = _mm512_srli_epi64::<32>(a);
+            let p0 = _mm512_mul_epu32(a, il);
+            let p1 = _mm512_mul_epu32(ah, il);
+            let p2 = _mm512_mul_epu32(a, ih);
+            let p3 = _mm512_mul_epu32(ah, ih);
+            let mid = _mm512_add_epi64(p1, p2);
+            let cmid = _mm512_cmplt_epu64_mask(mid, p1);
+            let lo = _mm512_add_epi64(p0, _mm512_slli_epi64::<32>(mid));
+            let clo = _mm512_cmplt_epu64_mask(lo, p0);
+            let mut hi = _mm512_add_epi64(p3, _mm512_srli_epi64::<32>(mid));
+            hi = _mm512_mask_add_epi64(hi, cmid, hi, _mm512_set1_epi64(1 << 32));
+            hi = _mm512_mask_add_epi64(hi, clo, hi, one);
+            // Two's complement: a negative a is (a mod 2^64) - 2^64.
+            hi = _mm512_mask_sub_epi64(hi, _mm512_movepi64_mask(a), hi, invv);
+            let lo2 = _mm512_add_epi64(lo, half);
+            hi = _mm512_mask_add_epi64(hi, _mm512_cmplt_epu64_mask(lo2, lo), hi, one);
+            // |a inv| < 2^106: the quotient by 2^62 fits i64.
+            let r = _mm512_or_si512(_mm512_slli_epi64::<2>(hi), _mm512_srli_epi64::<62>(lo2));
+            // SAFETY: as the load.
+            unsafe { _mm512_mask_cvtsepi64_storeu_epi32(op.wrapping_add(i) as *mut _, k, r) };
+            i += 8;
         }
     }
 
@@ -1159,6 +1216,34 @@ mod tests {
                     d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "{p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
                 }
+            }
+        }
+    }
+
+    /// The weighted sum's scaling against the `i128` formula: extremes of `acc` and `inv`.
+    #[test]
+    fn scale_row_is_exact() {
+        let mut g = Rng(17);
+        for round in 0..3000 {
+            let n = 1 + round % 40;
+            let inv = match round % 4 {
+                0 => (1u64 << 43) - 1,
+                1 => 1,
+                _ => g.range(1, (1 << 43) - 1) as u64,
+            };
+            let acc: Vec<i64> = (0..n)
+                .map(|_| match g.range(0, 5) {
+                    0 => i64::MAX,
+                    1 => i64::MIN + 1,
+                    2 => g.range(-(1 << 58), 1 << 58),
+                    3 => g.range(-1000, 1000),
+                    _ => g.next() as i64 >> g.range(0, 63),
+                })
+                .collect();
+            let want: Vec<i32> = acc.iter().map(|&a| sat((a as i128 * inv as i128 + (1 << 61)) >> 62)).collect();
+            let mut got = vec![0i32; n];
+            if scale_row(best(), &acc, inv, &mut got) {
+                assert_eq!(got, want, "round {round}");
             }
         }
     }
