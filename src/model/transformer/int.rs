@@ -710,13 +710,14 @@ mod tests {
         let mut checked = 0;
         for round in 0..2000 {
             let m = (1i64 << 30) + (next() % (1 << 30)) as i64;
-            let lim = if round % 3 == 0 { 3i64 << 30 } else { 1 << 28 };
+            let lim = [3i64 << 30, 1 << 28, 1 << 28, 1 << 36, 1 << 40][round % 5];
             let mut dots = [0i64; TOKENS];
             let mut sh = [0i32; TOKENS];
             let mut bias = [0i32; TOKENS];
             for j in 0..TOKENS {
                 dots[j] = (next() % (2 * lim as u64)) as i64 - lim;
-                sh[j] = 1 + (next() % if round % 5 == 0 { 62 } else { 20 }) as i32 + if round % 5 == 0 { 0 } else { 20 };
+                let wide = round % 5 == 0 || round % 10 == 3 || round % 10 == 9;
+                sh[j] = 1 + (next() % if wide { 62 } else { 20 }) as i32 + if wide { 0 } else { 20 };
                 bias[j] = (next() % (1 << 22)) as i32 - (1 << 21);
             }
             let mut e = [0i64; TOKENS];

@@ -481,10 +481,21 @@ pub(crate) fn norm_row(path: Simd, x: &mut [i32], w: &[i32], b: Option<&[i32]>, 
     }
 }
 
-/// `floor(sqrt(v))`, in `u64` where `v` fits (the same value as `u128::isqrt`).
+/// `floor(sqrt(v))` (the same value as `u128::isqrt`): below `2^64` from the correctly
+/// rounded `f64` square root, corrected to the exact floor.
 #[inline(always)]
 pub(crate) fn isqrt(v: u128) -> u128 {
-    if v < 1 << 64 { (v as u64).isqrt() as u128 } else { v.isqrt() }
+    if v >= 1 << 64 {
+        return v.isqrt();
+    }
+    let mut r = ((v as u64) as f64).sqrt() as u128;
+    while r * r > v {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= v {
+        r += 1;
+    }
+    r
 }
 
 /// GELU by table on AVX-512, where `int.rs`'s `Gelu::apply` is: `x` itself at and above
@@ -596,12 +607,6 @@ mod x86 {
                 (_, _) => $f::<4, 4>($($a),*),
             }
         };
-    }
-
-    #[inline(always)]
-    fn ld512(l: &Line) -> __m512i {
-        // SAFETY: a `Line` is 64 bytes, aligned to 64.
-        unsafe { _mm512_load_si512(l as *const Line as *const __m512i) }
     }
 
     #[inline(always)]
@@ -930,6 +935,31 @@ mod x86 {
         _mm512_add_epi32(_mm512_sra_epi32(v, sv), _mm512_and_si512(_mm512_sra_epi32(v, s1), one))
     }
 
+    /// `floor((dot m + half) / 2^sh)` clamped to `±2^40` (which changes nothing once a bias
+    /// below `2^31` is added and the sum saturated to `i32`), exactly, for `|dot| < 2^40`,
+    /// `0 <= m < 2^31`, `sh` in `1..=62`, `half = 2^(sh - 1)`: the product as a 128-bit `hi:lo`
+    /// from `dot = a1 2^32 + a0` (`a1 m` signed, below `2^40`; `a0 m` unsigned, below `2^63`).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn wide_round_shift(dv: __m512i, mv: __m512i, half: __m512i, shv: __m512i) -> __m512i {
+        let hm = _mm512_mul_epi32(_mm512_srai_epi64::<32>(dv), mv);
+        let lm = _mm512_mul_epu32(dv, mv);
+        let lo = _mm512_add_epi64(_mm512_slli_epi64::<32>(hm), lm);
+        let one = _mm512_set1_epi64(1);
+        let hi = _mm512_mask_add_epi64(_mm512_srai_epi64::<32>(hm), _mm512_cmplt_epu64_mask(lo, lm), _mm512_srai_epi64::<32>(hm), one);
+        let lo2 = _mm512_add_epi64(lo, half);
+        let hi = _mm512_mask_add_epi64(hi, _mm512_cmplt_epu64_mask(lo2, lo), hi, one);
+        let r = _mm512_or_si512(_mm512_srlv_epi64(lo2, shv), _mm512_sllv_epi64(hi, _mm512_sub_epi64(_mm512_set1_epi64(64), shv)));
+        let rhi = _mm512_srav_epi64(hi, shv);
+        let lim = _mm512_set1_epi64(1 << 40);
+        let nlim = _mm512_sub_epi64(_mm512_setzero_si512(), lim);
+        let clamped = _mm512_min_epi64(_mm512_max_epi64(r, nlim), lim);
+        // Where the shifted value does not fit i64, its sign is rhi's.
+        let ovf = _mm512_cmpneq_epi64_mask(rhi, _mm512_srai_epi64::<63>(r));
+        let sgn = _mm512_mask_mov_epi64(lim, _mm512_movepi64_mask(rhi), nlim);
+        _mm512_mask_mov_epi64(clamped, ovf, sgn)
+    }
+
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
         let one = _mm512_set1_epi64(1);
@@ -945,14 +975,20 @@ mod x86 {
                     _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
                 )
             };
-            bad |= _mm512_cmpge_epu64_mask(_mm512_abs_epi64(dv), _mm512_set1_epi64(3 << 30))
+            let adv = _mm512_abs_epi64(dv);
+            bad |= _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 40))
                 | _mm512_cmplt_epi64_mask(shv, one)
                 | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
-            // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61) it
-            // stays below 2^63.
-            let p = _mm512_mullo_epi64(dv, mv);
             let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
-            let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), shv), bv);
+            let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
+                // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61)
+                // it stays below 2^63.
+                let p = _mm512_mullo_epi64(dv, mv);
+                _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
+            } else {
+                wide_round_shift(dv, mv, half, shv)
+            };
+            let v = _mm512_add_epi64(v, bv);
             s[k] = _mm512_cvtepi32_epi64(_mm512_cvtsepi64_epi32(v));
         }
         if bad != 0 {
@@ -1074,8 +1110,8 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     fn dots512_tile<const C: usize>(r: &DotRhs, b0: usize, a: &[i32], out: &mut [i64]) {
         let kp = r.kp;
-        let hi: [&[Line]; C] = std::array::from_fn(|c| &r.hi[(b0 + c) * kp..(b0 + c + 1) * kp]);
-        let lo: [&[Line]; C] = std::array::from_fn(|c| &r.lo[(b0 + c) * kp..(b0 + c + 1) * kp]);
+        // The blocks' lines, bounds checked once here.
+        let (hi, lo) = (r.hi[b0 * kp..(b0 + C) * kp].as_ptr(), r.lo[b0 * kp..(b0 + C) * kp].as_ptr());
         let a = &a[..kp];
         let mut tot = [[_mm512_setzero_si512(); 2]; C];
         let mut p0 = 0;
@@ -1086,8 +1122,15 @@ mod x86 {
             for p in p0..p1 {
                 let av = _mm512_set1_epi32(a[p]);
                 for c in 0..C {
-                    h[c] = _mm512_dpwssd_epi32(h[c], av, ld512(&hi[c][p]));
-                    l[c] = _mm512_dpwssd_epi32(l[c], av, ld512(&lo[c][p]));
+                    // SAFETY: line p of block c, inside the checked ranges; aligned to 64.
+                    let (hv, lv) = unsafe {
+                        (
+                            _mm512_load_si512(hi.wrapping_add(c * kp + p) as *const __m512i),
+                            _mm512_load_si512(lo.wrapping_add(c * kp + p) as *const __m512i),
+                        )
+                    };
+                    h[c] = _mm512_dpwssd_epi32(h[c], av, hv);
+                    l[c] = _mm512_dpwssd_epi32(l[c], av, lv);
                 }
             }
             for c in 0..C {
@@ -1217,6 +1260,20 @@ mod tests {
                     assert_eq!(y, want, "{p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
                 }
             }
+        }
+    }
+
+    /// The integer square root against `u128::isqrt` around squares and at the ends.
+    #[test]
+    fn isqrt_is_exact() {
+        let mut g = Rng(19);
+        let mut vals: Vec<u128> = vec![0, 1, 2, 3, 4, u64::MAX as u128, 1 << 64, (1 << 64) + 1, u128::MAX];
+        for _ in 0..20000 {
+            let r = g.next() as u128 >> g.range(0, 63);
+            vals.extend([r, r * r, (r * r).saturating_sub(1), r * r + 1, g.next() as u128]);
+        }
+        for v in vals {
+            assert_eq!(isqrt(v), v.isqrt(), "{v}");
         }
     }
 
