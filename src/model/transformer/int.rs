@@ -333,6 +333,35 @@ impl Norm {
     }
 }
 
+/// Buffers reused by the forward passes of one thread: every value is written before it is
+/// read, so their contents between passes do not matter (and they need not be zeroed).
+#[derive(Default)]
+struct Work {
+    scratch: Vec<i32>,
+    inp: Vec<i32>,
+    x: Vec<i32>,
+    qkv: Vec<i32>,
+    att: Vec<i32>,
+    ys: Vec<i32>,
+    bias: Vec<i32>,
+    f: Vec<i32>,
+    vv: Vec<i32>,
+    vu: Vec<u64>,
+    kq: Vec<i16>,
+}
+
+thread_local! {
+    static WORK: std::cell::RefCell<Work> = std::cell::RefCell::new(Work::default());
+}
+
+/// The first `n` values of `v`, grown (with zeros) if it is shorter.
+fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+    &mut v[..n]
+}
+
 /// One integer encoder block.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct IntLayer {
@@ -453,10 +482,19 @@ impl IntModel {
 
     #[inline(always)]
     fn forward_with(&self, planes: &[u8], self_elo: i32, oppo_elo: i32, path: Simd) -> Vec<i32> {
+        // This thread's buffers, taken for the pass and put back after it.
+        let mut w = WORK.with(|c| c.take());
+        let out = self.forward_in(&mut w, planes, self_elo, oppo_elo, path);
+        WORK.with(|c| c.replace(w));
+        out
+    }
+
+    #[inline(always)]
+    fn forward_in(&self, w: &mut Work, planes: &[u8], self_elo: i32, oppo_elo: i32, path: Simd) -> Vec<i32> {
         let d = self.d;
         let dh = d / self.heads;
         let dhp = dh.div_ceil(2) * 2;
-        let mut scratch = vec![0i32; TOKENS * (self.max_cols / 2 + 1)];
+        let scratch = sized(&mut w.scratch, TOKENS * (self.max_cols / 2 + 1));
         // Embedding.
         let elo = |e: i32| -> Vec<i32> {
             let a = e.clamp(0, ELO_MAX) as i64;
@@ -468,27 +506,28 @@ impl IntModel {
                 .collect()
         };
         let (es, eo) = (elo(self_elo), elo(oppo_elo));
-        let mut x = vec![0i32; TOKENS * d];
-        let mut inp = Vec::with_capacity(TOKENS * (PLANES + es.len() + eo.len()));
+        let x = sized(&mut w.x, TOKENS * d);
+        let inp = &mut w.inp;
+        inp.clear();
         for t in 0..TOKENS {
             inp.extend(planes[t * PLANES..(t + 1) * PLANES].iter().map(|&b| b as i32 * ONE as i32));
             inp.extend_from_slice(&es);
             inp.extend_from_slice(&eo);
         }
-        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut scratch);
-        let mut qkv = vec![0i32; TOKENS * 3 * d];
-        let mut att = vec![0i32; TOKENS * d];
-        let mut ys = vec![0i32; TOKENS * d];
+        self.embed.apply_rows(TOKENS, inp, x, scratch);
+        let qkv = sized(&mut w.qkv, TOKENS * 3 * d);
+        let att = sized(&mut w.att, TOKENS * d);
+        let ys = sized(&mut w.ys, TOKENS * d);
         let mut qq = vec![0i32; dh.div_ceil(2)];
-        let mut kq = vec![0i16; TOKENS * dhp];
-        let mut vv = vec![0i32; TOKENS * dh];
-        let mut vu = vec![0u64; TOKENS * dh];
+        let kq = sized(&mut w.kq, TOKENS * dhp);
+        let vv = sized(&mut w.vv, TOKENS * dh);
+        let vu = sized(&mut w.vu, TOKENS * dh);
         let mut ks = vec![0i32; TOKENS];
         let mut e = [0i64; TOKENS];
         let mut dots = [0i64; TOKENS];
         let mut rhs = DotRhs::default();
-        let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
-        let mut f = Vec::new();
+        let bias = sized(&mut w.bias, self.heads * TOKENS * TOKENS);
+        let f = &mut w.f;
         for l in &self.layers {
             // Smolgen: the attention logits' bias from the mean token.
             let mut colsum = vec![0i64; d];
@@ -500,17 +539,17 @@ impl IntModel {
             }
             let mean: Vec<i32> = colsum.iter().map(|&s| ((2 * s + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32).collect();
             let mut h = vec![0i32; l.sm2.rows()];
-            l.sm2.apply(&mean, &mut h, &mut scratch);
+            l.sm2.apply(&mean, &mut h, scratch);
             self.gelu.apply_all(&mut h, path);
             l.ln1.apply(&mut h, path);
             let mut sg = vec![0i32; l.sm3.rows()];
-            l.sm3.apply(&h, &mut sg, &mut scratch);
+            l.sm3.apply(&h, &mut sg, scratch);
             self.gelu.apply_all(&mut sg, path);
             l.ln2.apply(&mut sg, path);
             // One row of generator inputs per head, `4096` logits each.
-            self.gab.apply_rows(self.heads, &sg, &mut bias, &mut scratch);
+            self.gab.apply_rows(self.heads, &sg, bias, scratch);
             // Attention.
-            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut scratch);
+            l.qkv.apply_rows(TOKENS, x, qkv, scratch);
             let (m, ex) = self.att_scale;
             for hd in 0..self.heads {
                 let o = hd * dh;
@@ -524,7 +563,7 @@ impl IntModel {
                         *u = (v as i64 + (1 << 31)) as u64;
                     }
                 }
-                rhs.pack(TOKENS, dh, &kq, dhp);
+                rhs.pack(TOKENS, dh, kq, dhp);
                 for i in 0..TOKENS {
                     let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
                     let sq = quantise_pairs_on(path, &row[o..o + dh], 32767, &mut qq);
@@ -563,9 +602,9 @@ impl IntModel {
                     let mut acc = [0i64; 256];
                     let acc = &mut acc[..dh];
                     match dh {
-                        _ if simd::weighted_sum(&e, &vu, dh, z, acc) => {}
-                        32 => weighted_sum::<32>(&e, &vv, acc),
-                        64 => weighted_sum::<64>(&e, &vv, acc),
+                        _ if simd::weighted_sum(&e, vu, dh, z, acc) => {}
+                        32 => weighted_sum::<32>(&e, vv, acc),
+                        64 => weighted_sum::<64>(&e, vv, acc),
                         _ => {
                             for j in 0..TOKENS {
                                 let ej = e[j] as i32 as i64;
@@ -583,16 +622,16 @@ impl IntModel {
                     }
                 }
             }
-            l.out.apply_rows(TOKENS, &att, &mut ys, &mut scratch);
-            residual(&mut x, &ys);
+            l.out.apply_rows(TOKENS, att, ys, scratch);
+            residual(x, ys);
             for xt in x.chunks_exact_mut(d) {
                 l.norm1.apply(xt, path);
             }
             f.resize(TOKENS * l.ff1.rows(), 0);
-            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut scratch);
-            self.gelu.apply_all(&mut f, path);
-            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut scratch);
-            residual(&mut x, &ys);
+            l.ff1.apply_rows(TOKENS, x, f, scratch);
+            self.gelu.apply_all(f, path);
+            l.ff2.apply_rows(TOKENS, f, ys, scratch);
+            residual(x, ys);
             for xt in x.chunks_exact_mut(d) {
                 l.norm2.apply(xt, path);
             }
@@ -601,17 +640,18 @@ impl IntModel {
         for t in 0..TOKENS {
             self.norm.apply(&mut x[t * d..(t + 1) * d], path);
         }
-        let mut q = vec![0i32; TOKENS * d];
-        let mut k = vec![0i32; TOKENS * d];
-        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut scratch);
-        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut scratch);
+        // The query and key rows in the buffer of the blocks' q, k, v.
+        let (q, k) = qkv.split_at_mut(TOKENS * d);
+        let k = &mut k[..TOKENS * d];
+        self.pol_q.apply_rows(TOKENS, x, q, scratch);
+        self.pol_k.apply_rows(TOKENS, x, k, scratch);
         let dp = d.div_ceil(2) * 2;
-        let mut kq = vec![0i16; TOKENS * dp];
+        let kq = sized(&mut w.kq, TOKENS * dp);
         let mut ksh = vec![0i32; TOKENS];
         for t in 0..TOKENS {
             ksh[t] = quantise_row_on(path, &k[t * d..(t + 1) * d], 32767, &mut kq[t * dp..t * dp + d]);
         }
-        rhs.pack(TOKENS, d, &kq, dp);
+        rhs.pack(TOKENS, d, kq, dp);
         let mut out = vec![0i32; VOCAB];
         let mut qrow = vec![0i32; d.div_ceil(2)];
         let (m, ex) = self.pol_scale;
@@ -624,7 +664,7 @@ impl IntModel {
         }
         // The promotion offsets from the keys of the last rank (tokens 56..64).
         let mut off = [0i32; 8 * 4];
-        self.promo.apply_rows(8, &k[56 * d..64 * d], &mut off, &mut scratch);
+        self.promo.apply_rows(8, &k[56 * d..64 * d], &mut off, scratch);
         for t in 0..8 {
             for f in 0..8 {
                 for (p, &o) in off[t * 4..(t + 1) * 4].iter().enumerate() {

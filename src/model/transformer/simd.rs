@@ -770,22 +770,20 @@ mod x86 {
             0
         };
         let mv = _mm512_set1_epi64(mean);
+        // The largest |x - mean| and the sum of squares in one pass; the sum is only used where
+        // every |x - mean| < 2^26: then each square (< 2^52) comes from the low 32 bits and the
+        // sum stays below 2^63.
         let mut dm = _mm512_setzero_si512();
-        for i in (0..n).step_by(16) {
-            let (lo, hi) = widen(ld(xp, i));
-            dm = _mm512_max_epu64(dm, _mm512_abs_epi64(_mm512_sub_epi64(lo, mv)));
-            dm = _mm512_max_epu64(dm, _mm512_abs_epi64(_mm512_sub_epi64(hi, mv)));
-        }
-        let dmax = _mm512_reduce_max_epu64(dm);
-        if dmax >= 1 << 26 {
-            return false;
-        }
-        // |x - mean| < 2^26: the squares (< 2^52) from the low 32 bits, their sum below 2^63.
         let mut acc = _mm512_setzero_si512();
         for i in (0..n).step_by(16) {
             let (lo, hi) = widen(ld(xp, i));
             let (dl, dh) = (_mm512_sub_epi64(lo, mv), _mm512_sub_epi64(hi, mv));
+            dm = _mm512_max_epu64(dm, _mm512_max_epu64(_mm512_abs_epi64(dl), _mm512_abs_epi64(dh)));
             acc = _mm512_add_epi64(acc, _mm512_add_epi64(_mm512_mul_epi32(dl, dl), _mm512_mul_epi32(dh, dh)));
+        }
+        let dmax = _mm512_reduce_max_epu64(dm);
+        if dmax >= 1 << 26 {
+            return false;
         }
         let var = _mm512_reduce_add_epi64(acc) as i128 / n as i128;
         let sd = super::isqrt((var + eps) as u128) as i128;
