@@ -518,16 +518,15 @@ impl IntModel {
         let qkv = sized(&mut w.qkv, TOKENS * 3 * d);
         let att = sized(&mut w.att, TOKENS * d);
         let ys = sized(&mut w.ys, TOKENS * d);
-        let mut qq = vec![0i32; dh.div_ceil(2)];
+        let mut qq2 = [vec![0i32; dh.div_ceil(2)], vec![0i32; dh.div_ceil(2)]];
         let kq = sized(&mut w.kq, TOKENS * dhp);
         let vv = sized(&mut w.vv, TOKENS * dh);
         let vu = sized(&mut w.vu, TOKENS * dh);
         let mut ks = vec![0i32; TOKENS];
-        let mut e = [0i64; TOKENS];
-        let mut dots = [0i64; TOKENS];
         let mut rhs = DotRhs::default();
         let bias = sized(&mut w.bias, self.heads * TOKENS * TOKENS);
         let f = &mut w.f;
+        let mut acc_buf = [[0i64; 256]; 2];
         for l in &self.layers {
             // Smolgen: the attention logits' bias from the mean token.
             let mut colsum = vec![0i64; d];
@@ -564,60 +563,82 @@ impl IntModel {
                     }
                 }
                 rhs.pack(TOKENS, dh, kq, dhp);
-                for i in 0..TOKENS {
-                    let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
-                    let sq = quantise_pairs_on(path, &row[o..o + dh], 32767, &mut qq);
-                    rhs.dots(&qq, &mut dots, path);
-                    let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
-                    let mut shs = [0i32; TOKENS];
-                    for j in 0..TOKENS {
-                        shs[j] = ex + FRAC as i32 - sq - ks[j];
+                // Two query rows at a time: their weighted sums read each value row once.
+                for i0 in (0..TOKENS).step_by(2) {
+                    let mut e2 = [[0i64; TOKENS]; 2];
+                    let mut z2 = [0i64; 2];
+                    let mut sq2 = [0i32; 2];
+                    for u in 0..2 {
+                        let row = &qkv[(i0 + u) * 3 * d..(i0 + u + 1) * 3 * d];
+                        sq2[u] = quantise_pairs_on(path, &row[o..o + dh], 32767, &mut qq2[u]);
                     }
-                    if !(path == Simd::Avx512 && simd::softmax_row(&dots, &shs, brow, m, &self.exp.t32, &mut e)) {
-                        let mut s = [0i32; TOKENS];
-                        // The i64 fast path of `scale_dot` for every key, branch-free; any key outside
-                        // it (none on the real weights so far) is redone exactly.
-                        let mut slow = false;
+                    let mut dots2 = [[0i64; TOKENS]; 2];
+                    let [d0, d1] = &mut dots2;
+                    rhs.dots2([&qq2[0], &qq2[1]], [d0, d1], path);
+                    for (u, e) in e2.iter_mut().enumerate() {
+                        let (i, sq, dots) = (i0 + u, sq2[u], &dots2[u]);
+                        let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
+                        let mut shs = [0i32; TOKENS];
                         for j in 0..TOKENS {
-                            let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
-                            slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
-                            let sh = sh.clamp(1, 62);
-                            let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
-                            s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                            shs[j] = ex + FRAC as i32 - sq - ks[j];
                         }
-                        if slow {
+                        if !(path == Simd::Avx512 && simd::softmax_row(dots, &shs, brow, m, &self.exp.t32, e)) {
+                            let mut s = [0i32; TOKENS];
+                            // The i64 fast path of `scale_dot` for every key, branch-free; any key
+                            // outside it is redone exactly.
+                            let mut slow = false;
                             for j in 0..TOKENS {
-                                s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                                let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
+                                slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
+                                let sh = sh.clamp(1, 62);
+                                let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
+                                s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                            }
+                            if slow {
+                                for j in 0..TOKENS {
+                                    s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                                }
+                            }
+                            let mx = *s.iter().max().unwrap() as i64;
+                            for j in 0..TOKENS {
+                                e[j] = self.exp.exp_neg(mx - s[j] as i64);
                             }
                         }
-                        let mx = *s.iter().max().unwrap() as i64;
-                        for j in 0..TOKENS {
-                            e[j] = self.exp.exp_neg(mx - s[j] as i64);
-                        }
+                        z2[u] = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
                     }
-                    let z = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
-                    // z >= 1 (the row's maximum has weight 2^20): the quotient in u64 is the same.
-                    let inv = ((1u64 << 62) / z as u64) as i128;
-                    // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
-                    let mut acc = [0i64; 256];
-                    let acc = &mut acc[..dh];
-                    match dh {
-                        _ if simd::weighted_sum(&e, vu, dh, z, acc) => {}
-                        32 => weighted_sum::<32>(&e, vv, acc),
-                        64 => weighted_sum::<64>(&e, vv, acc),
-                        _ => {
-                            for j in 0..TOKENS {
-                                let ej = e[j] as i32 as i64;
-                                for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
-                                    *a = a.wrapping_add(ej.wrapping_mul(v as i64));
+                    // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57. Every path
+                    // below writes all of acc[..dh] (the generic loop zeroes it first).
+                    let [acc0, acc1] = &mut acc_buf;
+                    let mut accs = [&mut acc0[..dh], &mut acc1[..dh]];
+                    let [a0, a1] = &mut accs;
+                    if !simd::weighted_sum2(&e2, vu, dh, z2, [&mut **a0, &mut **a1]) {
+                        for (u, acc) in accs.iter_mut().enumerate() {
+                            let (e, acc) = (&e2[u], &mut **acc);
+                            match dh {
+                                _ if simd::weighted_sum(e, vu, dh, z2[u], acc) => {}
+                                32 => weighted_sum::<32>(e, vv, acc),
+                                64 => weighted_sum::<64>(e, vv, acc),
+                                _ => {
+                                    acc.fill(0);
+                                    for j in 0..TOKENS {
+                                        let ej = e[j] as i32 as i64;
+                                        for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
+                                            *a = a.wrapping_add(ej.wrapping_mul(v as i64));
+                                        }
+                                    }
                                 }
                             }
                         }
                     }
-                    if !simd::scale_row(path, acc, inv as u64, &mut att[i * d + o..i * d + o + dh]) {
-                        for c in 0..dh {
-                            // |acc| < 2^57, inv <= 2^42: the product fits i128.
-                            att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
+                    for (u, acc) in accs.iter().enumerate() {
+                        let i = i0 + u;
+                        // z >= 1 (the row's maximum has weight 2^20): the quotient in u64 is the same.
+                        let inv = ((1u64 << 62) / z2[u] as u64) as i128;
+                        if !simd::scale_row(path, acc, inv as u64, &mut att[i * d + o..i * d + o + dh]) {
+                            for c in 0..dh {
+                                // |acc| < 2^57, inv <= 2^42: the product fits i128.
+                                att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
+                            }
                         }
                     }
                 }
@@ -653,13 +674,21 @@ impl IntModel {
         }
         rhs.pack(TOKENS, d, kq, dp);
         let mut out = vec![0i32; VOCAB];
-        let mut qrow = vec![0i32; d.div_ceil(2)];
+        let mut qrow = [vec![0i32; d.div_ceil(2)], vec![0i32; d.div_ceil(2)]];
         let (m, ex) = self.pol_scale;
-        for i in 0..TOKENS {
-            let sq = quantise_pairs_on(path, &q[i * d..(i + 1) * d], 32767, &mut qrow);
-            rhs.dots(&qrow, &mut dots, path);
-            for j in 0..TOKENS {
-                out[i * TOKENS + j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ksh[j], 0);
+        for i0 in (0..TOKENS).step_by(2) {
+            let [q0, q1] = &mut qrow;
+            let sq = [
+                quantise_pairs_on(path, &q[i0 * d..(i0 + 1) * d], 32767, q0),
+                quantise_pairs_on(path, &q[(i0 + 1) * d..(i0 + 2) * d], 32767, q1),
+            ];
+            let mut dots2 = [[0i64; TOKENS]; 2];
+            let [d0, d1] = &mut dots2;
+            rhs.dots2([q0, q1], [d0, d1], path);
+            for u in 0..2 {
+                for j in 0..TOKENS {
+                    out[(i0 + u) * TOKENS + j] = scale_dot(dots2[u][j], m, ex + FRAC as i32 - sq[u] - ksh[j], 0);
+                }
             }
         }
         // The promotion offsets from the keys of the last rank (tokens 56..64).

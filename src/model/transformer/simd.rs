@@ -417,6 +417,21 @@ impl DotRhs {
         }
     }
 
+    /// [`DotRhs::dots`] of two left rows (each packed line read once for both on AVX-512).
+    pub fn dots2(&self, a: [&[i32]; 2], out: [&mut [i64]; 2], path: Simd) {
+        #[cfg(target_arch = "x86_64")]
+        if path == Simd::Avx512 && best() >= Simd::Avx512 {
+            let [a0, a1] = a;
+            let [o0, o1] = out;
+            // SAFETY: the processor has the features (checked by `best`).
+            unsafe { x86::dots512r::<2>(self, [&a0[..self.kp], &a1[..self.kp]], [&mut o0[..self.n], &mut o1[..self.n]]) };
+            return;
+        }
+        for (a, out) in a.into_iter().zip(out) {
+            self.dots(a, out, path);
+        }
+    }
+
     fn dots_scalar(&self, a: &[i32], out: &mut [i64]) {
         let kp = self.kp;
         for b in 0..self.blocks {
@@ -456,6 +471,29 @@ pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64
     }
     let _ = (dots, sh, bias, m, t, e);
     false
+}
+
+/// [`weighted_sum`] of two rows of weights over the same values (each value row read once).
+/// Returns `false` (nothing written) where it does not apply.
+pub(crate) fn weighted_sum2(e: &[[i64; 64]; 2], vu: &[u64], dh: usize, z: [i64; 2], acc: [&mut [i64]; 2]) -> bool {
+    if !has_ifma() || active() < Simd::Avx512 || vu.len() < 64 * dh || acc.iter().any(|a| a.len() < dh) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `has_ifma`); sizes checked.
+        match dh {
+            32 => unsafe { x86::wsum52x2::<4>(e, vu, z, acc) },
+            64 => unsafe { x86::wsum52x2::<8>(e, vu, z, acc) },
+            _ => return false,
+        }
+        return true;
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = (e, z, acc);
+        false
+    }
 }
 
 /// LayerNorm (`b` given: the mean subtracted, the bias added) or RMSNorm of one row on
@@ -1048,6 +1086,32 @@ mod x86 {
         true
     }
 
+    /// [`wsum52`] for two rows of weights: each load of values feeds both rows' sums.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub(super) fn wsum52x2<const NC: usize>(e: &[[i64; 64]; 2], vu: &[u64], z: [i64; 2], acc: [&mut [i64]; 2]) {
+        let dh = 8 * NC;
+        let vu = &vu[..64 * dh];
+        let mut a = [[_mm512_setzero_si512(); NC]; 2];
+        for j in 0..64 {
+            let (e0, e1) = (_mm512_set1_epi64(e[0][j]), _mm512_set1_epi64(e[1][j]));
+            let row = vu[j * dh..(j + 1) * dh].as_ptr();
+            for c in 0..NC {
+                // SAFETY: 8 values at 8 c of the row.
+                let v = unsafe { _mm512_loadu_si512(row.wrapping_add(8 * c) as *const __m512i) };
+                a[0][c] = _mm512_madd52lo_epu64(a[0][c], e0, v);
+                a[1][c] = _mm512_madd52lo_epu64(a[1][c], e1, v);
+            }
+        }
+        for (u, acc) in acc.into_iter().enumerate() {
+            let off = _mm512_set1_epi64(z[u] << 31);
+            let acc = &mut acc[..dh];
+            for c in 0..NC {
+                // SAFETY: 8 values at 8 c of `acc` (dh long).
+                unsafe { _mm512_storeu_si512(acc.as_mut_ptr().wrapping_add(8 * c) as *mut __m512i, _mm512_sub_epi64(a[u][c], off)) };
+            }
+        }
+    }
+
     #[target_feature(enable = "avx2")]
     pub(super) fn dense256(d: &Dense, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
         for b in 0..d.blocks {
@@ -1092,33 +1156,39 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     pub(super) fn dots512(r: &DotRhs, a: &[i32], out: &mut [i64]) {
+        dots512r::<1>(r, [a], [out]);
+    }
+
+    /// [`DotRhs::dots`] of `R` left rows: each loaded line feeds every row.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) fn dots512r<const R: usize>(r: &DotRhs, a: [&[i32]; R], mut out: [&mut [i64]; R]) {
         let mut b = 0;
         while b < r.blocks {
             let c = (r.blocks - b).min(4);
             match c {
-                1 => dots512_tile::<1>(r, b, a, out),
-                2 => dots512_tile::<2>(r, b, a, out),
-                3 => dots512_tile::<3>(r, b, a, out),
-                _ => dots512_tile::<4>(r, b, a, out),
+                1 => dots512_tile::<R, 1>(r, b, &a, &mut out),
+                2 => dots512_tile::<R, 2>(r, b, &a, &mut out),
+                3 => dots512_tile::<R, 3>(r, b, &a, &mut out),
+                _ => dots512_tile::<R, 4>(r, b, &a, &mut out),
             }
             b += c;
         }
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    fn dots512_tile<const C: usize>(r: &DotRhs, b0: usize, a: &[i32], out: &mut [i64]) {
+    fn dots512_tile<const R: usize, const C: usize>(r: &DotRhs, b0: usize, a: &[&[i32]; R], out: &mut [&mut [i64]; R]) {
         let kp = r.kp;
         // The blocks' lines, bounds checked once here.
         let (hi, lo) = (r.hi[b0 * kp..(b0 + C) * kp].as_ptr(), r.lo[b0 * kp..(b0 + C) * kp].as_ptr());
-        let a = &a[..kp];
-        let mut tot = [[_mm512_setzero_si512(); 2]; C];
+        let a: [&[i32]; R] = std::array::from_fn(|u| &a[u][..kp]);
+        let mut tot = [[[0i64; BLOCK]; C]; R];
         let mut p0 = 0;
         while p0 < kp {
             let p1 = (p0 + CHUNK_PAIRS).min(kp);
-            let mut h = [_mm512_setzero_si512(); C];
-            let mut l = [_mm512_setzero_si512(); C];
+            let mut h = [[_mm512_setzero_si512(); C]; R];
+            let mut l = [[_mm512_setzero_si512(); C]; R];
             for p in p0..p1 {
-                let av = _mm512_set1_epi32(a[p]);
+                let av: [__m512i; R] = std::array::from_fn(|u| _mm512_set1_epi32(a[u][p]));
                 for c in 0..C {
                     // SAFETY: line p of block c, inside the checked ranges; aligned to 64.
                     let (hv, lv) = unsafe {
@@ -1127,28 +1197,38 @@ mod x86 {
                             _mm512_load_si512(lo.wrapping_add(c * kp + p) as *const __m512i),
                         )
                     };
-                    h[c] = _mm512_dpwssd_epi32(h[c], av, hv);
-                    l[c] = _mm512_dpwssd_epi32(l[c], av, lv);
+                    for u in 0..R {
+                        h[u][c] = _mm512_dpwssd_epi32(h[u][c], av[u], hv);
+                        l[u][c] = _mm512_dpwssd_epi32(l[u][c], av[u], lv);
+                    }
                 }
             }
-            for c in 0..C {
-                let (hlo, hhi) = widen(h[c]);
-                let (llo, lhi) = widen(l[c]);
-                tot[c][0] = _mm512_add_epi64(tot[c][0], _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
-                tot[c][1] = _mm512_add_epi64(tot[c][1], _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+            for u in 0..R {
+                for c in 0..C {
+                    let (hlo, hhi) = widen(h[u][c]);
+                    let (llo, lhi) = widen(l[u][c]);
+                    let t = &mut tot[u][c];
+                    // SAFETY: 16 values.
+                    unsafe {
+                        let (t0, t1) = (
+                            _mm512_loadu_si512(t.as_ptr() as *const __m512i),
+                            _mm512_loadu_si512(t.as_ptr().wrapping_add(8) as *const __m512i),
+                        );
+                        let t0 = _mm512_add_epi64(t0, _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
+                        let t1 = _mm512_add_epi64(t1, _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+                        _mm512_storeu_si512(t.as_mut_ptr() as *mut __m512i, t0);
+                        _mm512_storeu_si512(t.as_mut_ptr().wrapping_add(8) as *mut __m512i, t1);
+                    }
+                }
             }
             p0 = p1;
         }
-        for c in 0..C {
-            let base = (b0 + c) * BLOCK;
-            let live = (r.n - base).min(BLOCK);
-            let mut v = [0i64; BLOCK];
-            // SAFETY: 16 values.
-            unsafe {
-                _mm512_storeu_si512(v.as_mut_ptr() as *mut __m512i, tot[c][0]);
-                _mm512_storeu_si512(v.as_mut_ptr().wrapping_add(8) as *mut __m512i, tot[c][1]);
+        for u in 0..R {
+            for c in 0..C {
+                let base = (b0 + c) * BLOCK;
+                let live = (r.n - base).min(BLOCK);
+                out[u][base..base + live].copy_from_slice(&tot[u][c][..live]);
             }
-            out[base..base + live].copy_from_slice(&v[..live]);
         }
     }
 
@@ -1256,6 +1336,43 @@ mod tests {
                     let xp: Vec<i32> = xq.chunks(2).map(|c| pair(c[0], c[1])).collect();
                     d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "{p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                }
+            }
+        }
+    }
+
+    /// The IFMA weighted sums (one row and two rows) against the `i64` products, at the
+    /// extremes of the weights (`0..=2^20`) and values (`i32`).
+    #[test]
+    fn weighted_sums_are_exact() {
+        let mut g = Rng(23);
+        for round in 0..200 {
+            for dh in [32, 64] {
+                let v: Vec<i32> = (0..64 * dh)
+                    .map(|_| match round % 3 {
+                        0 => {
+                            if g.next() % 2 == 0 {
+                                i32::MIN
+                            } else {
+                                i32::MAX
+                            }
+                        }
+                        _ => g.range(i32::MIN as i64, i32::MAX as i64) as i32,
+                    })
+                    .collect();
+                let vu: Vec<u64> = v.iter().map(|&x| (x as i64 + (1 << 31)) as u64).collect();
+                let e: [[i64; 64]; 2] =
+                    std::array::from_fn(|_| std::array::from_fn(|_| if round % 3 == 0 { 1 << 20 } else { g.range(0, 1 << 20) }));
+                let z: [i64; 2] = std::array::from_fn(|u| e[u].iter().sum());
+                let want: Vec<Vec<i64>> =
+                    (0..2).map(|u| (0..dh).map(|c| (0..64).map(|j| e[u][j] * v[j * dh + c] as i64).sum()).collect()).collect();
+                let (mut a0, mut a1) = (vec![0i64; dh], vec![0i64; dh]);
+                if weighted_sum2(&e, &vu, dh, z, [&mut a0, &mut a1]) {
+                    assert_eq!([&a0, &a1], [&want[0], &want[1]], "round {round} dh {dh}");
+                }
+                let mut a = vec![0i64; dh];
+                if weighted_sum(&e[1], &vu, dh, z[1], &mut a) {
+                    assert_eq!(a, want[1], "round {round} dh {dh}");
                 }
             }
         }
@@ -1374,6 +1491,10 @@ mod tests {
                     let ap: Vec<i32> = a.chunks(2).map(|c| pair(c[0], c[1])).collect();
                     r.dots(&ap, &mut out, p);
                     assert_eq!(out, want, "{p:?} n {n} len {len} mode {mode}");
+                    let (mut o0, mut o1) = (vec![0i64; n], vec![0i64; n]);
+                    let zero = vec![0i32; ap.len()];
+                    r.dots2([&zero, &ap], [&mut o0, &mut o1], p);
+                    assert_eq!((o0.iter().all(|&v| v == 0), &o1), (true, &want), "{p:?} dots2 n {n} len {len} mode {mode}");
                 }
             }
         }
