@@ -115,7 +115,7 @@ impl QLinear {
             &mut big[..]
         };
         let path = simd::active();
-        quantise_rows(path, n, x, self.cols, self.cols, self.act_max, scratch, shifts);
+        quantise_rows(path, n, x, self.cols, self.act_max, scratch, shifts);
         self.dense.run(n, scratch, shifts, y, path);
     }
 }

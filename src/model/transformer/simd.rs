@@ -255,15 +255,15 @@ impl Dense {
     }
 }
 
-/// Requantises `n` rows of `x` (`cols` values each, `xs` apart) to `i16` with `|q| <= max`,
+/// Requantises `n` rows of `x` (`cols` values each, one after another) to `i16` with `|q| <= max`,
 /// as [`quantise_row`], written as pairs (`cols.div_ceil(2)` per row, [`pair`], the last
 /// padded with 0); `shifts[t]` gets row `t`'s shift. On `path` (every path gives the same
 /// integers).
 #[inline(always)]
-pub(crate) fn quantise_rows(path: Simd, n: usize, x: &[i32], xs: usize, cols: usize, max: i32, out: &mut [i32], shifts: &mut [i32]) {
+pub(crate) fn quantise_rows(path: Simd, n: usize, x: &[i32], cols: usize, max: i32, out: &mut [i32], shifts: &mut [i32]) {
     let kp = cols.div_ceil(2);
     for t in 0..n {
-        shifts[t] = quantise_pairs_on(path, &x[t * xs..t * xs + cols], max, &mut out[t * kp..(t + 1) * kp]);
+        shifts[t] = quantise_pairs_on(path, &x[t * cols..(t + 1) * cols], max, &mut out[t * kp..(t + 1) * kp]);
     }
 }
 
@@ -382,7 +382,7 @@ impl DotRhs {
         self.lo.resize(size, Line::default());
         (self.n, self.kp, self.blocks) = (n, kp, blocks);
         #[cfg(target_arch = "x86_64")]
-        if active() >= Simd::Avx512 && bs % 2 == 0 && n > 0 && n * bs < 1 << 30 && b.len() >= (n - 1) * bs + 2 * kp {
+        if active() >= Simd::Avx512 && bs.is_multiple_of(2) && n > 0 && n * bs < 1 << 30 && b.len() >= (n - 1) * bs + 2 * kp {
             // SAFETY: the processor has the features (`active` never exceeds `best`); every
             // pair read is inside `b` (checked), the lines are `blocks * kp` long.
             unsafe { x86::pack512(self, len, b, bs) };
@@ -503,7 +503,13 @@ pub(crate) fn weighted_sum2(e: &[[i64; 64]; 2], vu: &[u64], dh: usize, z: [i64; 
 /// Returns `false`, with `x` untouched, where it does not apply.
 pub(crate) fn norm_row(path: Simd, x: &mut [i32], w: &[i32], b: Option<&[i32]>, wmax: i64, eps: i128) -> bool {
     let n = x.len();
-    if path < Simd::Avx512 || best() < Simd::Avx512 || n == 0 || n % 16 != 0 || n > 2048 || w.len() != n || b.is_some_and(|b| b.len() != n)
+    if path < Simd::Avx512
+        || best() < Simd::Avx512
+        || n == 0
+        || !n.is_multiple_of(16)
+        || n > 2048
+        || w.len() != n
+        || b.is_some_and(|b| b.len() != n)
     {
         return false;
     }
@@ -1351,7 +1357,7 @@ mod tests {
                 let v: Vec<i32> = (0..64 * dh)
                     .map(|_| match round % 3 {
                         0 => {
-                            if g.next() % 2 == 0 {
+                            if g.next().is_multiple_of(2) {
                                 i32::MIN
                             } else {
                                 i32::MAX
