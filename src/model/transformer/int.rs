@@ -23,7 +23,7 @@
 // Index loops over several arrays at once read best as written.
 #![allow(clippy::needless_range_loop)]
 
-use super::simd::{self, Dense, DotRhs, Simd, quantise_pairs, quantise_row, quantise_rows, rshift, sat};
+use super::simd::{self, Dense, DotRhs, Simd, quantise_pairs_on, quantise_row_on, quantise_rows, rshift, sat};
 use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
 
 /// Fractional bits of an activation.
@@ -114,8 +114,9 @@ impl QLinear {
             big.resize(n, 0);
             &mut big[..]
         };
-        quantise_rows(n, x, self.cols, self.cols, self.act_max, scratch, shifts);
-        self.dense.run(n, scratch, shifts, y, simd::active());
+        let path = simd::active();
+        quantise_rows(path, n, x, self.cols, self.act_max, scratch, shifts);
+        self.dense.run(n, scratch, shifts, y, path);
     }
 }
 
@@ -185,7 +186,11 @@ impl Gelu {
     /// [`Gelu::apply`] on every value (a plain loop: it is compiled into the caller, for its
     /// instruction set).
     #[inline(always)]
-    fn apply_all(&self, x: &mut [i32]) {
+    fn apply_all(&self, x: &mut [i32], path: Simd) {
+        let (lo, hi) = ((-GELU_RANGE * ONE) as i32, (GELU_RANGE * ONE) as i32);
+        if simd::gelu_all(path, x, &self.t[..], lo, hi, FRAC - GELU_STEP) {
+            return;
+        }
         for v in x.iter_mut() {
             *v = self.apply(*v);
         }
@@ -218,6 +223,9 @@ impl Gelu {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exp2 {
     pub(crate) t: Box<[i64; 257]>,
+    /// The same table in `i32` (every entry is at most `2^30`), for the AVX-512 softmax, which
+    /// gathers two neighbours as one `i64`.
+    pub(crate) t32: Box<[i32; 257]>,
 }
 
 /// Fractional bits of a softmax weight.
@@ -228,7 +236,8 @@ const LOG2E_Q16: i64 = 94548;
 impl Exp2 {
     fn new() -> Exp2 {
         let t = std::array::from_fn(|i| (exp_basic(-(i as f64) / 256.0 * std::f64::consts::LN_2) * (1u64 << 30) as f64).round() as i64);
-        Exp2 { t: Box::new(t) }
+        let t32 = t.map(|v: i64| i32::try_from(v).expect("2^-f in Q30 fits i32"));
+        Exp2 { t: Box::new(t), t32: Box::new(t32) }
     }
 
     /// `e^-d` in `Q20` for `0 <= d < 2^40` in `Q16` (the softmax's `max - s`, below `2^33`).
@@ -268,7 +277,11 @@ impl Norm {
     /// are exact: `i64` where they provably fit (the mean: `n * 2^31`; the variance when every
     /// `|x - mean| < 2^26` and `n <= 2048`), `i128` otherwise.
     #[inline(always)]
-    fn apply(&self, x: &mut [i32]) {
+    fn apply(&self, x: &mut [i32], path: Simd) {
+        let eps = (EPS * (1u64 << 32) as f64).round() as i128;
+        if simd::norm_row(path, x, &self.w, self.b.as_deref(), self.wmax, eps) {
+            return;
+        }
         let n = x.len() as i64;
         let mean = if self.b.is_some() {
             let s = x.iter().fold(0i64, |a, &v| a.wrapping_add(v as i64));
@@ -286,9 +299,8 @@ impl Norm {
         } else {
             x.iter().map(|&v| (v as i128 - mean as i128) * (v as i128 - mean as i128)).sum::<i128>() / n as i128
         }; // Q32
-        let eps = (EPS * (1u64 << 32) as f64).round() as i128;
-        let sd = ((var + eps) as u128).isqrt() as i128; // Q16, >= 1
-        let inv = (1i128 << 62) / sd; // Q46 of 1/sd
+        let sd = simd::isqrt((var + eps) as u128) as i128; // Q16, >= 1
+        let inv = ((1u64 << 62) / sd as u64) as i128; // Q46 of 1/sd (sd < 2^64: the same quotient)
         // Fast path, in i64: with |x - mean| < 2^31 and inv = ih 2^31 + il (ih <= 2^31,
         // il < 2^31), both partial products are below 2^62 and
         // floor((A 2^31 + B + 2^45) / 2^46) = floor((A + floor((B + 2^45) / 2^31)) / 2^15);
@@ -319,6 +331,35 @@ impl Norm {
             *v = sat(y);
         }
     }
+}
+
+/// Buffers reused by the forward passes of one thread: every value is written before it is
+/// read, so their contents between passes do not matter (and they need not be zeroed).
+#[derive(Default)]
+struct Work {
+    scratch: Vec<i32>,
+    inp: Vec<i32>,
+    x: Vec<i32>,
+    qkv: Vec<i32>,
+    att: Vec<i32>,
+    ys: Vec<i32>,
+    bias: Vec<i32>,
+    f: Vec<i32>,
+    vv: Vec<i32>,
+    vu: Vec<u64>,
+    kq: Vec<i16>,
+}
+
+thread_local! {
+    static WORK: std::cell::RefCell<Work> = std::cell::RefCell::new(Work::default());
+}
+
+/// The first `n` values of `v`, grown (with zeros) if it is shorter.
+fn sized<T: Copy + Default>(v: &mut Vec<T>, n: usize) -> &mut [T] {
+    if v.len() < n {
+        v.resize(n, T::default());
+    }
+    &mut v[..n]
 }
 
 /// One integer encoder block.
@@ -441,10 +482,19 @@ impl IntModel {
 
     #[inline(always)]
     fn forward_with(&self, planes: &[u8], self_elo: i32, oppo_elo: i32, path: Simd) -> Vec<i32> {
+        // This thread's buffers, taken for the pass and put back after it.
+        let mut w = WORK.with(|c| c.take());
+        let out = self.forward_in(&mut w, planes, self_elo, oppo_elo, path);
+        WORK.with(|c| c.replace(w));
+        out
+    }
+
+    #[inline(always)]
+    fn forward_in(&self, w: &mut Work, planes: &[u8], self_elo: i32, oppo_elo: i32, path: Simd) -> Vec<i32> {
         let d = self.d;
         let dh = d / self.heads;
         let dhp = dh.div_ceil(2) * 2;
-        let mut scratch = vec![0i32; TOKENS * (self.max_cols / 2 + 1)];
+        let scratch = sized(&mut w.scratch, TOKENS * (self.max_cols / 2 + 1));
         // Embedding.
         let elo = |e: i32| -> Vec<i32> {
             let a = e.clamp(0, ELO_MAX) as i64;
@@ -456,26 +506,27 @@ impl IntModel {
                 .collect()
         };
         let (es, eo) = (elo(self_elo), elo(oppo_elo));
-        let mut x = vec![0i32; TOKENS * d];
-        let mut inp = Vec::with_capacity(TOKENS * (PLANES + es.len() + eo.len()));
+        let x = sized(&mut w.x, TOKENS * d);
+        let inp = &mut w.inp;
+        inp.clear();
         for t in 0..TOKENS {
             inp.extend(planes[t * PLANES..(t + 1) * PLANES].iter().map(|&b| b as i32 * ONE as i32));
             inp.extend_from_slice(&es);
             inp.extend_from_slice(&eo);
         }
-        self.embed.apply_rows(TOKENS, &inp, &mut x, &mut scratch);
-        let mut qkv = vec![0i32; TOKENS * 3 * d];
-        let mut att = vec![0i32; TOKENS * d];
-        let mut ys = vec![0i32; TOKENS * d];
-        let mut qq = vec![0i32; dh.div_ceil(2)];
-        let mut kq = vec![0i16; TOKENS * dhp];
-        let mut vv = vec![0i32; TOKENS * dh];
-        let mut vu = vec![0u64; TOKENS * dh];
+        self.embed.apply_rows(TOKENS, inp, x, scratch);
+        let qkv = sized(&mut w.qkv, TOKENS * 3 * d);
+        let att = sized(&mut w.att, TOKENS * d);
+        let ys = sized(&mut w.ys, TOKENS * d);
+        let mut qq2 = [vec![0i32; dh.div_ceil(2)], vec![0i32; dh.div_ceil(2)]];
+        let kq = sized(&mut w.kq, TOKENS * dhp);
+        let vv = sized(&mut w.vv, TOKENS * dh);
+        let vu = sized(&mut w.vu, TOKENS * dh);
         let mut ks = vec![0i32; TOKENS];
-        let mut e = [0i64; TOKENS];
-        let mut dots = [0i64; TOKENS];
         let mut rhs = DotRhs::default();
-        let mut bias = vec![0i32; self.heads * TOKENS * TOKENS];
+        let bias = sized(&mut w.bias, self.heads * TOKENS * TOKENS);
+        let f = &mut w.f;
+        let mut acc_buf = [[0i64; 256]; 2];
         for l in &self.layers {
             // Smolgen: the attention logits' bias from the mean token.
             let mut colsum = vec![0i64; d];
@@ -487,128 +538,162 @@ impl IntModel {
             }
             let mean: Vec<i32> = colsum.iter().map(|&s| ((2 * s + TOKENS as i64).div_euclid(2 * TOKENS as i64)) as i32).collect();
             let mut h = vec![0i32; l.sm2.rows()];
-            l.sm2.apply(&mean, &mut h, &mut scratch);
-            self.gelu.apply_all(&mut h);
-            l.ln1.apply(&mut h);
+            l.sm2.apply(&mean, &mut h, scratch);
+            self.gelu.apply_all(&mut h, path);
+            l.ln1.apply(&mut h, path);
             let mut sg = vec![0i32; l.sm3.rows()];
-            l.sm3.apply(&h, &mut sg, &mut scratch);
-            self.gelu.apply_all(&mut sg);
-            l.ln2.apply(&mut sg);
+            l.sm3.apply(&h, &mut sg, scratch);
+            self.gelu.apply_all(&mut sg, path);
+            l.ln2.apply(&mut sg, path);
             // One row of generator inputs per head, `4096` logits each.
-            self.gab.apply_rows(self.heads, &sg, &mut bias, &mut scratch);
+            self.gab.apply_rows(self.heads, &sg, bias, scratch);
             // Attention.
-            l.qkv.apply_rows(TOKENS, &x, &mut qkv, &mut scratch);
+            l.qkv.apply_rows(TOKENS, x, qkv, scratch);
             let (m, ex) = self.att_scale;
             for hd in 0..self.heads {
                 let o = hd * dh;
                 for t in 0..TOKENS {
                     let row = &qkv[t * 3 * d..(t + 1) * 3 * d];
                     let kt = &mut kq[t * dhp..(t + 1) * dhp];
-                    ks[t] = quantise_row(&row[d + o..d + o + dh], 32767, &mut kt[..dh]);
+                    ks[t] = quantise_row_on(path, &row[d + o..d + o + dh], 32767, &mut kt[..dh]);
                     kt[dh..].iter_mut().for_each(|v| *v = 0);
                     vv[t * dh..(t + 1) * dh].copy_from_slice(&row[2 * d + o..2 * d + o + dh]);
                     for (u, &v) in vu[t * dh..(t + 1) * dh].iter_mut().zip(&row[2 * d + o..2 * d + o + dh]) {
                         *u = (v as i64 + (1 << 31)) as u64;
                     }
                 }
-                rhs.pack(TOKENS, dh, &kq, dhp);
-                for i in 0..TOKENS {
-                    let row = &qkv[i * 3 * d..(i + 1) * 3 * d];
-                    let sq = quantise_pairs(&row[o..o + dh], 32767, &mut qq);
-                    rhs.dots(&qq, &mut dots, path);
-                    let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
-                    let mut shs = [0i32; TOKENS];
-                    for j in 0..TOKENS {
-                        shs[j] = ex + FRAC as i32 - sq - ks[j];
+                rhs.pack(TOKENS, dh, kq, dhp);
+                // Two query rows at a time: their weighted sums read each value row once.
+                for i0 in (0..TOKENS).step_by(2) {
+                    let mut e2 = [[0i64; TOKENS]; 2];
+                    let mut z2 = [0i64; 2];
+                    let mut sq2 = [0i32; 2];
+                    for u in 0..2 {
+                        let row = &qkv[(i0 + u) * 3 * d..(i0 + u + 1) * 3 * d];
+                        sq2[u] = quantise_pairs_on(path, &row[o..o + dh], 32767, &mut qq2[u]);
                     }
-                    if !(path == Simd::Avx512 && simd::softmax_row(&dots, &shs, brow, m, &self.exp.t, &mut e)) {
-                        let mut s = [0i32; TOKENS];
-                        // The i64 fast path of `scale_dot` for every key, branch-free; any key outside
-                        // it (none on the real weights so far) is redone exactly.
-                        let mut slow = false;
+                    let mut dots2 = [[0i64; TOKENS]; 2];
+                    let [d0, d1] = &mut dots2;
+                    rhs.dots2([&qq2[0], &qq2[1]], [d0, d1], path);
+                    for (u, e) in e2.iter_mut().enumerate() {
+                        let (i, sq, dots) = (i0 + u, sq2[u], &dots2[u]);
+                        let brow = &bias[hd * 4096 + i * TOKENS..hd * 4096 + (i + 1) * TOKENS];
+                        let mut shs = [0i32; TOKENS];
                         for j in 0..TOKENS {
-                            let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
-                            slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
-                            let sh = sh.clamp(1, 62);
-                            let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
-                            s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                            shs[j] = ex + FRAC as i32 - sq - ks[j];
                         }
-                        if slow {
+                        if !(path == Simd::Avx512 && simd::softmax_row(dots, &shs, brow, m, &self.exp.t32, e)) {
+                            let mut s = [0i32; TOKENS];
+                            // The i64 fast path of `scale_dot` for every key, branch-free; any key
+                            // outside it is redone exactly.
+                            let mut slow = false;
                             for j in 0..TOKENS {
-                                s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                                let (dot, sh) = (dots[j], ex + FRAC as i32 - sq - ks[j]);
+                                slow |= !(dot.unsigned_abs() < 1 << 31 && (1..=62).contains(&sh));
+                                let sh = sh.clamp(1, 62);
+                                let v = dot.wrapping_mul(m).wrapping_add(1i64 << (sh - 1)) >> sh;
+                                s[j] = v.wrapping_add(brow[j] as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+                            }
+                            if slow {
+                                for j in 0..TOKENS {
+                                    s[j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ks[j], brow[j]);
+                                }
+                            }
+                            let mx = *s.iter().max().unwrap() as i64;
+                            for j in 0..TOKENS {
+                                e[j] = self.exp.exp_neg(mx - s[j] as i64);
                             }
                         }
-                        let mx = *s.iter().max().unwrap() as i64;
-                        for j in 0..TOKENS {
-                            e[j] = self.exp.exp_neg(mx - s[j] as i64);
-                        }
+                        z2[u] = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
                     }
-                    let z = e.iter().fold(0i64, |a, &v| a.wrapping_add(v));
-                    let inv = (1i128 << 62) / z as i128;
-                    // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57.
-                    let mut acc = [0i64; 256];
-                    let acc = &mut acc[..dh];
-                    match dh {
-                        _ if simd::weighted_sum(&e, &vu, dh, z, acc) => {}
-                        32 => weighted_sum::<32>(&e, &vv, acc),
-                        64 => weighted_sum::<64>(&e, &vv, acc),
-                        _ => {
-                            for j in 0..TOKENS {
-                                let ej = e[j] as i32 as i64;
-                                for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
-                                    *a = a.wrapping_add(ej.wrapping_mul(v as i64));
+                    // sum_j e_j v_j: e_j <= 2^20, |v| < 2^31, 64 terms: below 2^57. Every path
+                    // below writes all of acc[..dh] (the generic loop zeroes it first).
+                    let [acc0, acc1] = &mut acc_buf;
+                    let mut accs = [&mut acc0[..dh], &mut acc1[..dh]];
+                    let [a0, a1] = &mut accs;
+                    if !simd::weighted_sum2(&e2, vu, dh, z2, [&mut **a0, &mut **a1]) {
+                        for (u, acc) in accs.iter_mut().enumerate() {
+                            let (e, acc) = (&e2[u], &mut **acc);
+                            match dh {
+                                _ if simd::weighted_sum(e, vu, dh, z2[u], acc) => {}
+                                32 => weighted_sum::<32>(e, vv, acc),
+                                64 => weighted_sum::<64>(e, vv, acc),
+                                _ => {
+                                    acc.fill(0);
+                                    for j in 0..TOKENS {
+                                        let ej = e[j] as i32 as i64;
+                                        for (a, &v) in acc.iter_mut().zip(&vv[j * dh..(j + 1) * dh]) {
+                                            *a = a.wrapping_add(ej.wrapping_mul(v as i64));
+                                        }
+                                    }
                                 }
                             }
                         }
                     }
-                    for c in 0..dh {
-                        // |acc| < 2^57, inv <= 2^42: the product fits i128.
-                        att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
+                    for (u, acc) in accs.iter().enumerate() {
+                        let i = i0 + u;
+                        // z >= 1 (the row's maximum has weight 2^20): the quotient in u64 is the same.
+                        let inv = ((1u64 << 62) / z2[u] as u64) as i128;
+                        if !simd::scale_row(path, acc, inv as u64, &mut att[i * d + o..i * d + o + dh]) {
+                            for c in 0..dh {
+                                // |acc| < 2^57, inv <= 2^42: the product fits i128.
+                                att[i * d + o + c] = sat((acc[c] as i128).wrapping_mul(inv).wrapping_add(1 << 61) >> 62);
+                            }
+                        }
                     }
                 }
             }
-            l.out.apply_rows(TOKENS, &att, &mut ys, &mut scratch);
-            residual(&mut x, &ys);
+            l.out.apply_rows(TOKENS, att, ys, scratch);
+            residual(x, ys);
             for xt in x.chunks_exact_mut(d) {
-                l.norm1.apply(xt);
+                l.norm1.apply(xt, path);
             }
-            let mut f = vec![0i32; TOKENS * l.ff1.rows()];
-            l.ff1.apply_rows(TOKENS, &x, &mut f, &mut scratch);
-            self.gelu.apply_all(&mut f);
-            l.ff2.apply_rows(TOKENS, &f, &mut ys, &mut scratch);
-            residual(&mut x, &ys);
+            f.resize(TOKENS * l.ff1.rows(), 0);
+            l.ff1.apply_rows(TOKENS, x, f, scratch);
+            self.gelu.apply_all(f, path);
+            l.ff2.apply_rows(TOKENS, f, ys, scratch);
+            residual(x, ys);
             for xt in x.chunks_exact_mut(d) {
-                l.norm2.apply(xt);
+                l.norm2.apply(xt, path);
             }
         }
         // Policy head.
         for t in 0..TOKENS {
-            self.norm.apply(&mut x[t * d..(t + 1) * d]);
+            self.norm.apply(&mut x[t * d..(t + 1) * d], path);
         }
-        let mut q = vec![0i32; TOKENS * d];
-        let mut k = vec![0i32; TOKENS * d];
-        self.pol_q.apply_rows(TOKENS, &x, &mut q, &mut scratch);
-        self.pol_k.apply_rows(TOKENS, &x, &mut k, &mut scratch);
+        // The query and key rows in the buffer of the blocks' q, k, v.
+        let (q, k) = qkv.split_at_mut(TOKENS * d);
+        let k = &mut k[..TOKENS * d];
+        self.pol_q.apply_rows(TOKENS, x, q, scratch);
+        self.pol_k.apply_rows(TOKENS, x, k, scratch);
         let dp = d.div_ceil(2) * 2;
-        let mut kq = vec![0i16; TOKENS * dp];
+        let kq = sized(&mut w.kq, TOKENS * dp);
         let mut ksh = vec![0i32; TOKENS];
         for t in 0..TOKENS {
-            ksh[t] = quantise_row(&k[t * d..(t + 1) * d], 32767, &mut kq[t * dp..t * dp + d]);
+            ksh[t] = quantise_row_on(path, &k[t * d..(t + 1) * d], 32767, &mut kq[t * dp..t * dp + d]);
         }
-        rhs.pack(TOKENS, d, &kq, dp);
+        rhs.pack(TOKENS, d, kq, dp);
         let mut out = vec![0i32; VOCAB];
-        let mut qrow = vec![0i32; d.div_ceil(2)];
+        let mut qrow = [vec![0i32; d.div_ceil(2)], vec![0i32; d.div_ceil(2)]];
         let (m, ex) = self.pol_scale;
-        for i in 0..TOKENS {
-            let sq = quantise_pairs(&q[i * d..(i + 1) * d], 32767, &mut qrow);
-            rhs.dots(&qrow, &mut dots, path);
-            for j in 0..TOKENS {
-                out[i * TOKENS + j] = scale_dot(dots[j], m, ex + FRAC as i32 - sq - ksh[j], 0);
+        for i0 in (0..TOKENS).step_by(2) {
+            let [q0, q1] = &mut qrow;
+            let sq = [
+                quantise_pairs_on(path, &q[i0 * d..(i0 + 1) * d], 32767, q0),
+                quantise_pairs_on(path, &q[(i0 + 1) * d..(i0 + 2) * d], 32767, q1),
+            ];
+            let mut dots2 = [[0i64; TOKENS]; 2];
+            let [d0, d1] = &mut dots2;
+            rhs.dots2([q0, q1], [d0, d1], path);
+            for u in 0..2 {
+                for j in 0..TOKENS {
+                    out[(i0 + u) * TOKENS + j] = scale_dot(dots2[u][j], m, ex + FRAC as i32 - sq[u] - ksh[j], 0);
+                }
             }
         }
         // The promotion offsets from the keys of the last rank (tokens 56..64).
         let mut off = [0i32; 8 * 4];
-        self.promo.apply_rows(8, &k[56 * d..64 * d], &mut off, &mut scratch);
+        self.promo.apply_rows(8, &k[56 * d..64 * d], &mut off, scratch);
         for t in 0..8 {
             for f in 0..8 {
                 for (p, &o) in off[t * 4..(t + 1) * 4].iter().enumerate() {
@@ -625,6 +710,60 @@ impl IntModel {
 mod tests {
     use super::*;
 
+    /// The AVX-512 GELU against the portable code, over the table's range, its ends and the
+    /// extremes of `i32`, with every tail length.
+    #[test]
+    fn gelu_paths_agree() {
+        let gelu = Gelu::new();
+        let mut x: Vec<i32> = vec![i32::MIN, i32::MAX, 0, -1, 1];
+        let r = (GELU_RANGE * ONE) as i32;
+        x.extend((-r - 1000..r + 1000).step_by(7));
+        x.extend([-r - 1, -r, -r + 1, r - 1, r, r + 1, i32::MIN + 1, i32::MAX - 1]);
+        for len in [x.len(), 1, 15, 17, 33] {
+            let xs = &x[x.len() - len..];
+            let want: Vec<i32> = xs.iter().map(|&v| gelu.apply(v)).collect();
+            for p in [Simd::Scalar, Simd::Avx2, Simd::Avx512].into_iter().filter(|&p| p <= simd::best()) {
+                let mut got = xs.to_vec();
+                gelu.apply_all(&mut got, p);
+                assert_eq!(got, want, "{p:?} len {len}");
+            }
+        }
+    }
+
+    /// The AVX-512 norms against the portable code: LayerNorm and RMSNorm, widths 16 to 512,
+    /// rows of small and large spread (the `i128` paths), constant rows, large weights.
+    #[test]
+    fn norm_paths_agree() {
+        let mut g = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            g ^= g << 13;
+            g ^= g >> 7;
+            g ^= g << 17;
+            g
+        };
+        for n in [16, 48, 64, 256, 512] {
+            for round in 0..60 {
+                let wlim = if round % 4 == 0 { 1i64 << 30 } else { 1 << 17 };
+                let w: Vec<f32> = (0..n).map(|_| ((next() % (2 * wlim as u64)) as i64 - wlim) as f32 / ONE as f32).collect();
+                let b: Vec<f32> = (0..n).map(|_| ((next() % (1 << 20)) as i64 - (1 << 19)) as f32 / ONE as f32).collect();
+                let spread = [1u64, 1 << 10, 1 << 20, 1 << 25, 1 << 27, 1 << 31][round % 6];
+                let base = (next() % (1 << 24)) as i64 - (1 << 23);
+                let x: Vec<i32> = (0..n)
+                    .map(|_| (base + (next() % (2 * spread)) as i64 - spread as i64).clamp(i32::MIN as i64, i32::MAX as i64) as i32)
+                    .collect();
+                for norm in [Norm::new(&w, Some(&b)), Norm::new(&w, None)] {
+                    let mut want = x.clone();
+                    norm.apply(&mut want, Simd::Scalar);
+                    for p in [Simd::Avx2, Simd::Avx512].into_iter().filter(|&p| p <= simd::best()) {
+                        let mut got = x.clone();
+                        norm.apply(&mut got, p);
+                        assert_eq!(got, want, "{p:?} n {n} round {round}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The AVX-512 softmax row against the scalar scores and `exp_neg`, with dots near the
     /// fast path's edge, shifts across `1..=62`, saturating scores and far-below-max keys.
     #[test]
@@ -640,17 +779,18 @@ mod tests {
         let mut checked = 0;
         for round in 0..2000 {
             let m = (1i64 << 30) + (next() % (1 << 30)) as i64;
-            let lim = if round % 3 == 0 { 3i64 << 30 } else { 1 << 28 };
+            let lim = [3i64 << 30, 1 << 28, 1 << 28, 1 << 36, 1 << 40][round % 5];
             let mut dots = [0i64; TOKENS];
             let mut sh = [0i32; TOKENS];
             let mut bias = [0i32; TOKENS];
             for j in 0..TOKENS {
                 dots[j] = (next() % (2 * lim as u64)) as i64 - lim;
-                sh[j] = 1 + (next() % if round % 5 == 0 { 62 } else { 20 }) as i32 + if round % 5 == 0 { 0 } else { 20 };
+                let wide = round % 5 == 0 || round % 10 == 3 || round % 10 == 9;
+                sh[j] = 1 + (next() % if wide { 62 } else { 20 }) as i32 + if wide { 0 } else { 20 };
                 bias[j] = (next() % (1 << 22)) as i32 - (1 << 21);
             }
             let mut e = [0i64; TOKENS];
-            if !simd::softmax_row(&dots, &sh, &bias, m, &exp.t, &mut e) {
+            if !simd::softmax_row(&dots, &sh, &bias, m, &exp.t32, &mut e) {
                 continue;
             }
             checked += 1;

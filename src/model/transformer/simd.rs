@@ -255,15 +255,65 @@ impl Dense {
     }
 }
 
-/// Requantises `n` rows of `x` (`cols` values each, `xs` apart) to `i16` with `|q| <= max`,
+/// Requantises `n` rows of `x` (`cols` values each, one after another) to `i16` with `|q| <= max`,
 /// as [`quantise_row`], written as pairs (`cols.div_ceil(2)` per row, [`pair`], the last
-/// padded with 0); `shifts[t]` gets row `t`'s shift.
+/// padded with 0); `shifts[t]` gets row `t`'s shift. On `path` (every path gives the same
+/// integers).
 #[inline(always)]
-pub(crate) fn quantise_rows(n: usize, x: &[i32], xs: usize, cols: usize, max: i32, out: &mut [i32], shifts: &mut [i32]) {
+pub(crate) fn quantise_rows(path: Simd, n: usize, x: &[i32], cols: usize, max: i32, out: &mut [i32], shifts: &mut [i32]) {
     let kp = cols.div_ceil(2);
     for t in 0..n {
-        shifts[t] = quantise_pairs(&x[t * xs..t * xs + cols], max, &mut out[t * kp..(t + 1) * kp]);
+        shifts[t] = quantise_pairs_on(path, &x[t * cols..(t + 1) * cols], max, &mut out[t * kp..(t + 1) * kp]);
     }
+}
+
+/// [`row_shift`] from the row's largest magnitude `m`, in `u64` (`m < 2^32`: no step wraps).
+/// Starts at `bits(m) - bits(max)`: below it, `m / 2^s >= 2^bits(max) > max` (the rounded
+/// shift only goes down as `s` grows).
+#[inline(always)]
+fn shift_for(m: u32, max: i32) -> i32 {
+    let (m, max) = (m as u64, max as i64);
+    let mut s = ((64 - m.leading_zeros() as i32) - (64 - (max as u64).leading_zeros() as i32)).max(0);
+    while (if s > 0 { (m + (1 << (s - 1))) >> s } else { m }) as i64 > max {
+        s += 1;
+    }
+    s
+}
+
+/// [`quantise_pairs`] on `path`: the same integers (AVX-512: the max-abs reduction, the
+/// rounding shift `(v >> s) + ((v >> (s - 1)) & 1)` in `i32`, which is `floor((v + 2^(s-1)) /
+/// 2^s)` exactly, the clamp and the narrowing to `i16` in 512-bit registers).
+#[inline(always)]
+pub(crate) fn quantise_pairs_on(path: Simd, x: &[i32], max: i32, out: &mut [i32]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if path == Simd::Avx512 && best() >= Simd::Avx512 && max > 0 {
+        let kp = x.len().div_ceil(2);
+        let out = &mut out[..kp];
+        // SAFETY: the processor has the features (checked by `best`); `out` holds `kp` pairs,
+        // that is at least `x.len()` `i16` values (pairs are little-endian: the first value
+        // in the low half, as `pair` makes them).
+        let s = unsafe { x86::quant512(x, max, out.as_mut_ptr() as *mut i16) };
+        if x.len() % 2 == 1 {
+            out[kp - 1] &= 0xFFFF;
+        }
+        return s;
+    }
+    let _ = path;
+    quantise_pairs(x, max, out)
+}
+
+/// [`quantise_row`] on `path`: the same integers (see [`quantise_pairs_on`]).
+#[inline(always)]
+pub(crate) fn quantise_row_on(path: Simd, x: &[i32], max: i32, out: &mut [i16]) -> i32 {
+    #[cfg(target_arch = "x86_64")]
+    if path == Simd::Avx512 && best() >= Simd::Avx512 && max > 0 {
+        let out = &mut out[..x.len()];
+        // SAFETY: the processor has the features (checked by `best`); `out` holds `x.len()`
+        // values.
+        return unsafe { x86::quant512(x, max, out.as_mut_ptr()) };
+    }
+    let _ = path;
+    quantise_row(x, max, out)
 }
 
 /// The shift `s` (`x ~ q * 2^s`) that brings a row's largest magnitude to at most `max`.
@@ -330,6 +380,14 @@ impl DotRhs {
         self.hi.resize(size, Line::default());
         self.lo.clear();
         self.lo.resize(size, Line::default());
+        (self.n, self.kp, self.blocks) = (n, kp, blocks);
+        #[cfg(target_arch = "x86_64")]
+        if active() >= Simd::Avx512 && bs.is_multiple_of(2) && n > 0 && n * bs < 1 << 30 && b.len() >= (n - 1) * bs + 2 * kp {
+            // SAFETY: the processor has the features (`active` never exceeds `best`); every
+            // pair read is inside `b` (checked), the lines are `blocks * kp` long.
+            unsafe { x86::pack512(self, len, b, bs) };
+            return;
+        }
         for j in 0..n {
             let (bl, l) = (j / BLOCK, j % BLOCK);
             for (c, &v) in b[j * bs..j * bs + len].iter().enumerate() {
@@ -338,7 +396,6 @@ impl DotRhs {
                 self.lo[at].0[2 * l + c % 2] = v & 0xFF;
             }
         }
-        (self.n, self.kp, self.blocks) = (n, kp, blocks);
     }
 
     /// `out[j] = sum_c a[c] b_j[c]` for the `n` packed rows, exactly: `a` holds the left row as
@@ -357,6 +414,21 @@ impl DotRhs {
                 unsafe { x86::dots256(self, a, out) }
             }
             _ => self.dots_scalar(a, out),
+        }
+    }
+
+    /// [`DotRhs::dots`] of two left rows (each packed line read once for both on AVX-512).
+    pub fn dots2(&self, a: [&[i32]; 2], out: [&mut [i64]; 2], path: Simd) {
+        #[cfg(target_arch = "x86_64")]
+        if path == Simd::Avx512 && best() >= Simd::Avx512 {
+            let [a0, a1] = a;
+            let [o0, o1] = out;
+            // SAFETY: the processor has the features (checked by `best`).
+            unsafe { x86::dots512r::<2>(self, [&a0[..self.kp], &a1[..self.kp]], [&mut o0[..self.n], &mut o1[..self.n]]) };
+            return;
+        }
+        for (a, out) in a.into_iter().zip(out) {
+            self.dots(a, out, path);
         }
     }
 
@@ -390,7 +462,7 @@ impl DotRhs {
 /// sat(rshift(dot_j * m, sh_j) + bias_j)`, then `e_j = exp_neg(max s - s_j)` from the `Q30`
 /// table `t` (the same integers as `int.rs`'s `Exp2::exp_neg`). Returns `false`, writing
 /// nothing meaningful, where the processor lacks AVX-512 or some key is off the fast path.
-pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64, t: &[i64; 257], e: &mut [i64; 64]) -> bool {
+pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
     let bias: &[i32; 64] = bias.try_into().expect("64 biases");
     #[cfg(target_arch = "x86_64")]
     if best() >= Simd::Avx512 && (0..1 << 31).contains(&m) {
@@ -398,6 +470,117 @@ pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64
         return unsafe { x86::softmax512(dots, sh, bias, m, t, e) };
     }
     let _ = (dots, sh, bias, m, t, e);
+    false
+}
+
+/// [`weighted_sum`] of two rows of weights over the same values (each value row read once).
+/// Returns `false` (nothing written) where it does not apply.
+pub(crate) fn weighted_sum2(e: &[[i64; 64]; 2], vu: &[u64], dh: usize, z: [i64; 2], acc: [&mut [i64]; 2]) -> bool {
+    if !has_ifma() || active() < Simd::Avx512 || vu.len() < 64 * dh || acc.iter().any(|a| a.len() < dh) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `has_ifma`); sizes checked.
+        match dh {
+            32 => unsafe { x86::wsum52x2::<4>(e, vu, z, acc) },
+            64 => unsafe { x86::wsum52x2::<8>(e, vu, z, acc) },
+            _ => return false,
+        }
+        return true;
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = (e, z, acc);
+        false
+    }
+}
+
+/// LayerNorm (`b` given: the mean subtracted, the bias added) or RMSNorm of one row on
+/// AVX-512, where `int.rs`'s `Norm::apply` takes its `i64` paths and every product fits the
+/// 32 x 32 -> 64-bit multiply (`|x - mean| < 2^26`, `n <= 2048`, `n` a multiple of 16, `inv >>
+/// 31 < 2^31`, `|z| < 2^31`): the same integers as that code. `eps` is the `Q32` epsilon.
+/// Returns `false`, with `x` untouched, where it does not apply.
+pub(crate) fn norm_row(path: Simd, x: &mut [i32], w: &[i32], b: Option<&[i32]>, wmax: i64, eps: i128) -> bool {
+    let n = x.len();
+    if path < Simd::Avx512
+        || best() < Simd::Avx512
+        || n == 0
+        || !n.is_multiple_of(16)
+        || n > 2048
+        || w.len() != n
+        || b.is_some_and(|b| b.len() != n)
+    {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `best`); lengths checked.
+        return unsafe { x86::norm512(x, w, b, wmax, eps) };
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = (wmax, eps);
+        false
+    }
+}
+
+/// `floor(sqrt(v))` (the same value as `u128::isqrt`): below `2^64` from the correctly
+/// rounded `f64` square root, corrected to the exact floor.
+#[inline(always)]
+pub(crate) fn isqrt(v: u128) -> u128 {
+    if v >= 1 << 64 {
+        return v.isqrt();
+    }
+    let mut r = ((v as u64) as f64).sqrt() as u128;
+    while r * r > v {
+        r -= 1;
+    }
+    while (r + 1) * (r + 1) <= v {
+        r += 1;
+    }
+    r
+}
+
+/// GELU by table on AVX-512, where `int.rs`'s `Gelu::apply` is: `x` itself at and above
+/// `hi`, 0 below `lo`, else `t[i] + (((t[i + 1] - t[i]) f + 2^(sh - 1)) >> sh)` with `u = x -
+/// lo`, `i = u >> sh`, `f = u mod 2^sh` (`t` has `(hi - lo) >> sh` + 1 entries, every
+/// difference times `2^sh` below `2^31`). Returns `false` (nothing written) where it does not
+/// apply.
+pub(crate) fn gelu_all(path: Simd, x: &mut [i32], t: &[i32], lo: i32, hi: i32, sh: u32) -> bool {
+    if path < Simd::Avx512
+        || best() < Simd::Avx512
+        || !(1..=16).contains(&sh)
+        || hi <= lo
+        || t.len() != (((hi as i64 - lo as i64) >> sh) + 1) as usize
+    {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `best`); the table's length checked.
+        unsafe { x86::gelu512(x, t, lo, hi, sh) };
+        return true;
+    }
+    #[allow(unreachable_code)]
+    false
+}
+
+/// `out[c] = sat((acc[c] * inv + 2^61) >> 62)` (the `i128` formula: the attention's weighted
+/// sum times the row's reciprocal) for `|acc[c]| < 2^63`, `inv < 2^43`; on AVX-512 by a
+/// 128-bit product from four 32 x 32-bit ones. Returns `false` (nothing written) where it does
+/// not apply.
+pub(crate) fn scale_row(path: Simd, acc: &[i64], inv: u64, out: &mut [i32]) -> bool {
+    if path < Simd::Avx512 || best() < Simd::Avx512 || inv >= 1 << 43 || out.len() != acc.len() {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the processor has the features (checked by `best`); lengths checked.
+        unsafe { x86::scale512(acc, inv, out) };
+        return true;
+    }
+    #[allow(unreachable_code)]
     false
 }
 
@@ -471,12 +654,6 @@ mod x86 {
     }
 
     #[inline(always)]
-    fn ld512(l: &Line) -> __m512i {
-        // SAFETY: a `Line` is 64 bytes, aligned to 64.
-        unsafe { _mm512_load_si512(l as *const Line as *const __m512i) }
-    }
-
-    #[inline(always)]
     fn ld256(l: &Line, half: usize) -> __m256i {
         // SAFETY: a `Line` is 64 bytes, aligned to 64: its halves are aligned to 32.
         unsafe { _mm256_load_si256((l as *const Line as *const __m256i).wrapping_add(half)) }
@@ -500,13 +677,16 @@ mod x86 {
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     fn tile512<const R: usize, const C: usize>(d: &Dense, b0: usize, t0: usize, xp: &[i32], shifts: &[i32], y: &mut [i32]) {
         let kp = d.kp;
-        let w: [&[Line]; C] = std::array::from_fn(|c| &d.w[(b0 + c) * kp..(b0 + c + 1) * kp]);
-        let x: [&[i32]; R] = std::array::from_fn(|r| &xp[(t0 + r) * kp..(t0 + r + 1) * kp]);
+        // The blocks' lines and the tokens' pairs, bounds checked once here.
+        let w = d.w[b0 * kp..(b0 + C) * kp].as_ptr();
+        let x = xp[t0 * kp..(t0 + R) * kp].as_ptr();
         let mut acc = [[_mm512_setzero_si512(); C]; R];
         for p in 0..kp {
-            let wv: [__m512i; C] = std::array::from_fn(|c| ld512(&w[c][p]));
+            // SAFETY: line p of block c, inside the checked range; aligned to 64.
+            let wv: [__m512i; C] = std::array::from_fn(|c| unsafe { _mm512_load_si512(w.wrapping_add(c * kp + p) as *const __m512i) });
             for r in 0..R {
-                let xv = _mm512_set1_epi32(x[r][p]);
+                // SAFETY: pair p of token r, inside the checked range.
+                let xv = _mm512_set1_epi32(unsafe { *x.wrapping_add(r * kp + p) });
                 for c in 0..C {
                     acc[r][c] = _mm512_dpwssd_epi32(acc[r][c], xv, wv[c]);
                 }
@@ -566,8 +746,264 @@ mod x86 {
         _mm512_cvtsepi64_epi32(v)
     }
 
+    /// [`super::quantise_row`] of `x` into the `x.len()` values at `out`; the shift.
+    ///
+    /// # Safety
+    /// `out` must be valid for `x.len()` writes of `i16`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn quant512(x: &[i32], max: i32, out: *mut i16) -> i32 {
+        let n = x.len();
+        let p = x.as_ptr();
+        let full = n / 16 * 16;
+        let tail = n - full;
+        let k: __mmask16 = ((1u32 << tail) - 1) as u16;
+        let mut mv = _mm512_setzero_si512();
+        let mut i = 0;
+        while i < full {
+            // SAFETY: 16 values at i of n.
+            let v = unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
+            i += 16;
+        }
+        if tail > 0 {
+            // SAFETY: the mask covers the `tail` values at `full`.
+            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(full)) };
+            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
+        }
+        let s = super::shift_for(_mm512_reduce_max_epu32(mv), max);
+        let sv = _mm_cvtsi32_si128(s);
+        let s1 = _mm_cvtsi32_si128((s - 1).max(0));
+        let one = _mm512_set1_epi32((s > 0) as i32);
+        let (lo, hi) = (_mm512_set1_epi32(-max), _mm512_set1_epi32(max));
+        let mut i = 0;
+        while i < full {
+            // SAFETY: 16 values at i of n.
+            let v = unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+            let q = _mm512_min_epi32(_mm512_max_epi32(round_shift(v, sv, s1, one), lo), hi);
+            // SAFETY: 16 values at i of the n at `out`.
+            unsafe { _mm256_storeu_si256(out.wrapping_add(i) as *mut __m256i, _mm512_cvtepi32_epi16(q)) };
+            i += 16;
+        }
+        if tail > 0 {
+            // SAFETY: the mask covers the `tail` values at `full`.
+            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(full)) };
+            let q = _mm512_min_epi32(_mm512_max_epi32(round_shift(v, sv, s1, one), lo), hi);
+            // SAFETY: the mask covers the `tail` values at `full` of the n at `out`.
+            unsafe { _mm512_mask_cvtepi32_storeu_epi16(out.wrapping_add(full) as *mut _, k, q) };
+        }
+        s
+    }
+
+    /// See [`super::norm_row`]; `x`, `w` (and `b`) hold `n` values, `n` a multiple of 16 up to 2048.
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i64; 257], e: &mut [i64; 64]) -> bool {
+    pub(super) fn norm512(x: &mut [i32], w: &[i32], b: Option<&[i32]>, wmax: i64, eps: i128) -> bool {
+        let n = x.len();
+        let (xp, wp) = (x.as_mut_ptr(), w.as_ptr());
+        // SAFETY (the loads and stores below): 16 values at i, i < n, n a multiple of 16, and
+        // `w`, `b` as long as `x`.
+        let ld = |p: *const i32, i: usize| unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+        let mean = if b.is_some() {
+            let mut acc = _mm512_setzero_si512();
+            for i in (0..n).step_by(16) {
+                let (lo, hi) = widen(ld(xp, i));
+                acc = _mm512_add_epi64(acc, _mm512_add_epi64(lo, hi));
+            }
+            let s = _mm512_reduce_add_epi64(acc);
+            (2 * s + n as i64).div_euclid(2 * n as i64)
+        } else {
+            0
+        };
+        let mv = _mm512_set1_epi64(mean);
+        // The largest |x - mean| and the sum of squares in one pass; the sum is only used where
+        // every |x - mean| < 2^26: then each square (< 2^52) comes from the low 32 bits and the
+        // sum stays below 2^63.
+        let mut dm = _mm512_setzero_si512();
+        let mut acc = _mm512_setzero_si512();
+        for i in (0..n).step_by(16) {
+            let (lo, hi) = widen(ld(xp, i));
+            let (dl, dh) = (_mm512_sub_epi64(lo, mv), _mm512_sub_epi64(hi, mv));
+            dm = _mm512_max_epu64(dm, _mm512_max_epu64(_mm512_abs_epi64(dl), _mm512_abs_epi64(dh)));
+            acc = _mm512_add_epi64(acc, _mm512_add_epi64(_mm512_mul_epi32(dl, dl), _mm512_mul_epi32(dh, dh)));
+        }
+        let dmax = _mm512_reduce_max_epu64(dm);
+        if dmax >= 1 << 26 {
+            return false;
+        }
+        let var = _mm512_reduce_add_epi64(acc) as i128 / n as i128;
+        let sd = super::isqrt((var + eps) as u128) as i128;
+        let inv = (1i128 << 62) / sd;
+        let zb = ((dmax as u128 * inv as u128) >> 46) + 1;
+        let (ih, il) = ((inv >> 31) as i64, (inv & ((1 << 31) - 1)) as i64);
+        if zb * wmax as u128 > 1 << 62 || ih >= 1 << 31 || zb >= 1 << 31 {
+            return false;
+        }
+        let (ihv, ilv) = (_mm512_set1_epi64(ih), _mm512_set1_epi64(il));
+        let (h45, h15) = (_mm512_set1_epi64(1 << 45), _mm512_set1_epi64(1 << 15));
+        let zero = _mm512_setzero_si512();
+        let bp = b.map(|b| b.as_ptr());
+        for i in (0..n).step_by(16) {
+            let (lo, hi) = widen(ld(xp, i));
+            let (wl, wh) = widen(ld(wp, i));
+            let (bl, bh) = bp.map_or((zero, zero), |bp| widen(ld(bp, i)));
+            let half = |v: __m512i, wv: __m512i, bv: __m512i| {
+                // |dv| < 2^26, ih and il < 2^31: 32 x 32-bit products; |z| < 2^31.
+                let dv = _mm512_sub_epi64(v, mv);
+                let (a, bb) = (_mm512_mul_epi32(dv, ihv), _mm512_mul_epi32(dv, ilv));
+                let z = _mm512_srai_epi64::<15>(_mm512_add_epi64(a, _mm512_srai_epi64::<31>(_mm512_add_epi64(bb, h45))));
+                let y = _mm512_srai_epi64::<16>(_mm512_add_epi64(_mm512_mul_epi32(z, wv), h15));
+                _mm512_cvtsepi64_epi32(_mm512_add_epi64(y, bv))
+            };
+            let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(half(lo, wl, bl)), half(hi, wh, bh));
+            // SAFETY: 16 values at i of n.
+            unsafe { _mm512_storeu_si512(xp.wrapping_add(i) as *mut __m512i, v) };
+        }
+        true
+    }
+
+    /// [`DotRhs::pack`]'s lines by gathers: line `(bl, p)` holds pair `p` of rows `16 bl ..
+    /// 16 bl + 16` (zero past `n`, the high half of the last pair zero when `len` is odd).
+    ///
+    /// # Safety
+    /// `r.n`, `r.kp`, `r.blocks` set, `r.hi` and `r.lo` `blocks * kp` lines; `bs` even, `n *
+    /// bs < 2^30`, `b` at least `(n - 1) bs + 2 kp` long.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn pack512(r: &mut DotRhs, len: usize, b: &[i16], bs: usize) {
+        let (n, kp) = (r.n, r.kp);
+        let bp = b.as_ptr() as *const i32;
+        let step = _mm512_set1_epi32((BLOCK * bs / 2) as i32);
+        let mut idx =
+            _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32((bs / 2) as i32));
+        let low = _mm512_set1_epi16(0xFF);
+        let last = if len % 2 == 1 { _mm512_set1_epi32(0xFFFF) } else { _mm512_set1_epi32(-1) };
+        for bl in 0..r.blocks {
+            let live = (n - bl * BLOCK).min(BLOCK);
+            let k: __mmask16 = if live == BLOCK { 0xFFFF } else { ((1u32 << live) - 1) as u16 };
+            for p in 0..kp {
+                // SAFETY: pair p of the live rows, inside `b` (the caller's bound).
+                let mut v = unsafe {
+                    _mm512_mask_i32gather_epi32::<4>(_mm512_setzero_si512(), k, _mm512_add_epi32(idx, _mm512_set1_epi32(p as i32)), bp)
+                };
+                if p + 1 == kp {
+                    v = _mm512_and_si512(v, last);
+                }
+                let at = bl * kp + p;
+                // SAFETY: `at` < blocks * kp; a `Line` is 64 bytes, aligned to 64.
+                unsafe {
+                    _mm512_store_si512(r.hi.as_mut_ptr().wrapping_add(at) as *mut __m512i, _mm512_srai_epi16::<8>(v));
+                    _mm512_store_si512(r.lo.as_mut_ptr().wrapping_add(at) as *mut __m512i, _mm512_and_si512(v, low));
+                }
+            }
+            idx = _mm512_add_epi32(idx, step);
+        }
+    }
+
+    /// See [`super::scale_row`]; `out` as long as `acc`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn scale512(acc: &[i64], inv: u64, out: &mut [i32]) {
+        let n = acc.len();
+        let (ap, op) = (acc.as_ptr(), out.as_mut_ptr());
+        let invv = _mm512_set1_epi64(inv as i64);
+        let (il, ih) = (invv, _mm512_srli_epi64::<32>(invv));
+        let one = _mm512_set1_epi64(1);
+        let half = _mm512_set1_epi64(1 << 61);
+        let mut i = 0;
+        while i < n {
+            let k: __mmask8 = if n - i >= 8 { 0xFF } else { ((1u32 << (n - i)) - 1) as u8 };
+            // SAFETY: the mask covers the values at i of n.
+            let a = unsafe { _mm512_maskz_loadu_epi64(k, ap.wrapping_add(i)) };
+            // The unsigned product (a mod 2^64) inv as hi:lo, from 32-bit halves.
+            let ah = _mm512_srli_epi64::<32>(a);
+            let p0 = _mm512_mul_epu32(a, il);
+            let p1 = _mm512_mul_epu32(ah, il);
+            let p2 = _mm512_mul_epu32(a, ih);
+            let p3 = _mm512_mul_epu32(ah, ih);
+            let mid = _mm512_add_epi64(p1, p2);
+            let cmid = _mm512_cmplt_epu64_mask(mid, p1);
+            let lo = _mm512_add_epi64(p0, _mm512_slli_epi64::<32>(mid));
+            let clo = _mm512_cmplt_epu64_mask(lo, p0);
+            let mut hi = _mm512_add_epi64(p3, _mm512_srli_epi64::<32>(mid));
+            hi = _mm512_mask_add_epi64(hi, cmid, hi, _mm512_set1_epi64(1 << 32));
+            hi = _mm512_mask_add_epi64(hi, clo, hi, one);
+            // Two's complement: a negative a is (a mod 2^64) - 2^64.
+            hi = _mm512_mask_sub_epi64(hi, _mm512_movepi64_mask(a), hi, invv);
+            let lo2 = _mm512_add_epi64(lo, half);
+            hi = _mm512_mask_add_epi64(hi, _mm512_cmplt_epu64_mask(lo2, lo), hi, one);
+            // |a inv| < 2^106: the quotient by 2^62 fits i64.
+            let r = _mm512_or_si512(_mm512_slli_epi64::<2>(hi), _mm512_srli_epi64::<62>(lo2));
+            // SAFETY: as the load.
+            unsafe { _mm512_mask_cvtsepi64_storeu_epi32(op.wrapping_add(i) as *mut _, k, r) };
+            i += 8;
+        }
+    }
+
+    /// See [`super::gelu_all`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn gelu512(x: &mut [i32], t: &[i32], lo: i32, hi: i32, sh: u32) {
+        let n = x.len();
+        let p = x.as_mut_ptr();
+        let (lov, top) = (_mm512_set1_epi32(lo), _mm512_set1_epi32(hi - 1));
+        let (hiv, zero) = (_mm512_set1_epi32(hi), _mm512_setzero_si512());
+        let (shv, fm) = (_mm_cvtsi32_si128(sh as i32), _mm512_set1_epi32((1 << sh) - 1));
+        let (half, one) = (_mm512_set1_epi32(1 << (sh - 1)), _mm512_set1_epi32(1));
+        let tp = t.as_ptr();
+        let mut i = 0;
+        while i < n {
+            let k: __mmask16 = if n - i >= 16 { 0xFFFF } else { ((1u32 << (n - i)) - 1) as u16 };
+            // SAFETY: the mask covers the values at i of n.
+            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(i)) };
+            // u = clamp(x - lo, 0, hi - lo - 1), without the subtraction wrapping.
+            let u = _mm512_sub_epi32(_mm512_min_epi32(_mm512_max_epi32(v, lov), top), lov);
+            let idx = _mm512_sra_epi32(u, shv);
+            let f = _mm512_and_si512(u, fm);
+            // SAFETY: idx <= (hi - lo - 1) >> sh, so idx and idx + 1 index the table.
+            let (a, b) = unsafe { (_mm512_i32gather_epi32::<4>(idx, tp), _mm512_i32gather_epi32::<4>(_mm512_add_epi32(idx, one), tp)) };
+            let g = _mm512_add_epi32(
+                a,
+                _mm512_srav_epi32(_mm512_add_epi32(_mm512_mullo_epi32(_mm512_sub_epi32(b, a), f), half), _mm512_set1_epi32(sh as i32)),
+            );
+            let g = _mm512_mask_mov_epi32(g, _mm512_cmplt_epi32_mask(v, lov), zero);
+            let g = _mm512_mask_mov_epi32(g, _mm512_cmpge_epi32_mask(v, hiv), v);
+            // SAFETY: as the load.
+            unsafe { _mm512_mask_storeu_epi32(p.wrapping_add(i), k, g) };
+            i += 16;
+        }
+    }
+
+    /// `floor((v + 2^(s-1)) / 2^s)` (`v` for `s = 0`) in `i32`: `(v >> s) + ((v >> (s - 1)) & 1)`
+    /// with `sv = s`, `s1 = max(s - 1, 0)`, `one = (s > 0)` in every lane.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn round_shift(v: __m512i, sv: __m128i, s1: __m128i, one: __m512i) -> __m512i {
+        _mm512_add_epi32(_mm512_sra_epi32(v, sv), _mm512_and_si512(_mm512_sra_epi32(v, s1), one))
+    }
+
+    /// `floor((dot m + half) / 2^sh)` clamped to `±2^40` (which changes nothing once a bias
+    /// below `2^31` is added and the sum saturated to `i32`), exactly, for `|dot| < 2^40`,
+    /// `0 <= m < 2^31`, `sh` in `1..=62`, `half = 2^(sh - 1)`: the product as a 128-bit `hi:lo`
+    /// from `dot = a1 2^32 + a0` (`a1 m` signed, below `2^40`; `a0 m` unsigned, below `2^63`).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn wide_round_shift(dv: __m512i, mv: __m512i, half: __m512i, shv: __m512i) -> __m512i {
+        let hm = _mm512_mul_epi32(_mm512_srai_epi64::<32>(dv), mv);
+        let lm = _mm512_mul_epu32(dv, mv);
+        let lo = _mm512_add_epi64(_mm512_slli_epi64::<32>(hm), lm);
+        let one = _mm512_set1_epi64(1);
+        let hi = _mm512_mask_add_epi64(_mm512_srai_epi64::<32>(hm), _mm512_cmplt_epu64_mask(lo, lm), _mm512_srai_epi64::<32>(hm), one);
+        let lo2 = _mm512_add_epi64(lo, half);
+        let hi = _mm512_mask_add_epi64(hi, _mm512_cmplt_epu64_mask(lo2, lo), hi, one);
+        let r = _mm512_or_si512(_mm512_srlv_epi64(lo2, shv), _mm512_sllv_epi64(hi, _mm512_sub_epi64(_mm512_set1_epi64(64), shv)));
+        let rhi = _mm512_srav_epi64(hi, shv);
+        let lim = _mm512_set1_epi64(1 << 40);
+        let nlim = _mm512_sub_epi64(_mm512_setzero_si512(), lim);
+        let clamped = _mm512_min_epi64(_mm512_max_epi64(r, nlim), lim);
+        // Where the shifted value does not fit i64, its sign is rhi's.
+        let ovf = _mm512_cmpneq_epi64_mask(rhi, _mm512_srai_epi64::<63>(r));
+        let sgn = _mm512_mask_mov_epi64(lim, _mm512_movepi64_mask(rhi), nlim);
+        _mm512_mask_mov_epi64(clamped, ovf, sgn)
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
         let one = _mm512_set1_epi64(1);
         let mv = _mm512_set1_epi64(m);
         let mut s = [_mm512_setzero_si512(); 8];
@@ -581,14 +1017,20 @@ mod x86 {
                     _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
                 )
             };
-            bad |= _mm512_cmpge_epu64_mask(_mm512_abs_epi64(dv), _mm512_set1_epi64(3 << 30))
+            let adv = _mm512_abs_epi64(dv);
+            bad |= _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 40))
                 | _mm512_cmplt_epi64_mask(shv, one)
                 | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
-            // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61) it
-            // stays below 2^63.
-            let p = _mm512_mullo_epi64(dv, mv);
             let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
-            let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), shv), bv);
+            let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
+                // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61)
+                // it stays below 2^63.
+                let p = _mm512_mullo_epi64(dv, mv);
+                _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
+            } else {
+                wide_round_shift(dv, mv, half, shv)
+            };
+            let v = _mm512_add_epi64(v, bv);
             s[k] = _mm512_cvtepi32_epi64(_mm512_cvtsepi64_epi32(v));
         }
         if bad != 0 {
@@ -605,9 +1047,10 @@ mod x86 {
             let n = _mm512_srai_epi64::<16>(y);
             let f = _mm512_and_si512(y, _mm512_set1_epi64(0xFFFF));
             let (i, r) = (_mm512_srli_epi64::<8>(f), _mm512_and_si512(f, _mm512_set1_epi64(0xFF)));
-            // SAFETY: i <= 255, so i and i + 1 index the 257 entries.
-            let (a, b) =
-                unsafe { (_mm512_i64gather_epi64::<8>(i, t.as_ptr()), _mm512_i64gather_epi64::<8>(_mm512_add_epi64(i, one), t.as_ptr())) };
+            // SAFETY: i <= 255, so the 8 bytes at entry i (entries i and i + 1) are inside the
+            // 257 entries. Both are in 0..=2^30: the low and high halves.
+            let pr = unsafe { _mm512_i64gather_epi64::<4>(i, t.as_ptr() as *const i64) };
+            let (a, b) = (_mm512_and_si512(pr, _mm512_set1_epi64(0xFFFF_FFFF)), _mm512_srli_epi64::<32>(pr));
             // b - a and r fit i32.
             let v = _mm512_add_epi64(
                 a,
@@ -626,22 +1069,53 @@ mod x86 {
     pub(super) fn wsum52<const NC: usize>(e: &[i64; 64], vu: &[u64], z: i64, acc: &mut [i64]) -> bool {
         let dh = 8 * NC;
         let vu = &vu[..64 * dh];
-        let mut a = [_mm512_setzero_si512(); NC];
-        for j in 0..64 {
-            let ej = _mm512_set1_epi64(e[j]);
-            let row = &vu[j * dh..(j + 1) * dh];
-            for c in 0..NC {
-                // SAFETY: 8 values at 8 c of the row.
-                let v = unsafe { _mm512_loadu_si512(row.as_ptr().wrapping_add(8 * c) as *const __m512i) };
-                a[c] = _mm512_madd52lo_epu64(a[c], ej, v);
+        // Two sets of sums (even and odd keys), so that the multiply-adds' latency overlaps;
+        // each is below 2^57, their sum below 2^58.
+        let mut a = [[_mm512_setzero_si512(); NC]; 2];
+        for j in (0..64).step_by(2) {
+            for u in 0..2 {
+                let ej = _mm512_set1_epi64(e[j + u]);
+                let row = &vu[(j + u) * dh..(j + u + 1) * dh];
+                for c in 0..NC {
+                    // SAFETY: 8 values at 8 c of the row.
+                    let v = unsafe { _mm512_loadu_si512(row.as_ptr().wrapping_add(8 * c) as *const __m512i) };
+                    a[u][c] = _mm512_madd52lo_epu64(a[u][c], ej, v);
+                }
             }
         }
         let off = _mm512_set1_epi64(z << 31);
         for c in 0..NC {
+            let sum = _mm512_add_epi64(a[0][c], a[1][c]);
             // SAFETY: 8 values at 8 c of `acc` (at least dh long).
-            unsafe { _mm512_storeu_si512(acc.as_mut_ptr().wrapping_add(8 * c) as *mut __m512i, _mm512_sub_epi64(a[c], off)) };
+            unsafe { _mm512_storeu_si512(acc.as_mut_ptr().wrapping_add(8 * c) as *mut __m512i, _mm512_sub_epi64(sum, off)) };
         }
         true
+    }
+
+    /// [`wsum52`] for two rows of weights: each load of values feeds both rows' sums.
+    #[target_feature(enable = "avx512f,avx512ifma")]
+    pub(super) fn wsum52x2<const NC: usize>(e: &[[i64; 64]; 2], vu: &[u64], z: [i64; 2], acc: [&mut [i64]; 2]) {
+        let dh = 8 * NC;
+        let vu = &vu[..64 * dh];
+        let mut a = [[_mm512_setzero_si512(); NC]; 2];
+        for j in 0..64 {
+            let (e0, e1) = (_mm512_set1_epi64(e[0][j]), _mm512_set1_epi64(e[1][j]));
+            let row = vu[j * dh..(j + 1) * dh].as_ptr();
+            for c in 0..NC {
+                // SAFETY: 8 values at 8 c of the row.
+                let v = unsafe { _mm512_loadu_si512(row.wrapping_add(8 * c) as *const __m512i) };
+                a[0][c] = _mm512_madd52lo_epu64(a[0][c], e0, v);
+                a[1][c] = _mm512_madd52lo_epu64(a[1][c], e1, v);
+            }
+        }
+        for (u, acc) in acc.into_iter().enumerate() {
+            let off = _mm512_set1_epi64(z[u] << 31);
+            let acc = &mut acc[..dh];
+            for c in 0..NC {
+                // SAFETY: 8 values at 8 c of `acc` (dh long).
+                unsafe { _mm512_storeu_si512(acc.as_mut_ptr().wrapping_add(8 * c) as *mut __m512i, _mm512_sub_epi64(a[u][c], off)) };
+            }
+        }
     }
 
     #[target_feature(enable = "avx2")]
@@ -688,56 +1162,79 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     pub(super) fn dots512(r: &DotRhs, a: &[i32], out: &mut [i64]) {
+        dots512r::<1>(r, [a], [out]);
+    }
+
+    /// [`DotRhs::dots`] of `R` left rows: each loaded line feeds every row.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) fn dots512r<const R: usize>(r: &DotRhs, a: [&[i32]; R], mut out: [&mut [i64]; R]) {
         let mut b = 0;
         while b < r.blocks {
             let c = (r.blocks - b).min(4);
             match c {
-                1 => dots512_tile::<1>(r, b, a, out),
-                2 => dots512_tile::<2>(r, b, a, out),
-                3 => dots512_tile::<3>(r, b, a, out),
-                _ => dots512_tile::<4>(r, b, a, out),
+                1 => dots512_tile::<R, 1>(r, b, &a, &mut out),
+                2 => dots512_tile::<R, 2>(r, b, &a, &mut out),
+                3 => dots512_tile::<R, 3>(r, b, &a, &mut out),
+                _ => dots512_tile::<R, 4>(r, b, &a, &mut out),
             }
             b += c;
         }
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    fn dots512_tile<const C: usize>(r: &DotRhs, b0: usize, a: &[i32], out: &mut [i64]) {
+    fn dots512_tile<const R: usize, const C: usize>(r: &DotRhs, b0: usize, a: &[&[i32]; R], out: &mut [&mut [i64]; R]) {
         let kp = r.kp;
-        let hi: [&[Line]; C] = std::array::from_fn(|c| &r.hi[(b0 + c) * kp..(b0 + c + 1) * kp]);
-        let lo: [&[Line]; C] = std::array::from_fn(|c| &r.lo[(b0 + c) * kp..(b0 + c + 1) * kp]);
-        let a = &a[..kp];
-        let mut tot = [[_mm512_setzero_si512(); 2]; C];
+        // The blocks' lines, bounds checked once here.
+        let (hi, lo) = (r.hi[b0 * kp..(b0 + C) * kp].as_ptr(), r.lo[b0 * kp..(b0 + C) * kp].as_ptr());
+        let a: [&[i32]; R] = std::array::from_fn(|u| &a[u][..kp]);
+        let mut tot = [[[0i64; BLOCK]; C]; R];
         let mut p0 = 0;
         while p0 < kp {
             let p1 = (p0 + CHUNK_PAIRS).min(kp);
-            let mut h = [_mm512_setzero_si512(); C];
-            let mut l = [_mm512_setzero_si512(); C];
+            let mut h = [[_mm512_setzero_si512(); C]; R];
+            let mut l = [[_mm512_setzero_si512(); C]; R];
             for p in p0..p1 {
-                let av = _mm512_set1_epi32(a[p]);
+                let av: [__m512i; R] = std::array::from_fn(|u| _mm512_set1_epi32(a[u][p]));
                 for c in 0..C {
-                    h[c] = _mm512_dpwssd_epi32(h[c], av, ld512(&hi[c][p]));
-                    l[c] = _mm512_dpwssd_epi32(l[c], av, ld512(&lo[c][p]));
+                    // SAFETY: line p of block c, inside the checked ranges; aligned to 64.
+                    let (hv, lv) = unsafe {
+                        (
+                            _mm512_load_si512(hi.wrapping_add(c * kp + p) as *const __m512i),
+                            _mm512_load_si512(lo.wrapping_add(c * kp + p) as *const __m512i),
+                        )
+                    };
+                    for u in 0..R {
+                        h[u][c] = _mm512_dpwssd_epi32(h[u][c], av[u], hv);
+                        l[u][c] = _mm512_dpwssd_epi32(l[u][c], av[u], lv);
+                    }
                 }
             }
-            for c in 0..C {
-                let (hlo, hhi) = widen(h[c]);
-                let (llo, lhi) = widen(l[c]);
-                tot[c][0] = _mm512_add_epi64(tot[c][0], _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
-                tot[c][1] = _mm512_add_epi64(tot[c][1], _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+            for u in 0..R {
+                for c in 0..C {
+                    let (hlo, hhi) = widen(h[u][c]);
+                    let (llo, lhi) = widen(l[u][c]);
+                    let t = &mut tot[u][c];
+                    // SAFETY: 16 values.
+                    unsafe {
+                        let (t0, t1) = (
+                            _mm512_loadu_si512(t.as_ptr() as *const __m512i),
+                            _mm512_loadu_si512(t.as_ptr().wrapping_add(8) as *const __m512i),
+                        );
+                        let t0 = _mm512_add_epi64(t0, _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
+                        let t1 = _mm512_add_epi64(t1, _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+                        _mm512_storeu_si512(t.as_mut_ptr() as *mut __m512i, t0);
+                        _mm512_storeu_si512(t.as_mut_ptr().wrapping_add(8) as *mut __m512i, t1);
+                    }
+                }
             }
             p0 = p1;
         }
-        for c in 0..C {
-            let base = (b0 + c) * BLOCK;
-            let live = (r.n - base).min(BLOCK);
-            let mut v = [0i64; BLOCK];
-            // SAFETY: 16 values.
-            unsafe {
-                _mm512_storeu_si512(v.as_mut_ptr() as *mut __m512i, tot[c][0]);
-                _mm512_storeu_si512(v.as_mut_ptr().wrapping_add(8) as *mut __m512i, tot[c][1]);
+        for u in 0..R {
+            for c in 0..C {
+                let base = (b0 + c) * BLOCK;
+                let live = (r.n - base).min(BLOCK);
+                out[u][base..base + live].copy_from_slice(&tot[u][c][..live]);
             }
-            out[base..base + live].copy_from_slice(&v[..live]);
         }
     }
 
@@ -850,6 +1347,126 @@ mod tests {
         }
     }
 
+    /// The IFMA weighted sums (one row and two rows) against the `i64` products, at the
+    /// extremes of the weights (`0..=2^20`) and values (`i32`).
+    #[test]
+    fn weighted_sums_are_exact() {
+        let mut g = Rng(23);
+        for round in 0..200 {
+            for dh in [32, 64] {
+                let v: Vec<i32> = (0..64 * dh)
+                    .map(|_| match round % 3 {
+                        0 => {
+                            if g.next().is_multiple_of(2) {
+                                i32::MIN
+                            } else {
+                                i32::MAX
+                            }
+                        }
+                        _ => g.range(i32::MIN as i64, i32::MAX as i64) as i32,
+                    })
+                    .collect();
+                let vu: Vec<u64> = v.iter().map(|&x| (x as i64 + (1 << 31)) as u64).collect();
+                let e: [[i64; 64]; 2] =
+                    std::array::from_fn(|_| std::array::from_fn(|_| if round % 3 == 0 { 1 << 20 } else { g.range(0, 1 << 20) }));
+                let z: [i64; 2] = std::array::from_fn(|u| e[u].iter().sum());
+                let want: Vec<Vec<i64>> =
+                    (0..2).map(|u| (0..dh).map(|c| (0..64).map(|j| e[u][j] * v[j * dh + c] as i64).sum()).collect()).collect();
+                let (mut a0, mut a1) = (vec![0i64; dh], vec![0i64; dh]);
+                if weighted_sum2(&e, &vu, dh, z, [&mut a0, &mut a1]) {
+                    assert_eq!([&a0, &a1], [&want[0], &want[1]], "round {round} dh {dh}");
+                }
+                let mut a = vec![0i64; dh];
+                if weighted_sum(&e[1], &vu, dh, z[1], &mut a) {
+                    assert_eq!(a, want[1], "round {round} dh {dh}");
+                }
+            }
+        }
+    }
+
+    /// The integer square root against `u128::isqrt` around squares and at the ends.
+    #[test]
+    fn isqrt_is_exact() {
+        let mut g = Rng(19);
+        let mut vals: Vec<u128> = vec![0, 1, 2, 3, 4, u64::MAX as u128, 1 << 64, (1 << 64) + 1, u128::MAX];
+        for _ in 0..20000 {
+            let r = g.next() as u128 >> g.range(0, 63);
+            vals.extend([r, r * r, (r * r).saturating_sub(1), r * r + 1, g.next() as u128]);
+        }
+        for v in vals {
+            assert_eq!(isqrt(v), v.isqrt(), "{v}");
+        }
+    }
+
+    /// The weighted sum's scaling against the `i128` formula: extremes of `acc` and `inv`.
+    #[test]
+    fn scale_row_is_exact() {
+        let mut g = Rng(17);
+        for round in 0..3000 {
+            let n = 1 + round % 40;
+            let inv = match round % 4 {
+                0 => (1u64 << 43) - 1,
+                1 => 1,
+                _ => g.range(1, (1 << 43) - 1) as u64,
+            };
+            let acc: Vec<i64> = (0..n)
+                .map(|_| match g.range(0, 5) {
+                    0 => i64::MAX,
+                    1 => i64::MIN + 1,
+                    2 => g.range(-(1 << 58), 1 << 58),
+                    3 => g.range(-1000, 1000),
+                    _ => g.next() as i64 >> g.range(0, 63),
+                })
+                .collect();
+            let want: Vec<i32> = acc.iter().map(|&a| sat((a as i128 * inv as i128 + (1 << 61)) >> 62)).collect();
+            let mut got = vec![0i32; n];
+            if scale_row(best(), &acc, inv, &mut got) {
+                assert_eq!(got, want, "round {round}");
+            }
+        }
+    }
+
+    /// The requantisation of a row to `i16` on every path: extremes (`i32::MIN`, `i32::MAX`),
+    /// shifts from 0 to 32, every tail length, small and large `max`.
+    #[test]
+    fn quantise_paths_agree() {
+        let mut g = Rng(13);
+        for len in (1..=40).chain([64, 255, 256, 352, 511, 512]) {
+            for mode in 0..6 {
+                let x: Vec<i32> = (0..len)
+                    .map(|i| match mode {
+                        0 => {
+                            if i % 2 == 0 {
+                                i32::MIN
+                            } else {
+                                i32::MAX
+                            }
+                        }
+                        1 => g.range(-40000, 40000) as i32,
+                        2 => g.range(-(1 << 20), 1 << 20) as i32,
+                        3 => g.range(i32::MIN as i64, i32::MAX as i64) as i32,
+                        4 => (g.range(-3, 3) as i32) << g.range(0, 28),
+                        _ => 0,
+                    })
+                    .collect();
+                for max in [1, 127, 4095, 32767] {
+                    let mut want = vec![0i16; len];
+                    let ws = quantise_row(&x, max, &mut want);
+                    let mut wantp = vec![-1i32; len.div_ceil(2)];
+                    assert_eq!(quantise_pairs(&x, max, &mut wantp), ws);
+                    for p in paths() {
+                        let mut got = vec![0i16; len];
+                        assert_eq!(quantise_row_on(p, &x, max, &mut got), ws, "{p:?} len {len} mode {mode} max {max}");
+                        assert_eq!(got, want, "{p:?} len {len} mode {mode} max {max}");
+                        let mut gotp = vec![-1i32; len.div_ceil(2)];
+                        assert_eq!(quantise_pairs_on(p, &x, max, &mut gotp), ws);
+                        assert_eq!(gotp, wantp, "{p:?} pairs len {len} mode {mode} max {max}");
+                    }
+                }
+            }
+        }
+    }
+
     /// Exact dots at the extremes (`±32767`, where the sums pass `2^31`) and at random.
     #[test]
     fn dot_paths_are_exact() {
@@ -880,6 +1497,10 @@ mod tests {
                     let ap: Vec<i32> = a.chunks(2).map(|c| pair(c[0], c[1])).collect();
                     r.dots(&ap, &mut out, p);
                     assert_eq!(out, want, "{p:?} n {n} len {len} mode {mode}");
+                    let (mut o0, mut o1) = (vec![0i64; n], vec![0i64; n]);
+                    let zero = vec![0i32; ap.len()];
+                    r.dots2([&zero, &ap], [&mut o0, &mut o1], p);
+                    assert_eq!((o0.iter().all(|&v| v == 0), &o1), (true, &want), "{p:?} dots2 n {n} len {len} mode {mode}");
                 }
             }
         }
