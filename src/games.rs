@@ -413,7 +413,10 @@ fn expand_tags(file: FileHeader, model: &crate::model::Model, n: u64, h: &BlockH
             Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
             other => other,
         };
-        if let Some(tags) = crate::pgn::codec::decode_tags(file.coding, block, h.text_len as usize).map_err(named)? {
+        if let Some((tags, games)) = crate::pgn::codec::decode_tags(file.coding, block, h.text_len as usize).map_err(named)? {
+            if games != h.games as u64 {
+                return Err(Error::Corrupt(format!("block {n}: header records {} games, the block holds {games}", h.games)));
+            }
             return Ok(Decoded::Text(pack_tags(&tags)));
         }
     }
@@ -489,8 +492,8 @@ fn unpack_tags(mut b: &[u8], out: &mut VecDeque<TagPairs>) {
 /// [`crate::pgn::codec::scan_tags`]); a game without tags has an empty list, and so has every
 /// line of a movetext archive.
 ///
-/// The tags read from a coding-5 block's heads are checked by the block's stream checksum,
-/// not its text checksum (which needs the whole text).
+/// The tags read from a coding-5 block's heads are checked by the block's stream checksum and
+/// its header's game count, not by its text checksum (which needs the whole text).
 ///
 /// ```
 /// use std::io::Cursor;

@@ -621,17 +621,23 @@ pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len
     Ok(stats)
 }
 
+/// What [`decode_tags`] reads: the tags of a block's pieces (a list per piece, in order) and
+/// the number of its pieces coded as games.
+pub type BlockTags = (Vec<Vec<Tag>>, u64);
+
 /// The tags of a block's games (one list per piece of [`split_games`], in order) read from
 /// the heads of a coding-5 block alone, without decoding any move: a game's tags as a full
 /// decode gives them ([`decode_block`], then [`super::game::parse`]), a piece kept raw's as
 /// [`scan_tags`] reads them. `max_len` bounds the work as in [`decode_block`].
 ///
-/// Returns `None` for a block of an earlier coding, whose heads are between its moves.
+/// Returns `None` for a block of an earlier coding, whose heads are between its moves; else
+/// the tags and the number of games coded structurally (what the block header counts as
+/// games).
 ///
 /// # Errors
 /// [`Error::Corrupt`] when the stream is inconsistent, [`Error::LimitExceeded`] when it
 /// would decode to more than the block's size allows.
-pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Result<Option<Vec<Vec<Tag>>>, Error> {
+pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Result<Option<BlockTags>, Error> {
     if coding < Coding::PgnTagStream {
         return Ok(None);
     }
@@ -647,15 +653,15 @@ pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Resu
         HeadCoder { more: Bit::default(), structured: Bit::default(), tags: TagModel::with_tag_stream(), raw_len: NumberModel::new() };
     let mut pieces = Vec::new();
     head.code_heads(&mut c, &mut pieces, &mut side)?;
-    Ok(Some(
-        pieces
-            .into_iter()
-            .map(|p| match p {
-                Piece::Game(game) => game.tags,
-                Piece::Raw(bytes) => scan_tags(&bytes),
-            })
-            .collect(),
-    ))
+    let games = pieces.iter().filter(|p| matches!(p, Piece::Game(_))).count() as u64;
+    let tags = pieces
+        .into_iter()
+        .map(|p| match p {
+            Piece::Game(game) => game.tags,
+            Piece::Raw(bytes) => scan_tags(&bytes),
+        })
+        .collect();
+    Ok(Some((tags, games)))
 }
 
 /// The tags of a piece of PGN text: those of [`super::game::parse`] if it parses, else the

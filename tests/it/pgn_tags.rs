@@ -44,13 +44,14 @@ fn coded(model: &Model, data: &[u8]) -> (usize, usize, usize, usize) {
             return (old, new, blocks, fast);
         }
         let (c4, _, _) = pgn::encode_block_in(model, Coding::PgnStreams, &block);
-        let (c5, _, _) = pgn::encode_block_in(model, Coding::PgnTagStream, &block);
+        let (c5, counts, _) = pgn::encode_block_in(model, Coding::PgnTagStream, &block);
         let mut back = Vec::new();
         pgn::decode_block(model, Coding::PgnTagStream, &c5, block.len(), &mut back).unwrap();
         assert!(back == block, "coding 5 round trip differs");
         blocks += 1;
-        if let Some(tags) = pgn::codec::decode_tags(Coding::PgnTagStream, &c5, block.len()).unwrap() {
+        if let Some((tags, games)) = pgn::codec::decode_tags(Coding::PgnTagStream, &c5, block.len()).unwrap() {
             fast += 1;
+            assert_eq!(games, counts.games, "structured games");
             let full = full_tags(&block);
             assert_eq!(tags.len(), full.len(), "games in the block");
             for (ours, theirs) in tags.into_iter().zip(full) {
