@@ -117,7 +117,8 @@ fn game_tags_are_those_of_the_text_in_every_coding() {
 #[test]
 fn game_tags_of_a_lichess_month_in_small_blocks() {
     let text = std::fs::read(common::shared_data("pgn/lichess/2017-05.pgn")).unwrap();
-    let opts = chesszip::CompressOptions { level: chesszip::Level::MIN, block_lines: 50, threads: 2, ..chesszip::CompressOptions::default() };
+    let opts =
+        chesszip::CompressOptions { level: chesszip::Level::MIN, block_lines: 50, threads: 2, ..chesszip::CompressOptions::default() };
     let archive = chesszip::compress_bytes(&text, &opts);
     let info = chesszip::info(std::io::Cursor::new(&archive)).unwrap();
     assert!(info.blocks > 3, "{info:?}");

@@ -204,7 +204,7 @@ impl Dense {
     }
 
     /// `y[t * rows + r] = requant(sum_c w[r][c] x_t[c])` for `t < n`: `xp` holds `n` rows of
-    /// [`Dense::pairs`] input pairs ([`quantise_rows`]; zero past `cols`), row `t` requantised
+    /// [`Dense::pairs`] input pairs (`quantise_rows`; zero past `cols`), row `t` requantised
     /// by `shifts[t]`. Every path gives the same integers.
     pub fn run(&self, n: usize, xp: &[i32], shifts: &[i32], y: &mut [i32], path: Simd) {
         let (xp, shifts, y) = (&xp[..n * self.kp], &shifts[..n], &mut y[..n * self.rows]);
@@ -399,7 +399,7 @@ impl DotRhs {
     }
 
     /// `out[j] = sum_c a[c] b_j[c]` for the `n` packed rows, exactly: `a` holds the left row as
-    /// `kp` pairs ([`pair`], zero past `len`), each value in `-32767..=32767`.
+    /// `kp` pairs (`pair`, zero past `len`), each value in `-32767..=32767`.
     pub fn dots(&self, a: &[i32], out: &mut [i64], path: Simd) {
         let (a, out) = (&a[..self.kp], &mut out[..self.n]);
         match path {
