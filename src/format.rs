@@ -1,9 +1,20 @@
-//! The one interface of a block format (movetext, PGN): how input is cut into blocks, and how
-//! a block's text is coded and decoded with the model. The pipeline ([`crate::archive`]) picks
-//! the format once per archive, from its header's [`InputFormat`], and calls it for every
-//! block; each format implements it in its own module.
+//! What the block formats (movetext, PGN) share: their one interface ([`BlockFormat`]: how
+//! input is cut into blocks, and how a block's text is coded and decoded with the model), the
+//! coder of a game's moves ([`game_coder`]) and of how they are written ([`notation_coder`],
+//! over [`MoveText`]), and the encode -> verify -> fall-back ladder of a block
+//! ([`ladder`]). The pipeline ([`crate::archive`]) picks the format once per archive, from its
+//! header's [`InputFormat`], and calls it for every block; each format implements it in its own
+//! module ([`crate::movetext`], [`crate::pgn`]), side by side above this one.
+
+pub mod game_coder;
+pub mod ladder;
+pub mod move_text;
+pub mod notation_coder;
 
 use std::io::BufRead;
+
+pub use game_coder::GameCoder;
+pub use move_text::MoveText;
 
 use crate::container::{BlockStats, Coding, EncodedBlock, InputFormat};
 use crate::error::Error;

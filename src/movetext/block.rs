@@ -1,13 +1,15 @@
 //! Coding one block of input lines: the walk over lines, games and plies, written once for
 //! both directions (see [`SymbolCoder`]).
 
-use super::game_coder::{GameCoder, MoveText};
-use super::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::chess::GameResult;
 use crate::container::{BlockStats, Coding, EncodedBlock};
 use crate::entropy::budget::{BudgetedDecoder, inflate_side};
 use crate::entropy::{AdaptiveModel, Cdf, Encoder, Information, SymbolCoder};
 use crate::error::Error;
+use crate::format::GameCoder;
+use crate::format::ladder::notation_ladder;
+use crate::format::move_text::MoveText;
+use crate::format::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model};
 use crate::text::notation::Written;
@@ -130,19 +132,12 @@ pub fn trace_block(model: &Model, text: &[u8], fixed_skill: Option<usize>) -> Tr
 /// [`encode_block_traced`], with the skill classes fixed when `fixed_skill` is set.
 fn encode_analysed(model: &Model, text: &[u8], trace: bool, fixed_skill: Option<usize>) -> (EncodedBlock, BlockStats, Option<Trace>) {
     let analysis = Analysis { trace, fixed_skill };
-    // Most blocks are canonical SAN: they are coded as such until a line shows another
-    // notation, and then again from the start with the notation models. A block with other
-    // notations is decoded once more and compared: should it not give back its text, its
-    // lines in other notations are stored raw instead (no data loss, whatever a notation bug).
-    if let Some(coded) = encode_with(model, text, analysis, Notations::Refused) {
-        return coded;
-    }
-    let coded = encode_with(model, text, analysis, Notations::Coded).expect("notations allowed");
-    let mut back = Vec::new();
-    match decode_block(model, Coding::NEWEST, &coded.0, coded.1.lines, text.len(), &mut back) {
-        Ok(_) if back == text => coded,
-        _ => encode_with(model, text, analysis, Notations::Raw).expect("raw lines allowed"),
-    }
+    // Canonical SAN; else other notations coded and checked by decoding; else those raw.
+    notation_ladder(
+        text,
+        |mode| encode_with(model, text, analysis, mode),
+        |coded, back| decode_block(model, Coding::NEWEST, &coded.0, coded.1.lines, text.len(), back),
+    )
 }
 
 /// [`encode_block`] with every line stored raw ([`Notations::Stored`]): the fallback of a

@@ -1,17 +1,15 @@
 //! The movetext block format: one game per line (SAN moves, then the result), each line coded
 //! with the model ([`block`]), the moves of a game with the [`GameCoder`] that the PGN format
-//! shares ([`game_coder`]), and games in other notations with the notation models
-//! ([`notation_coder`]). Blocks are cut at line ends ([`Movetext`]).
+//! shares ([`crate::format::game_coder`]), and games in other notations with the notation
+//! models ([`crate::format::notation_coder`]). Blocks are cut at line ends ([`Movetext`]).
 
 pub mod block;
-pub mod game_coder;
-pub mod move_text;
-pub mod notation_coder;
 
 use std::io::BufRead;
 
-pub use game_coder::GameCoder;
-pub use move_text::MoveText;
+// The game coder, the notation coder and `MoveText` live in `crate::format`, shared with the PGN
+// format; these paths (`chesszip::movetext::game_coder`, ...) still name them.
+pub use crate::format::{GameCoder, MoveText, game_coder, move_text, notation_coder};
 
 use crate::container::{BlockStats, Coding, EncodedBlock, InputFormat};
 use crate::error::Error;

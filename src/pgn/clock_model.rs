@@ -19,7 +19,7 @@ use super::mix::{Mixed, key};
 use crate::entropy::SymbolCoder;
 use crate::entropy::binary::NumberModel;
 use crate::error::Error;
-use crate::movetext::game_coder::MoveView;
+use crate::format::game_coder::MoveView;
 
 /// What the position says about the move a clock follows (the decoder knows it: moves are
 /// coded before the clocks).

@@ -32,10 +32,11 @@ use crate::entropy::binary::{Bit, NumberModel};
 use crate::entropy::budget::{BudgetedDecoder, inflate_side};
 use crate::entropy::{Cdf, Encoder, SymbolCoder};
 use crate::error::Error;
+use crate::format::game_coder::{GameCoder, MoveView};
+use crate::format::ladder::notation_ladder;
+use crate::format::move_text::MoveText;
+use crate::format::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::model::{GameState, Model};
-use crate::movetext::game_coder::{GameCoder, MoveView};
-use crate::movetext::move_text::MoveText;
-use crate::movetext::notation_coder::{NOTATIONS_FLAG, Notations};
 use crate::text::notation::Written;
 
 /// The coding PGN blocks are written in.
@@ -447,19 +448,12 @@ pub fn encode_block_detailed(model: &Model, text: &[u8]) -> (EncodedBlock, Block
 /// For [`Coding::First`], which this build decodes only.
 pub fn encode_block_in(model: &Model, coding: Coding, text: &[u8]) -> (EncodedBlock, BlockStats, PgnStats) {
     assert!(coding >= Coding::Notations, "coding 0 is decoded only");
-    // Most blocks are canonical SAN: they are coded as such until a game shows another
-    // notation, and then again from the start with the notation models. A block with other
-    // notations is decoded once more and compared: should it not give back its text, its games
-    // in other notations are stored raw instead (no data loss, whatever a notation bug).
-    if let Some(coded) = encode_with(model, coding, text, Notations::Refused) {
-        return coded;
-    }
-    let coded = encode_with(model, coding, text, Notations::Coded).expect("notations allowed");
-    let mut back = Vec::new();
-    match decode_block(model, coding, &coded.0, text.len(), &mut back) {
-        Ok(_) if back == text => coded,
-        _ => encode_with(model, coding, text, Notations::Raw).expect("raw games allowed"),
-    }
+    // Canonical SAN; else other notations coded and checked by decoding; else those raw.
+    notation_ladder(
+        text,
+        |mode| encode_with(model, coding, text, mode),
+        |coded, back| decode_block(model, coding, &coded.0, text.len(), back),
+    )
 }
 
 /// [`encode_block`] with every game stored raw ([`Notations::Stored`]): the fallback of a

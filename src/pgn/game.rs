@@ -12,7 +12,7 @@ use super::lexer::{GLYPHS, Lexed, TokenKind, lex, tag_parts};
 use crate::chess::GameResult;
 use crate::chess::{legal_moves_sorted_into, play_ply};
 use crate::error::Error;
-use crate::movetext::move_text::MoveText;
+use crate::format::move_text::MoveText;
 use crate::text::notation::{self, EnPassant, Written};
 use crate::text::spelling::parse_token;
 

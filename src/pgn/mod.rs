@@ -21,12 +21,12 @@
 //! Everything except the side stream is one range-coded stream of symbols under adaptive
 //! integer models; each symbol is attributed to one of these streams ([`Stream`]) for the size
 //! breakdown:
-//! - **moves**: the main line and each variation with the engine-guided [`crate::movetext::game_coder::GameCoder`]
+//! - **moves**: the main line and each variation with the engine-guided [`crate::format::game_coder::GameCoder`]
 //!   exactly as in the movetext format (per-ply end flags, SAN spellings with check marks and
 //!   disambiguation predicted from the position), from the position the tags set up (standard,
 //!   `FEN`, Chess960), and the result. In coding 1 a block starts with one bit that says
 //!   whether some game is written in another notation; if so each game says whether it is,
-//!   and which ([`crate::movetext::notation_coder`]).
+//!   and which ([`crate::format::notation_coder`]).
 //! - **tags** ([`tags`]): names predicted from the previous game; values after the moves, so
 //!   `Result` and `PlyCount` are "as the moves say"; ratings as a change from the player's
 //!   previous rating in the block, in the context of the player's result; other values as a
@@ -43,7 +43,7 @@
 //!   block's last one ([`tags`]).
 //! - **coding 4** ([`crate::container::Coding::PgnStreams`]): the time spent also in the
 //!   context of what the move model thought of the move (how surprising it was, the move's
-//!   rank, how sure the model was: [`crate::movetext::game_coder::MoveView`], recorded while
+//!   rank, how sure the model was: [`crate::format::game_coder::MoveView`], recorded while
 //!   the main line is coded).
 //! - **evals** ([`comment`]): `[%eval]` as the change from the previous evaluation.
 //! - **comments** ([`comment`]): each comment's *shape* (whitespace and placeholders for

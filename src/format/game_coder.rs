@@ -1,10 +1,10 @@
 //! Coding one game's moves, their spellings, its end and its result with the model. Shared by
-//! every input format: the movetext codec ([`super::block`]) and the PGN codec call it.
+//! every input format: the movetext codec ([`crate::movetext::block`]) and the PGN codec
+//! ([`crate::pgn::codec`]) call it.
 
 use shakmaty::{Chess, Move, Position, Role};
 
-// `block.rs` still names `MoveText` here (its own branch changes that file).
-pub use super::move_text::MoveText;
+use super::move_text::MoveText;
 use super::notation_coder::{GameNotation, NotationCoder};
 use crate::chess::movegen::{Packed, legal_moves_sorted_into};
 use crate::chess::{GameResult, NULL_MOVE, play_ply};
