@@ -64,7 +64,7 @@ fn main() {
     let mut take = |flag: &str| args.iter().position(|a| a == flag).map(|i| args.drain(i..i + 2).nth(1).expect("value"));
     let level: u8 = take("--level").map_or(2, |v| v.parse().expect("level"));
     let fit = take("--fit").expect("--fit TRAIN.pgn");
-    let model = Model::builtin(level);
+    let model = Model::builtin(chesszip::Level::new(level).expect("--level: a level"));
     let train = games(&fit);
     // Bits per bucket and class (class SKILLS: inferred).
     let mut table = [[0f64; SKILLS + 1]; BUCKETS];

@@ -47,7 +47,7 @@ fn main() {
         assert!(back == data, "{path}: round trip differs");
 
         // Breakdown by stream, block by block as compress cuts them.
-        let model = Model::builtin(level);
+        let model = Model::builtin(level_arg);
         let mut reader = BlockReader::new();
         let mut input = &data[..];
         let mut total = PgnStats::default();

@@ -25,7 +25,7 @@ fn main() {
         std::process::exit(2);
     };
     let text = std::fs::read(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    let model = Model::builtin(level);
+    let model = Model::builtin(chesszip::Level::new(level).expect("LEVEL: a level"));
     let (mut plies, mut inferred, mut oracle, mut mixture) = (0u64, 0.0, 0.0, 0.0);
     let mut fixed = [0.0f64; 5];
     for line in text.split_inclusive(|&b| b == b'\n') {

@@ -5,6 +5,7 @@
 use crate::container::{BlockHeader, BlockStats, EncodedBlock, FileHeader, InputFormat};
 use crate::error::Error;
 use crate::format::BlockFormat;
+use crate::model::Level;
 use crate::model::Model;
 use crate::model::transformer::{TRANSFORMER_LEVEL, Weights};
 use crate::movetext::Movetext;
@@ -25,7 +26,8 @@ pub fn block_format(format: InputFormat) -> &'static dyn BlockFormat {
 /// [`Error::Unsupported`] if this build does not embed that model.
 pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
     let level = header.level;
-    if let Some(model) = Model::released(level, header.model_id) {
+    // A level byte out of range names no release either.
+    if let Some(model) = Level::new(level).ok().and_then(|l| Model::released(l, header.model_id)) {
         if level == TRANSFORMER_LEVEL {
             return Ok(Model::with_weights(Weights::find(&header.weights.unwrap_or_default())?));
         }

@@ -27,7 +27,7 @@ pub(crate) fn compress_blocks<R: BufRead, W: Write>(
     let weights = opts.weights.filter(|_| opts.level.get() == TRANSFORMER_LEVEL);
     let model = match weights {
         Some(w) => Model::with_weights(w),
-        None => Model::builtin(opts.level.get()),
+        None => Model::builtin(opts.level),
     };
     let format = match opts.format {
         Some(f) => f,
@@ -38,7 +38,7 @@ pub(crate) fn compress_blocks<R: BufRead, W: Write>(
     let header = FileHeader {
         format,
         level: opts.level.get(),
-        model_id: Model::builtin_id(opts.level.get()),
+        model_id: Model::builtin_id(opts.level),
         coding: Coding::newest_for(format),
         weights: weights.map(|w| w.sha256),
     };

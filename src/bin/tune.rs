@@ -298,7 +298,7 @@ fn assemble(args: AssembleArgs) -> anyhow::Result<()> {
 
 /// The embedded model of `level`, or the parameter file `model` with the network file `net`.
 fn load_model(level: u8, model: Option<&PathBuf>, net: Option<&PathBuf>) -> anyhow::Result<Model> {
-    chesszip::model::Level::new(level)?;
+    let level = chesszip::model::Level::new(level)?;
     let Some(path) = model else { return Ok(Model::builtin(level).clone()) };
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut m = Model::parse(&path.display().to_string(), &text)?;
@@ -368,8 +368,7 @@ fn trace(args: TraceArgs) -> anyhow::Result<()> {
 
 fn ablate(args: AblateArgs) -> anyhow::Result<()> {
     let level = args.data.level;
-    chesszip::model::Level::new(level)?;
-    let base = Model::builtin(level);
+    let base = Model::builtin(chesszip::model::Level::new(level)?);
     single(base, "ablate")?;
     let drops: Vec<Vec<String>> = if args.drops.is_empty() {
         let names: Vec<&str> = move_layout::GROUPS.iter().map(|g| g.name).collect();

@@ -354,7 +354,7 @@ mod tests {
     fn views_record_every_ply_as_the_model_saw_it() {
         let game = crate::text::parse_game(b"e4 e5 Qh5 Nc6 Bc4 Nf6 Qxf7 1-0").unwrap();
         let text = MoveText { moves: game.moves.clone(), spellings: vec![Spelling::default(); game.moves.len()], ..Default::default() };
-        let mut coder = GameCoder::new(Model::builtin(1));
+        let mut coder = GameCoder::new(Model::builtin(crate::model::Level::MIN));
         coder.views = Some(Vec::new());
         let mut enc = Encoder::new();
         let mut text = text;
@@ -369,6 +369,6 @@ mod tests {
         // Only the mate gives check.
         assert_eq!(views.iter().map(|v| v.check).collect::<Vec<_>>(), [false, false, false, false, false, false, true]);
         // A coder without views records nothing.
-        assert!(GameCoder::new(Model::builtin(1)).views.is_none());
+        assert!(GameCoder::new(Model::builtin(crate::model::Level::MIN)).views.is_none());
     }
 }

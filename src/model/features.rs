@@ -653,7 +653,7 @@ mod tests {
     use super::*;
     use crate::chess::move_value;
     use crate::chess::movegen::legal_moves_sorted_into;
-    use crate::model::{MAX_LEVEL, MIN_LEVEL, Model};
+    use crate::model::{Level, MAX_LEVEL, MIN_LEVEL, Model};
 
     #[test]
     fn logits_match_features() {
@@ -664,7 +664,7 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut weight_sets: Vec<Vec<i32>> = (MIN_LEVEL..=MAX_LEVEL).map(|l| Model::builtin(l).move_weights.clone()).collect();
+        let mut weight_sets: Vec<Vec<i32>> = Level::all().map(|l| Model::builtin(l).move_weights.clone()).collect();
         for _ in 0..3 {
             weight_sets.push((0..move_layout::LEN).map(|_| (next() % 4001) as i32 - 2000).collect());
         }

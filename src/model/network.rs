@@ -784,7 +784,7 @@ impl Simd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Model, Predictor};
+    use crate::model::{Level, Model, Predictor};
     use crate::text::parse_game;
 
     /// The first `n` games of the benchmark file bundled in the repository.
@@ -821,7 +821,7 @@ mod tests {
     /// against [`defined_logit`]. Returns the last scalar state and the number of positions and
     /// of promotions with capture seen.
     fn check_paths(net: &Network, n: usize) -> (NetworkState, usize, usize) {
-        let model = Model::builtin(2).clone();
+        let model = Model::builtin(Level::new(2).unwrap()).clone();
         let mut predictor = Predictor::new(&model);
         let (mut scalar, mut simd) = (
             NetworkState::with_simd(net, &model.move_weights, Simd::Scalar),
@@ -877,7 +877,7 @@ mod tests {
     fn the_released_networks_compute_their_logits_as_defined_on_every_path() {
         // Level 2's network, and version 6's two wider ones (level 3's; levels 4-9's).
         for level in [2, 3, 5] {
-            let net = Model::builtin(level).network.as_deref().expect("levels 2-9 have a network");
+            let net = Model::builtin(Level::new(level).unwrap()).network.as_deref().expect("levels 2-9 have a network");
             let (_, positions, _) = check_paths(net, 60);
             assert!(positions > 3000);
         }

@@ -507,13 +507,14 @@ const fn pst_by_index(flip: usize, row_offset: usize) -> [i32; 512] {
 mod tests {
     use super::*;
     use crate::model::game::GameState;
+    use crate::model::level::Level;
 
     /// An ensemble's logits are `(w_0 z_0 + sum_k w_k z_k) >> 8` of the logits its own model and
     /// each member compute coding the game alone (each with its own state), at every ply,
     /// across games of one block.
     #[test]
     fn ensemble_logits_are_the_weighted_mean_of_its_models_coding_alone() {
-        let ensemble = Model::builtin(9);
+        let ensemble = Model::builtin(Level::new(9).unwrap());
         assert_eq!(ensemble.members.len(), 2, "level 9's newest model is an ensemble");
         let own = Model { members: Vec::new(), ..ensemble.clone() };
         let alone: Vec<(&Model, i64)> = std::iter::once((&own, 256 - ensemble.members.iter().map(|m| m.weight as i64).sum::<i64>()))

@@ -27,13 +27,12 @@ impl Model {
         Model::parse_with(name, text, true, &|member| release_named(member))
     }
 
-    /// The newest model embedded in this binary for `level` (`MIN_LEVEL..=MAX_LEVEL`): what
-    /// compressing at that level uses.
+    /// The newest model embedded in this binary for `level`: what compressing at that level
+    /// uses.
     ///
     /// # Panics
-    /// If `level` is out of range (a bug in the caller) or an embedded file does not parse
-    /// (caught by the tests).
-    pub fn builtin(level: u8) -> &'static Model {
+    /// If an embedded file does not parse (caught by the tests).
+    pub fn builtin(level: Level) -> &'static Model {
         Model::release(newest_release(level))
     }
 
@@ -46,13 +45,13 @@ impl Model {
         if let Some((_, m)) = made.iter().find(|(w, _)| *w == weights) {
             return m;
         }
-        let m: &'static Model = Box::leak(Box::new(Model { transformer: Some(weights), ..Model::builtin(TRANSFORMER_LEVEL).clone() }));
+        let m: &'static Model = Box::leak(Box::new(Model { transformer: Some(weights), ..Model::builtin(TRANSFORMER).clone() }));
         made.push((weights, m));
         m
     }
 
     /// [`Model::id`] of [`Model::builtin`]`(level)`, from the registry (nothing is parsed).
-    pub fn builtin_id(level: u8) -> u64 {
+    pub fn builtin_id(level: Level) -> u64 {
         RELEASES[newest_release(level)].id
     }
 
@@ -68,8 +67,8 @@ impl Model {
 
     /// The embedded model of `level` with id `id`, of any release, if any: what expanding an
     /// archive uses (its header names both). Parses only that release (and an ensemble's members).
-    pub fn released(level: u8, id: u64) -> Option<&'static Model> {
-        RELEASES.iter().position(|r| r.level == level && r.id == id).map(Model::release)
+    pub fn released(level: Level, id: u64) -> Option<&'static Model> {
+        RELEASES.iter().position(|r| r.level == level.get() && r.id == id).map(Model::release)
     }
 }
 
@@ -278,31 +277,31 @@ fn parsed(index: usize) -> &'static Model {
     })
 }
 
-/// Index in [`RELEASES`] of the newest release of `level`: the one place a level is
-/// range-checked inside the library.
-///
-/// # Panics
-/// If `level` is no [`Level`] (a bug in the caller).
-fn newest_release(level: u8) -> usize {
-    let level = Level::new(level).unwrap_or_else(|e| panic!("{e}")).get();
-    RELEASES.iter().rposition(|r| r.level == level).expect("every level has a release")
+/// Index in [`RELEASES`] of the newest release of `level`.
+fn newest_release(level: Level) -> usize {
+    RELEASES.iter().rposition(|r| r.level == level.get()).expect("every level has a release")
 }
+
+/// [`TRANSFORMER_LEVEL`] as a [`Level`].
+const TRANSFORMER: Level = match Level::new(TRANSFORMER_LEVEL) {
+    Ok(level) => level,
+    Err(_) => panic!("the transformer's level is a level"),
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::model::features::{self, end_layout};
-    use crate::model::level::{MAX_LEVEL, MIN_LEVEL};
 
     #[test]
     fn embedded_models_parse_and_are_distinct() {
-        for level in MIN_LEVEL..=MAX_LEVEL {
+        for level in Level::all() {
             let m = Model::builtin(level);
-            assert_eq!(m.level, level);
+            assert_eq!(m.level, level.get());
             // The text holds everything but the network, which is a file of its own.
             let again = Model::parse("again", &m.to_text()).unwrap();
             assert_eq!(again, Model { network: None, ..m.clone() });
-            assert_eq!(Model::by_id(m.id()).unwrap().level, level);
+            assert_eq!(Model::by_id(m.id()).unwrap().level, level.get());
         }
     }
 
@@ -321,8 +320,8 @@ mod tests {
             assert_eq!(Model::by_id(m.id()), Some(Model::release(i)));
         }
         // Compressing uses the newest release of each level.
-        for level in MIN_LEVEL..=MAX_LEVEL {
-            let newest = RELEASES.iter().rfind(|r| r.level == level).expect("a release");
+        for level in Level::all() {
+            let newest = RELEASES.iter().rfind(|r| r.level == level.get()).expect("a release");
             assert_eq!(Model::builtin(level).id(), newest.parse().unwrap().id());
         }
     }
@@ -330,7 +329,7 @@ mod tests {
     #[test]
     fn search_qdepth_round_trips_and_is_omitted_when_unlimited() {
         // Without its network: the text is what this test is about.
-        let base = &Model { network: None, ..Model::builtin(4).clone() };
+        let base = &Model { network: None, ..Model::builtin(Level::new(4).unwrap()).clone() };
         let text = base.to_text();
         assert!(!text.contains("search.qdepth"));
         let explicit = text.replace("search.margin", "search.qdepth 0\nsearch.margin");
@@ -360,7 +359,7 @@ mod tests {
         let reweighted = Model::parse("again", &text.replace("member.v6/level9.txt 102", "member.v6/level9.txt 101")).unwrap();
         assert_ne!(reweighted.id(), Model { network: None, ..v7.clone() }.id());
         // Without members, the text names none (every earlier model's id is unchanged).
-        assert!(!Model::builtin(5).to_text().contains("member."));
+        assert!(!Model::builtin(Level::new(5).unwrap()).to_text().contains("member."));
         let bad = |from: &str, to: &str| Model::parse("v7/level9.txt", &text.replace(from, to)).unwrap_err().to_string();
         assert!(bad("member.v6/level9.txt 102", "member.v6/level10.txt 102").contains("not an embedded release"));
         assert!(bad("member.v6/level9.txt 102", "member.v6/level9.txt 0").contains("outside 1..=255"));

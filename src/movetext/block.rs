@@ -282,7 +282,7 @@ mod tests {
     /// are stored raw, the others coded as games, and the block decodes to its text.
     #[test]
     fn the_raw_fallback_keeps_lines_in_other_notations_raw() {
-        let model = crate::model::Model::builtin(1);
+        let model = crate::model::Model::builtin(crate::model::Level::MIN);
         let text = b"e4 e5 Nf3 1-0\ne2-e4 e7-e5 0-1\nd4 d5 *\n";
         for (mode, raw_lines) in [(Notations::Coded, 0), (Notations::Raw, 1)] {
             let (block, stats, _) = encode_with(model, text, Analysis::default(), mode).expect("the mode accepts the block");
@@ -298,8 +298,8 @@ mod tests {
     #[test]
     fn a_model_with_a_network_codes_and_decodes_a_block() {
         let net = std::sync::Arc::new(crate::model::network::Network::random(32, 16, 32, 11));
-        let model = crate::model::Model::builtin(2).clone().with_network(net);
-        assert_ne!(model.id(), crate::model::Model::builtin(2).id());
+        let model = crate::model::Model::builtin(crate::model::Level::new(2).unwrap()).clone().with_network(net);
+        assert_ne!(model.id(), crate::model::Model::builtin(crate::model::Level::new(2).unwrap()).id());
         let text: String = include_str!("../../data/Chess_Games.txt").lines().take(30).map(|l| format!("{l}\n")).collect();
         let (encoded, ..) = encode_block_traced(&model, text.as_bytes(), false);
         let mut decoded = Vec::new();

@@ -691,7 +691,7 @@ mod tests {
     use super::*;
 
     fn round_trip(text: &[u8]) -> PgnStats {
-        let model = Model::builtin(1);
+        let model = Model::builtin(crate::model::Level::MIN);
         let (block, counts, stats) = encode_block_detailed(model, text);
         let mut out = Vec::new();
         let decoded = decode_block(model, PGN_CODING, &block, text.len(), &mut out).unwrap();

@@ -119,7 +119,7 @@ fn other_versions_and_models_are_unsupported() {
         assert!(chesszip::info(Cursor::new(&bad)).is_err() || what == "unknown model", "{what}");
     }
     // The header of another level's model: the model exists, but not for that level.
-    let level2 = Model::builtin(2).id().to_le_bytes();
+    let level2 = Model::builtin(chesszip::Level::new(2).unwrap()).id().to_le_bytes();
     let bad = with_header(&archive, |h| h[12..20].copy_from_slice(&level2));
     assert!(matches!(expand_bytes(&bad, &expand_opts()), Err(Error::Unsupported(_))));
     // Info still reads an archive of a model this build lacks, and says so.

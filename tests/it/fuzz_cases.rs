@@ -73,7 +73,7 @@ fn decode_block_cases() {
         let split = (*split as usize * 4).min(rest.len() / 4 * 4);
         let block = EncodedBlock { range: rest[..split].to_vec(), raw: rest[split..].to_vec() };
         let mut out = Vec::new();
-        if decode_block(Model::builtin(1), coding, &block, lines, max_len, &mut out).is_ok() {
+        if decode_block(Model::builtin(chesszip::Level::MIN), coding, &block, lines, max_len, &mut out).is_ok() {
             assert!(out.len() <= max_len, "{name}: decoded past the limit");
         }
     }

@@ -49,7 +49,7 @@ fn crafted_archive(format: InputFormat, range: Vec<u8>) -> Vec<u8> {
 
 /// [`crafted_archive`] in `coding`.
 fn crafted_archive_in(format: InputFormat, coding: Coding, range: Vec<u8>) -> Vec<u8> {
-    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id(), coding, weights: None };
+    let header = FileHeader { format, level: 1, model_id: Model::builtin(chesszip::Level::MIN).id(), coding, weights: None };
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     let text_len = MAX_BLOCK_TEXT as u32;
     let block = BlockHeader { lines: 1, text_len, text_crc: 0, plies: text_len / 2, games: 1, ..BlockHeader::default() };
@@ -288,7 +288,7 @@ fn crafted_case(seed: u64) -> Vec<u8> {
         ..BlockHeader::default()
     };
     let coding = if rng.below(2) == 0 { Coding::First } else { Coding::NEWEST };
-    let header = FileHeader { format, level: 1, model_id: Model::builtin(1).id(), coding, weights: None };
+    let header = FileHeader { format, level: 1, model_id: Model::builtin(chesszip::Level::MIN).id(), coding, weights: None };
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     writer.write_block(&h, &EncodedBlock { range, raw }).unwrap();
     writer.finish().unwrap().0

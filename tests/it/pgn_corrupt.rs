@@ -41,7 +41,7 @@ fn every_damaged_byte_is_an_error() {
 
 #[test]
 fn random_streams_do_not_panic() {
-    let model = chesszip::model::Model::builtin(1);
+    let model = chesszip::model::Model::builtin(chesszip::Level::MIN);
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for n in 0..300 {
         let mut range = Vec::new();

@@ -47,7 +47,7 @@ fn coded_size(model: &Model, data: &[u8], coding: Coding) -> usize {
 
 #[test]
 fn shared_pgn_files_round_trip_and_never_grow_by_more_than_one_percent() {
-    let model = Model::builtin(1);
+    let model = Model::builtin(chesszip::Level::MIN);
     let mut list = Vec::new();
     files(&common::shared_data("pgn"), &mut list);
     assert!(list.len() > 10);
@@ -66,7 +66,7 @@ fn shared_pgn_files_round_trip_and_never_grow_by_more_than_one_percent() {
 
 #[test]
 fn edge_cases_round_trip_in_coding_3() {
-    let model = Model::builtin(1);
+    let model = Model::builtin(chesszip::Level::MIN);
     let games: [&[u8]; 6] = [
         // No tags at all, clocks without a time control, a clock at 0 and a clock that goes up.
         b"1. e4 { [%clk 0:00:10] } e5 { [%clk 0:00:00] } 2. Nf3 { [%clk 0:00:15] } Nc6 { [%clk 0:00:00] } *\n\n",

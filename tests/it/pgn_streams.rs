@@ -47,7 +47,7 @@ fn coded(model: &Model, data: &[u8], coding: Coding) -> (usize, PgnStats) {
 
 #[test]
 fn shared_pgn_files_round_trip_in_coding_4_and_never_grow_by_more_than_one_percent() {
-    let model = Model::builtin(1);
+    let model = Model::builtin(chesszip::Level::MIN);
     let mut list = Vec::new();
     files(&common::shared_data("pgn"), &mut list);
     assert!(list.len() > 10);

@@ -66,7 +66,7 @@ fn coded(model: &Model, data: &[u8]) -> (usize, usize, usize, usize) {
 
 #[test]
 fn shared_pgn_files_round_trip_in_coding_5_with_their_tags_alone_and_never_grow_by_more_than_one_percent() {
-    let model = Model::builtin(1);
+    let model = Model::builtin(chesszip::Level::MIN);
     let mut list = Vec::new();
     files(&common::shared_data("pgn"), &mut list);
     assert!(list.len() > 10);
@@ -153,7 +153,7 @@ fn extract_tags_prints_tag_sections() {
 #[test]
 #[ignore]
 fn sizes_of_the_lichess_months_at_level_2() {
-    let model = Model::builtin(2);
+    let model = Model::builtin(chesszip::Level::new(2).unwrap());
     for name in ["2016-05.pgn", "2017-05.pgn"] {
         let data = std::fs::read(common::shared_data(&format!("pgn/lichess/{name}"))).unwrap();
         let mut reader = BlockReader::new();

@@ -87,7 +87,7 @@ fn the_command_line_tests_and_expands_what_it_wrote() {
 /// the format's decoder to the same text.
 #[test]
 fn stored_blocks_decode_to_their_text() {
-    let model = Model::builtin(1);
+    let model = Model::builtin(chesszip::Level::MIN);
     let movetext = common::first_games(200);
     let (block, stats) = chesszip::movetext::block::encode_block_stored(model, &movetext);
     assert_eq!((stats.games, stats.plies, stats.raw_lines), (0, 0, 200));

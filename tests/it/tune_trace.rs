@@ -14,7 +14,7 @@ fn totals(t: &chesszip::model::trace::Trace) -> (u64, f64) {
 #[test]
 fn fixing_the_skill_class_changes_the_cost_of_the_same_moves() {
     let text = first_games(300);
-    let model = Model::builtin(2);
+    let model = Model::builtin(chesszip::Level::new(2).unwrap());
     let (moves, inferred) = totals(&trace(model, &text, 100, None));
     let plies: usize = text.split(|&b| b == b'\n').map(|l| l.split(|&b| b == b' ').count().saturating_sub(1)).sum();
     assert_eq!(moves as usize, plies, "every ply of the 300 games is traced once");
