@@ -27,7 +27,7 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
     let level = header.level;
     if let Some(model) = Model::released(level, header.model_id) {
         if level == TRANSFORMER_LEVEL {
-            return Ok(Model::with_weights(Weights::find(&header.weights.unwrap_or_default())?));
+            return Ok(Model::with_weights(model, Weights::find(&header.weights.unwrap_or_default())?));
         }
         return Ok(model);
     }
