@@ -801,6 +801,54 @@ mod x86 {
         };
     }
 
+    /// Requantises a tile's sums `acc` (`R` tokens from `t0` x `C` blocks from `b0`) into `y`,
+    /// written out in each tile (a function was not inlined, and its sums went through memory).
+    /// Where every shift `sh = e - s` is in `1..=62`: `floor((acc m + 2^(sh-1)) / 2^sh) + bias`
+    /// as `((acc m) >> (sh - 1)) + 1 + 2 bias) >> 1` (arithmetic shifts; with `acc m = q 2^(sh-1)
+    /// + r`, `0 <= r < 2^(sh-1)`, both are `floor((q + 1) / 2) + bias`), saturated to `i32`;
+    /// else [`requant`] per channel.
+    macro_rules! epilogue512 {
+        ($d:expr, $b0:expr, $t0:expr, $acc:expr, $shifts:expr, $y:expr, $r:expr, $c:expr) => {{
+            let (d, b0, t0, acc, shifts, y): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32]) = ($d, $b0, $t0, $acc, $shifts, $y);
+            let one = _mm512_set1_epi64(1);
+            for c in 0..$c {
+                let base = (b0 + c) * BLOCK;
+                let live = (d.rows - base).min(BLOCK);
+                let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+                let ld = |v: &[i32]| {
+                    let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
+                    // SAFETY: 16 values.
+                    unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+                };
+                let (mlo, mhi) = widen(ld(&d.m));
+                let (e1lo, e1hi) = widen(_mm512_sub_epi32(ld(&d.e), _mm512_set1_epi32(1)));
+                let (blo, bhi) = widen(ld(&d.bias));
+                let (b2lo, b2hi) = (_mm512_add_epi64(_mm512_add_epi64(blo, blo), one), _mm512_add_epi64(_mm512_add_epi64(bhi, bhi), one));
+                for r in 0..$r {
+                    let t = t0 + r;
+                    let s = shifts[t];
+                    let out = &mut y[t * d.rows + base..t * d.rows + base + live];
+                    if d.e_min - s >= 1 && d.e_max - s <= 62 {
+                        let (alo, ahi) = widen(acc[r][c]);
+                        let sv = _mm512_set1_epi64(s as i64);
+                        let lo = requant8(alo, mlo, _mm512_sub_epi64(e1lo, sv), b2lo);
+                        let hi = requant8(ahi, mhi, _mm512_sub_epi64(e1hi, sv), b2hi);
+                        let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+                        // SAFETY: the mask covers the `live` values of `out`.
+                        unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
+                    } else {
+                        let mut a = [0i32; BLOCK];
+                        // SAFETY: 16 values.
+                        unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
+                        for (l, o) in out.iter_mut().enumerate() {
+                            *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                        }
+                    }
+                }
+            }
+        }};
+    }
+
     #[inline(always)]
     fn ld256(l: &Line, half: usize) -> __m256i {
         // SAFETY: a `Line` is 64 bytes, aligned to 64: its halves are aligned to 32.
@@ -840,7 +888,7 @@ mod x86 {
                 }
             }
         }
-        epilogue512(d, b0, t0, &acc, shifts, y);
+        epilogue512!(d, b0, t0, &acc, shifts, y, R, C);
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
@@ -884,54 +932,7 @@ mod x86 {
                 }
             }
         }
-        epilogue512(d, b0, t0, &acc, shifts, y);
-    }
-
-    /// Requantises a tile's sums (`R` tokens from `t0` x `C` blocks from `b0`) into `y`.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    fn epilogue512<const R: usize, const C: usize>(
-        d: &Dense,
-        b0: usize,
-        t0: usize,
-        acc: &[[__m512i; C]; R],
-        shifts: &[i32],
-        y: &mut [i32],
-    ) {
-        for c in 0..C {
-            let base = (b0 + c) * BLOCK;
-            let live = (d.rows - base).min(BLOCK);
-            let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
-            let ld = |v: &[i32]| {
-                let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
-                // SAFETY: 16 values.
-                unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
-            };
-            let (mlo, mhi) = widen(ld(&d.m));
-            let ev = ld(&d.e);
-            let (blo, bhi) = widen(ld(&d.bias));
-            for r in 0..R {
-                let t = t0 + r;
-                let s = shifts[t];
-                let out = &mut y[t * d.rows + base..t * d.rows + base + live];
-                if d.e_min - s >= 1 && d.e_max - s <= 62 {
-                    let (alo, ahi) = widen(acc[r][c]);
-                    let (slo, shi) = widen(_mm512_sub_epi32(ev, _mm512_set1_epi32(s)));
-                    let lo = requant8(alo, mlo, slo, blo);
-                    let hi = requant8(ahi, mhi, shi, bhi);
-                    let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
-                    // SAFETY: the mask covers the `live` values of `out`.
-                    unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
-                } else {
-                    let mut a = [0i32; BLOCK];
-                    // SAFETY: 16 values.
-                    unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
-                    for (l, o) in out.iter_mut().enumerate() {
-                        *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
-                    }
-                }
-            }
-        }
+        epilogue512!(d, b0, t0, &acc, shifts, y, R, C);
     }
 
     /// The 16 `i32` lanes of `v` as two vectors of 8 `i64`.
@@ -941,14 +942,13 @@ mod x86 {
         (_mm512_cvtepi32_epi64(_mm512_castsi512_si256(v)), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v)))
     }
 
-    /// [`requant`] on 8 lanes whose shifts are all in `1..=62`.
+    /// [`requant`] on 8 lanes whose shifts `sh` are all in `1..=62`, given `sh1 = sh - 1` and
+    /// `b2 = 2 bias + 1` (see `epilogue512`).
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn requant8(acc: __m512i, m: __m512i, sh: __m512i, bias: __m512i) -> __m256i {
-        let one = _mm512_set1_epi64(1);
+    fn requant8(acc: __m512i, m: __m512i, sh1: __m512i, b2: __m512i) -> __m256i {
         let p = _mm512_mul_epi32(acc, m);
-        let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(sh, one));
-        let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), sh), bias);
+        let v = _mm512_srai_epi64::<1>(_mm512_add_epi64(_mm512_srav_epi64(p, sh1), b2));
         _mm512_cvtsepi64_epi32(v)
     }
 
