@@ -3,8 +3,8 @@
 //! measures those): the file round trip, damaged files, and the integer forward pass against
 //! the float reference.
 
-use chesszip::model::transformer::weights::{PLANES, Shape, TOKENS, VOCAB};
 use chesszip::model::transformer::int::Recipe;
+use chesszip::model::transformer::weights::{PLANES, Shape, TOKENS, VOCAB};
 use chesszip::model::transformer::{FloatModel, IntModel};
 use std::path::PathBuf;
 

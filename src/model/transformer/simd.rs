@@ -388,7 +388,7 @@ pub(crate) fn quantise_quads(path: Simd, n: usize, x: &[i32], cols: usize, max: 
             // SAFETY: the processor has the features (checked by `best`); `o` holds `kq` quads,
             // that is at least `cols` bytes.
             shifts[t] = unsafe { x86::quant512u8(row, max, o.as_mut_ptr() as *mut u8) };
-            if cols % 4 != 0 {
+            if !cols.is_multiple_of(4) {
                 // The padding bytes (little-endian: the high ones of the last quad).
                 let keep = 8 * (cols % 4) as u32;
                 o[kq - 1] = ((o[kq - 1] as u32 & ((1u32 << keep) - 1)) | (0x8080_8080u32 & !((1u32 << keep) - 1))) as i32;
@@ -809,7 +809,8 @@ mod x86 {
     /// else [`requant`] per channel.
     macro_rules! epilogue512 {
         ($d:expr, $b0:expr, $t0:expr, $acc:expr, $shifts:expr, $y:expr, $r:expr, $c:expr) => {{
-            let (d, b0, t0, acc, shifts, y): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32]) = ($d, $b0, $t0, $acc, $shifts, $y);
+            let (d, b0, t0, acc, shifts, y): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32]) =
+                ($d, $b0, $t0, $acc, $shifts, $y);
             let one = _mm512_set1_epi64(1);
             for c in 0..$c {
                 let base = (b0 + c) * BLOCK;
