@@ -149,7 +149,7 @@ impl Default for Line8 {
 }
 
 /// `u8` activations are `q + 128` for `q` in `-ACT8..=ACT8`: the largest magnitude a row of a
-/// layer with `u8` inputs is requantised to ([`quantise_quads`]).
+/// layer with `u8` inputs is requantised to (`quantise_quads`).
 pub const ACT8: i32 = 127;
 
 /// Two `i16` inputs as the kernels read them: `a` in the low half, `b` in the high half.
@@ -222,7 +222,7 @@ impl Dense {
     }
 
     /// This layer with its `u8` form too, for inputs requantised to `|q| <= ACT8`
-    /// ([`quantise_quads`]) and [`Dense::run_u8`]: the weights again in lines of 16 channels
+    /// (`quantise_quads`) and [`Dense::run_u8`]: the weights again in lines of 16 channels
     /// x 4 inputs (`i8`, for `vpdpbusd`: `u8 x i8` products, 4 summed per `i32` lane) and the
     /// per-channel correction `-128 * sum_c w[r][c]` (the gemmlowp zero point: `sum_c w (q +
     /// 128) - 128 sum_c w = sum_c w q`, exactly). Without it (or where a partial sum could
@@ -265,7 +265,7 @@ impl Dense {
 
     /// [`Dense::run`] for inputs given as `u8` quads: `xq` holds `n` rows of [`Dense::quads`]
     /// values, each 4 bytes `q_c + 128` (little-endian, input `4 p` in the low byte; any byte
-    /// past `cols`), `|q_c| <= ACT8`, as [`quantise_quads`] writes them. The same integers as
+    /// past `cols`), `|q_c| <= ACT8`, as `quantise_quads` writes them. The same integers as
     /// [`Dense::run`] of the same `q` as pairs, on every path (AVX-512: `vpdpbusd`; else the
     /// portable loop). Needs [`Dense::has_u8`].
     pub fn run_u8(&self, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32], path: Simd) {
@@ -1668,7 +1668,7 @@ mod tests {
         }
     }
 
-    /// [`quantise_quads`] gives [`quantise_row`]'s shift and values (as bytes `q + 128`, the
+    /// `quantise_quads` gives [`quantise_row`]'s shift and values (as bytes `q + 128`, the
     /// padding 128) on every path, for every tail length.
     #[test]
     fn quantise_quads_paths_agree() {
