@@ -13,6 +13,7 @@
 //! Usage: `[REF=20] cargo run --release --example level10_compare -- maia3-5m.onnx POSITIONS`,
 //! with `POSITIONS` written by `scripts/teacher/dump_logits.py` (heldout games only: never the
 //! benchmark). See `docs/notes-level10.md` and `scripts/teacher/level10-compare.sh`.
+use chesszip::model::transformer::int::Recipe;
 use chesszip::model::transformer::tokens::{History, vocab_index};
 use chesszip::model::transformer::{FloatModel, IntModel};
 use shakmaty::san::San;
@@ -89,7 +90,11 @@ fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let t0 = Instant::now();
     let f = FloatModel::read(a[0].as_ref()).unwrap();
-    let q = IntModel::new(&f);
+    // RECIPE=bits: the dense layers with 8-bit activations (`int::Recipe`; 0, the default, is
+    // model version 8's recipe, every layer i16).
+    let recipe = Recipe(std::env::var("RECIPE").map(|v| v.parse().unwrap()).unwrap_or(0));
+    let q = IntModel::with_recipe(&f, recipe);
+    eprintln!("recipe {}", recipe.0);
     if std::env::var_os("SCALAR").is_some() {
         chesszip::model::transformer::int::force_scalar(true);
     }

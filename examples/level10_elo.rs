@@ -3,6 +3,7 @@
 //! of a file: `level10_elo WEIGHTS.onnx GAMES.txt N`.
 
 use chesszip::model::transformer::Weights;
+use chesszip::model::transformer::int::Recipe;
 use chesszip::model::transformer::tokens::{History, move_logits};
 use shakmaty::{Chess, Position};
 
@@ -21,7 +22,7 @@ fn main() {
             let legal: Vec<_> = board.legal_moves().into_iter().collect();
             let i = legal.iter().position(|x| *x == m).unwrap();
             for (k, &elo) in elos.iter().enumerate() {
-                let z = move_logits(&w.model.forward(&hist.input(), elo, elo), &legal, board.turn());
+                let z = move_logits(&w.model(Recipe::V8).forward(&hist.input(), elo, elo), &legal, board.turn());
                 let mx = *z.iter().max().unwrap() as f64 / 256.0;
                 let s: f64 = z.iter().map(|&v| (v as f64 / 256.0 - mx).exp()).sum();
                 bits[k] += (mx + s.ln() - z[i] as f64 / 256.0) / std::f64::consts::LN_2;

@@ -93,6 +93,12 @@ if [[ -e $out ]]; then echo "kept    $out"; else
   "$bin" compress -10 --weights tests/data/level10/random.onnx -c tests/golden/movetext.txt > "$out"
   echo "made    $out"
 fi
+# Version 9 (level 10 with 8-bit activations in the transformer's dense layers), the same weights.
+out=tests/golden/movetext.l10.v9.random.chz
+if [[ -e $out ]]; then echo "kept    $out"; else
+  "$bin" compress -10 --weights tests/data/level10/random.onnx -c tests/golden/movetext.txt > "$out"
+  echo "made    $out"
+fi
 # Coding 3 (PGN facts: clocks under a mixing model, rating diffs from the ratings, ECO from the
 # opening moves; header byte 11 = 3): the PGN inputs at the levels they have goldens of.
 make 1 lichess.pgn lichess.pgn.l1.c3.chz

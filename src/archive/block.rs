@@ -29,7 +29,7 @@ pub fn model_for(header: &FileHeader) -> Result<&'static Model, Error> {
     // A level byte out of range names no release either.
     if let Some(model) = Level::new(level).ok().and_then(|l| Model::released(l, header.model_id)) {
         if level == TRANSFORMER_LEVEL {
-            return Ok(Model::with_weights(Weights::find(&header.weights.unwrap_or_default())?));
+            return Ok(Model::with_weights(model, Weights::find(&header.weights.unwrap_or_default())?));
         }
         return Ok(model);
     }

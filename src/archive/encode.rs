@@ -26,7 +26,7 @@ pub(crate) fn compress_blocks<R: BufRead, W: Write>(
     let block_bytes = opts.block_bytes.min(MAX_BLOCK_TEXT);
     let weights = opts.weights.filter(|_| opts.level.get() == TRANSFORMER_LEVEL);
     let model = match weights {
-        Some(w) => Model::with_weights(w),
+        Some(w) => Model::with_weights(Model::builtin(opts.level), w),
         None => Model::builtin(opts.level),
     };
     let format = match opts.format {

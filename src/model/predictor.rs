@@ -7,7 +7,8 @@ use super::features::{Dot, EndContext, MoveContext, MoveWeights, RESULT_CLASSES}
 use super::game::GameState;
 use super::network::NetworkState;
 use super::softmax::{softmax_into, softmax_with_max};
-use super::transformer::Weights;
+use super::transformer::IntModel;
+use super::transformer::int::Recipe;
 use super::transformer::tokens::{History, vocab_index};
 use super::tuned::Model;
 use crate::chess::move_key;
@@ -66,7 +67,8 @@ pub struct Predictor<'m> {
 /// The transformer's view of the coded game: the recent positions (its input) and which ply
 /// they end at, so that encoder and decoder, which make the same calls, give it the same input.
 struct TransformerState {
-    weights: &'static Weights,
+    /// The weights quantised with the model's recipe.
+    model: &'static IntModel,
     history: History,
     /// `(ply, hash)` of the history's last position.
     tip: Option<(u32, u64)>,
@@ -86,7 +88,7 @@ impl TransformerState {
         }
         self.tip = Some(here);
         self.played = false;
-        self.weights.model.forward(&self.history.input(), ELO, ELO)
+        self.model.forward(&self.history.input(), ELO, ELO)
     }
 }
 
@@ -168,7 +170,7 @@ impl<'m> Predictor<'m> {
             mixed: Vec::new(),
             is_member: true,
             transformer: model.transformer.map(|weights| TransformerState {
-                weights,
+                model: weights.model(Recipe(model.transformer_act8)),
                 history: History::default(),
                 tip: None,
                 played: false,

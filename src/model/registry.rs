@@ -37,16 +37,18 @@ impl Model {
     }
 
     /// Level 10's model with the user's transformer `weights`: the embedded level-10 release
-    /// (search, books, end and result models) with `weights` as its move model; made once per
-    /// weights file and kept to the end of the process.
-    pub fn with_weights(weights: &'static Weights) -> &'static Model {
-        static MADE: Mutex<Vec<(&'static Weights, &'static Model)>> = Mutex::new(Vec::new());
+    /// `base` (search, books, end and result models, the transformer's integer recipe) with
+    /// `weights` as its move model; made once per release and weights file and kept to the end
+    /// of the process.
+    pub fn with_weights(base: &'static Model, weights: &'static Weights) -> &'static Model {
+        static MADE: Mutex<Vec<(&'static Model, &'static Weights, &'static Model)>> = Mutex::new(Vec::new());
+        assert_eq!(base.level, TRANSFORMER_LEVEL, "the transformer's weights go with a level-{TRANSFORMER_LEVEL} model");
         let mut made = MADE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((_, m)) = made.iter().find(|(w, _)| *w == weights) {
+        if let Some((_, _, m)) = made.iter().find(|(b, w, _)| std::ptr::eq(*b, base) && *w == weights) {
             return m;
         }
-        let m: &'static Model = Box::leak(Box::new(Model { transformer: Some(weights), ..Model::builtin(TRANSFORMER).clone() }));
-        made.push((weights, m));
+        let m: &'static Model = Box::leak(Box::new(Model { transformer: Some(weights), ..base.clone() }));
+        made.push((base, weights, m));
         m
     }
 
@@ -252,6 +254,9 @@ pub const RELEASES: &[Release] = &[
     release!(7, 9, "v7/level9", NET_V6_SEARCH, 0x4e1de0bee3dda1fa),
     // Version 8: level 10, whose moves are the user's transformer (src/model/transformer/).
     release!(8, 10, "v8/level10", 0xc9c0561480ec23bd),
+    // Version 9: level 10 with 8-bit activations in the transformer's dense layers
+    // (`transformer.act8`; version 8's archives keep version 8's integers).
+    release!(9, 10, "v9/level10", 0xc8e344cd79bc654d),
 ];
 
 /// The releases, each parsed when first used (a run needs one, or an ensemble and its members).
@@ -281,12 +286,6 @@ fn parsed(index: usize) -> &'static Model {
 fn newest_release(level: Level) -> usize {
     RELEASES.iter().rposition(|r| r.level == level.get()).expect("every level has a release")
 }
-
-/// [`TRANSFORMER_LEVEL`] as a [`Level`].
-const TRANSFORMER: Level = match Level::new(TRANSFORMER_LEVEL) {
-    Ok(level) => level,
-    Err(_) => panic!("the transformer's level is a level"),
-};
 
 #[cfg(test)]
 mod tests {
@@ -324,6 +323,19 @@ mod tests {
             let newest = RELEASES.iter().rfind(|r| r.level == level.get()).expect("a release");
             assert_eq!(Model::builtin(level).id(), newest.parse().unwrap().id());
         }
+    }
+
+    #[test]
+    fn level10_versions_differ_only_by_the_transformer_recipe() {
+        let v8 = RELEASES.iter().find(|r| r.name == "v8/level10.txt").unwrap().parse().unwrap();
+        let v9 = RELEASES.iter().find(|r| r.name == "v9/level10.txt").unwrap().parse().unwrap();
+        assert_eq!((v8.transformer_act8, v9.transformer_act8), (0, 2047));
+        assert!(!v8.to_text().contains("transformer.act8"), "version 8's text (and id) as before");
+        assert_eq!(Model { transformer_act8: 0, ..v9.clone() }, v8);
+        assert_eq!(Model::parse("again", &v9.to_text()).unwrap(), v9);
+        assert_ne!(v8.id(), v9.id());
+        assert_eq!(Model::builtin(Level::new(10).unwrap()).id(), v9.id(), "new level-10 archives use version 9");
+        assert!(Model::parse("too many", &v9.to_text().replace("act8 2047", "act8 2048")).is_err());
     }
 
     #[test]

@@ -50,6 +50,10 @@ pub struct Model {
     /// ([`Model::with_weights`]). Not part of [`Model::id`]: an archive
     /// names the weights by their sha256 in its header.
     pub transformer: Option<&'static super::transformer::Weights>,
+    /// Level 10: the transformer's dense layers that take 8-bit activations
+    /// ([`super::transformer::int::Recipe`] bits; 0, every layer `i16`, is model version 8's
+    /// recipe). Part of [`Model::id`] (written only when not 0): the integers are archive format.
+    pub transformer_act8: u32,
 }
 
 /// A member of an ensemble: another released model, run on the same game with its own search,
@@ -130,6 +134,7 @@ impl Model {
             network: None,
             members: parse_members(name, &file, member)?,
             transformer: None,
+            transformer_act8: get("transformer.act8", 0, 0, (1 << 11) - 1)? as u32,
         })
     }
 
@@ -156,6 +161,10 @@ impl Model {
         let _ = writeln!(s, "book.alpha {}", self.book_alpha);
         let _ = writeln!(s, "book.max_ply {}", self.book_max_ply);
         let _ = writeln!(s, "book.prior_weight {}", self.book_prior_weight);
+        // Only when set, so that the ids of models without it did not change when it came.
+        if self.transformer_act8 != 0 {
+            let _ = writeln!(s, "transformer.act8 {}", self.transformer_act8);
+        }
         for m in &self.members {
             let _ = writeln!(s, "member.{} {}", m.name, m.weight);
         }

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 100] = [
+const GOLDEN: [(&str, &str, u8); 101] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -113,6 +113,8 @@ const GOLDEN: [(&str, &str, u8); 100] = [
     // Version 8: level 10, the transformer, here with the committed random Chessformer of
     // tests/data/level10/ (our own random weights; the archive names them by sha256).
     ("movetext.txt", "movetext.l10.v8.random.chz", 10),
+    // Version 9: level 10 with 8-bit activations in the transformer's dense layers.
+    ("movetext.txt", "movetext.l10.v9.random.chz", 10),
     // Coding 3: PGN facts (clocks under a mixing model, rating diffs, ECO from the moves).
     ("lichess.pgn", "lichess.pgn.l1.c3.chz", 1),
     ("lichess.pgn", "lichess.pgn.l2.c3.chz", 2),

@@ -3,6 +3,7 @@
 //! measures those): the file round trip, damaged files, and the integer forward pass against
 //! the float reference.
 
+use chesszip::model::transformer::int::Recipe;
 use chesszip::model::transformer::weights::{PLANES, Shape, TOKENS, VOCAB};
 use chesszip::model::transformer::{FloatModel, IntModel};
 use std::path::PathBuf;
@@ -75,7 +76,15 @@ fn damaged_weights_files_are_errors() {
 #[test]
 fn integer_forward_tracks_the_float_reference() {
     let m = FloatModel::random(3, SHAPE);
-    let q = IntModel::new(&m);
+    for recipe in [Recipe::V8, Recipe::ALL8] {
+        let q = IntModel::with_recipe(&m, recipe);
+        let (mean, worst) = int_vs_float(&m, &q);
+        assert!(mean < 0.05 && worst < 0.5, "{recipe:?}: mean |int - float| {mean}, max {worst}");
+    }
+}
+
+/// Mean and largest `|int - float|` of the logits (nats) on three positions.
+fn int_vs_float(m: &FloatModel, q: &IntModel) -> (f64, f64) {
     let (mut sum, mut n, mut worst) = (0.0f64, 0usize, 0.0f64);
     for (k, planes) in [start_planes(), random_planes(7), random_planes(8)].iter().enumerate() {
         let elo = 1100 + 300 * k as i32;
@@ -90,8 +99,7 @@ fn integer_forward_tracks_the_float_reference() {
             n += 1;
         }
     }
-    let mean = sum / n as f64;
-    assert!(mean < 0.05 && worst < 0.5, "mean |int - float| {mean}, max {worst}");
+    (sum / n as f64, worst)
 }
 
 #[test]
@@ -102,6 +110,11 @@ fn integer_logits_are_pinned() {
     let z = q.forward(&start_planes(), 1500, 1500);
     let h = z.iter().fold(0xcbf29ce484222325u64, |h, &v| (h ^ v as u32 as u64).wrapping_mul(0x100000001b3));
     assert_eq!(h, 0xc03c320e997c4027, "FNV-1a of the logits: {h:#018x}");
+    // Model version 9's recipe (8-bit activations).
+    let q = IntModel::with_recipe(&FloatModel::random(4, SHAPE), Recipe::ALL8);
+    let z = q.forward(&start_planes(), 1500, 1500);
+    let h = z.iter().fold(0xcbf29ce484222325u64, |h, &v| (h ^ v as u32 as u64).wrapping_mul(0x100000001b3));
+    assert_eq!(h, 0xfb40153f4aa24757, "FNV-1a of the v9 logits: {h:#018x}");
 }
 
 #[test]
@@ -151,8 +164,14 @@ fn every_simd_path_gives_the_same_integers() {
         Shape { d: 64, heads: 2, blocks: 1, ffn: 128, hidden: 16, gen_inputs: 8, elo: 8 },
         Shape { d: 128, heads: 2, blocks: 1, ffn: 96, hidden: 24, gen_inputs: 16, elo: 8 },
     ];
-    let mut models = vec![IntModel::new(&FloatModel::random(5, SHAPE)), IntModel::new(&FloatModel::read(&committed()).unwrap())];
-    models.extend(shapes.iter().map(|&s| IntModel::new(&FloatModel::random(6, s))));
+    let mut floats = vec![FloatModel::random(5, SHAPE), FloatModel::read(&committed()).unwrap()];
+    floats.extend(shapes.iter().map(|&s| FloatModel::random(6, s)));
+    // Model version 8's recipe, version 9's (8-bit activations everywhere: `vpdpbusd` on
+    // AVX-512) and one that mixes them.
+    let models: Vec<IntModel> = [Recipe::V8, Recipe::ALL8, Recipe(Recipe::QKV | Recipe::FF2 | Recipe::POL_K)]
+        .iter()
+        .flat_map(|&r| floats.iter().map(move |f| IntModel::with_recipe(f, r)))
+        .collect();
     for q in &models {
         let runs = logits_per_path(q);
         for (p, z) in &runs[1..] {

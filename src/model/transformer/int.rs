@@ -23,7 +23,7 @@
 // Index loops over several arrays at once read best as written.
 #![allow(clippy::needless_range_loop)]
 
-use super::simd::{self, Dense, DotRhs, Simd, quantise_pairs_on, quantise_row_on, quantise_rows, rshift, sat};
+use super::simd::{self, ACT8, Dense, DotRhs, Simd, quantise_pairs_on, quantise_quads, quantise_row_on, quantise_rows, rshift, sat};
 use super::weights::{ELO_MAX, EPS, FloatModel, Mat, PLANES, TOKENS, VOCAB, erf, exp_basic};
 
 /// Fractional bits of an activation.
@@ -68,8 +68,16 @@ pub struct QLinear {
 }
 
 impl QLinear {
-    /// Quantises `m` (and `bias`, if any).
+    /// Quantises `m` (and `bias`, if any), for `i16` inputs (model version 8's recipe).
     pub fn new(m: &Mat, bias: Option<&[f32]>) -> QLinear {
+        QLinear::with_inputs(m, bias, false)
+    }
+
+    /// Quantises `m` (and `bias`, if any); `act8`: its input rows are requantised to
+    /// `|q| <= 127` (8-bit activations, [`ACT8`]) instead of `i16`, which the AVX-512 VNNI path
+    /// multiplies as `u8` (`q + 128`) by the `i8` weights (`vpdpbusd`, twice `vpdpwssd`'s
+    /// products per instruction); every path gives the same integers.
+    pub fn with_inputs(m: &Mat, bias: Option<&[f32]>, act8: bool) -> QLinear {
         let mut w = vec![0i16; m.rows * m.cols];
         let mut mult = Vec::with_capacity(m.rows);
         for r in 0..m.rows {
@@ -85,8 +93,10 @@ impl QLinear {
             Some(b) => b.iter().map(|&v| q16(v)).collect(),
             None => vec![0; m.rows],
         };
-        let act_max = ((i32::MAX as i64) / (127 * m.cols.max(1) as i64)).min(32767) as i32;
-        QLinear { rows: m.rows, cols: m.cols, dense: Dense::new(m.rows, m.cols, &w, &mult, &bias), act_max }
+        let act_max = ((i32::MAX as i64) / (127 * m.cols.max(1) as i64)).min(if act8 { ACT8 as i64 } else { 32767 }) as i32;
+        let dense = Dense::new(m.rows, m.cols, &w, &mult, &bias);
+        let dense = if act8 { dense.with_u8() } else { dense };
+        QLinear { rows: m.rows, cols: m.cols, dense, act_max }
     }
 
     /// Output size.
@@ -115,6 +125,12 @@ impl QLinear {
             &mut big[..]
         };
         let path = simd::active();
+        if path == Simd::Avx512 && self.dense.has_u8() {
+            // The same q as `quantise_rows` gives, as bytes q + 128.
+            quantise_quads(path, n, x, self.cols, self.act_max, scratch, shifts);
+            self.dense.run_u8(n, scratch, shifts, y, path);
+            return;
+        }
         quantise_rows(path, n, x, self.cols, self.act_max, scratch, shifts);
         self.dense.run(n, scratch, shifts, y, path);
     }
@@ -377,9 +393,50 @@ struct IntLayer {
     norm2: Norm,
 }
 
+/// Which dense layers of an [`IntModel`] take 8-bit activations ([`QLinear::with_inputs`]): a
+/// set of the `Recipe::*` layer bits. The integers of a recipe are archive format (level 10's
+/// model version names its recipe): a recipe, once released, never changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Recipe(pub u32);
+
+impl Recipe {
+    /// The embedding (`tokens352 . W_embed`).
+    pub const EMBED: u32 = 1;
+    /// Smolgen's first layer (the mean token).
+    pub const SM2: u32 = 2;
+    /// Smolgen's second layer.
+    pub const SM3: u32 = 4;
+    /// Smolgen's shared generator (`gab`, 8 rows per block).
+    pub const GAB: u32 = 8;
+    /// The attention's `q, k, v` projection.
+    pub const QKV: u32 = 16;
+    /// The attention's output projection.
+    pub const OUT: u32 = 32;
+    /// The feed-forward's first layer.
+    pub const FF1: u32 = 64;
+    /// The feed-forward's second layer (input: the GELU's output).
+    pub const FF2: u32 = 128;
+    /// The policy head's query projection.
+    pub const POL_Q: u32 = 256;
+    /// The policy head's key projection.
+    pub const POL_K: u32 = 512;
+    /// The promotion offsets (8 rows).
+    pub const PROMO: u32 = 1024;
+    /// Every layer `i16` (model version 8 of level 10).
+    pub const V8: Recipe = Recipe(0);
+    /// Every dense layer 8-bit (model version 9 of level 10, `transformer.act8 2047`).
+    pub const ALL8: Recipe = Recipe(2047);
+
+    /// Whether layer bit `bit` takes 8-bit activations.
+    pub fn act8(self, bit: u32) -> bool {
+        self.0 & bit != 0
+    }
+}
+
 /// The integer Chessformer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IntModel {
+    recipe: Recipe,
     d: usize,
     heads: usize,
     elo_low: Vec<i32>,
@@ -405,46 +462,59 @@ pub struct IntModel {
 }
 
 impl IntModel {
-    /// Quantises a float model (deterministic: round-to-nearest in f64).
+    /// Quantises a float model (deterministic: round-to-nearest in f64) with model version 8's
+    /// recipe ([`Recipe::V8`]).
     pub fn new(f: &FloatModel) -> IntModel {
+        IntModel::with_recipe(f, Recipe::V8)
+    }
+
+    /// Quantises a float model with the activations of `recipe`.
+    pub fn with_recipe(f: &FloatModel, recipe: Recipe) -> IntModel {
+        let ql = |m: &Mat, b: Option<&[f32]>, bit: u32| QLinear::with_inputs(m, b, recipe.act8(bit));
         let layers = f
             .layers
             .iter()
             .map(|l| IntLayer {
-                sm2: QLinear::new(&l.sm2, Some(&l.sm2_b)),
+                sm2: ql(&l.sm2, Some(&l.sm2_b), Recipe::SM2),
                 ln1: Norm::new(&l.ln1.0, Some(&l.ln1.1)),
-                sm3: QLinear::new(&l.sm3, Some(&l.sm3_b)),
+                sm3: ql(&l.sm3, Some(&l.sm3_b), Recipe::SM3),
                 ln2: Norm::new(&l.ln2.0, Some(&l.ln2.1)),
-                qkv: QLinear::new(&l.qkv, None),
-                out: QLinear::new(&l.out, None),
+                qkv: ql(&l.qkv, None, Recipe::QKV),
+                out: ql(&l.out, None, Recipe::OUT),
                 norm1: Norm::new(&l.norm1, None),
-                ff1: QLinear::new(&l.ff1, Some(&l.ff1_b)),
-                ff2: QLinear::new(&l.ff2, Some(&l.ff2_b)),
+                ff1: ql(&l.ff1, Some(&l.ff1_b), Recipe::FF1),
+                ff2: ql(&l.ff2, Some(&l.ff2_b), Recipe::FF2),
                 norm2: Norm::new(&l.norm2, None),
             })
             .collect();
         let dh = f.d / f.heads;
         let max_cols = f.layers.iter().map(|l| l.ff2.cols.max(l.sm3.cols)).chain([f.embed.cols, f.d, f.gab.cols]).max().unwrap_or(0);
         IntModel {
+            recipe,
             max_cols,
             d: f.d,
             heads: f.heads,
             elo_low: f.elo_low.iter().map(|&v| q16(v)).collect(),
             elo_high: f.elo_high.iter().map(|&v| q16(v)).collect(),
-            embed: QLinear::new(&f.embed, Some(&f.embed_b)),
+            embed: ql(&f.embed, Some(&f.embed_b), Recipe::EMBED),
             layers,
-            gab: QLinear::new(&f.gab, None),
+            gab: ql(&f.gab, None, Recipe::GAB),
             sg: f.gab.cols,
             norm: Norm::new(&f.norm.0, Some(&f.norm.1)),
-            pol_q: QLinear::new(&f.pol_q, None),
-            pol_k: QLinear::new(&f.pol_k, None),
-            promo: QLinear::new(&f.promo, None),
+            pol_q: ql(&f.pol_q, None, Recipe::POL_Q),
+            pol_k: ql(&f.pol_k, None, Recipe::POL_K),
+            promo: ql(&f.promo, None, Recipe::PROMO),
             gelu: Gelu::new(),
             exp: Exp2::new(),
             att_scale: multiplier(1.0 / (dh as f64).sqrt()),
             pol_scale: multiplier(1.0 / (f.d as f64).sqrt()),
             promo_scale: ((f.d as f64).sqrt() * ONE as f64).round() as i64,
         }
+    }
+
+    /// The recipe it was quantised with.
+    pub fn recipe(&self) -> Recipe {
+        self.recipe
     }
 
     /// The policy logits (`VOCAB`, `Q16` nats) of one position: `planes` is the `64 x 96`

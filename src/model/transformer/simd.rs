@@ -136,6 +136,22 @@ pub(crate) fn requant(acc: i32, m: i32, e: i32, s: i32, bias: i32) -> i32 {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Line([i16; 2 * BLOCK]);
 
+/// One packed load of [`Dense`]'s `u8` form: 16 channels x 4 inputs (`i8` weights), aligned for
+/// 512-bit loads.
+#[repr(C, align(64))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Line8([i8; 4 * BLOCK]);
+
+impl Default for Line8 {
+    fn default() -> Line8 {
+        Line8([0; 4 * BLOCK])
+    }
+}
+
+/// `u8` activations are `q + 128` for `q` in `-ACT8..=ACT8`: the largest magnitude a row of a
+/// layer with `u8` inputs is requantised to (`quantise_quads`).
+pub const ACT8: i32 = 127;
+
 /// Two `i16` inputs as the kernels read them: `a` in the low half, `b` in the high half.
 #[inline(always)]
 pub(crate) fn pair(a: i16, b: i16) -> i32 {
@@ -164,6 +180,14 @@ pub struct Dense {
     bias: Vec<i32>,
     e_min: i32,
     e_max: i32,
+    /// Input quads (`cols` rounded up to a multiple of 4, quartered).
+    kq: usize,
+    /// The `u8` form ([`Dense::with_u8`]), empty without it: line `b * kq + p`, byte `4 l + h`:
+    /// weight `(16 b + l, 4 p + h)`, zero outside the matrix.
+    w8: Vec<Line8>,
+    /// Per channel (padded to whole blocks): `-128 * sum_c w[r][c]`, the zero point's share
+    /// of a sum over `u8` inputs `q + 128`.
+    corr: Vec<i32>,
 }
 
 impl Dense {
@@ -194,7 +218,89 @@ impl Dense {
             e[r] = if mr == 0 { e_min } else { er };
             pb[r] = bias[r];
         }
-        Dense { rows, cols, kp, blocks, w: pw, m, e, bias: pb, e_min, e_max }
+        Dense { rows, cols, kp, blocks, w: pw, m, e, bias: pb, e_min, e_max, kq: cols.div_ceil(4), w8: Vec::new(), corr: Vec::new() }
+    }
+
+    /// This layer with its `u8` form too, for inputs requantised to `|q| <= ACT8`
+    /// (`quantise_quads`) and [`Dense::run_u8`]: the weights again in lines of 16 channels
+    /// x 4 inputs (`i8`, for `vpdpbusd`: `u8 x i8` products, 4 summed per `i32` lane) and the
+    /// per-channel correction `-128 * sum_c w[r][c]` (the gemmlowp zero point: `sum_c w (q +
+    /// 128) - 128 sum_c w = sum_c w q`, exactly). Without it (or where a partial sum could
+    /// pass `2^31`: `cols * 127 * (255 + 128) >= 2^31`, never for widths the loader accepts)
+    /// [`Dense::has_u8`] is false and the caller uses [`Dense::run`] on the same `q`.
+    pub fn with_u8(mut self) -> Dense {
+        if self.cols as u64 * 127 * (255 + 128) >= 1 << 31 {
+            return self;
+        }
+        let kq = self.kq;
+        let mut w8 = vec![Line8::default(); self.blocks * kq];
+        let mut corr = vec![0i32; self.blocks * BLOCK];
+        for b in 0..self.blocks {
+            for l in 0..BLOCK {
+                let mut sum = 0i32;
+                for c in 0..self.cols {
+                    let v = self.w[b * self.kp + c / 2].0[2 * l + c % 2];
+                    assert!((-127..=127).contains(&v), "a weight outside the i8 range");
+                    w8[b * kq + c / 4].0[4 * l + c % 4] = v as i8;
+                    sum += v as i32;
+                }
+                corr[b * BLOCK + l] = -128 * sum;
+            }
+        }
+        self.w8 = w8;
+        self.corr = corr;
+        self
+    }
+
+    /// Whether [`Dense::run_u8`] can be used ([`Dense::with_u8`]).
+    pub fn has_u8(&self) -> bool {
+        !self.w8.is_empty()
+    }
+
+    /// Input quads per row of the `u8` input [`Dense::run_u8`] reads (`cols` rounded up to a
+    /// multiple of 4, quartered).
+    pub fn quads(&self) -> usize {
+        self.kq
+    }
+
+    /// [`Dense::run`] for inputs given as `u8` quads: `xq` holds `n` rows of [`Dense::quads`]
+    /// values, each 4 bytes `q_c + 128` (little-endian, input `4 p` in the low byte; any byte
+    /// past `cols`), `|q_c| <= ACT8`, as `quantise_quads` writes them. The same integers as
+    /// [`Dense::run`] of the same `q` as pairs, on every path (AVX-512: `vpdpbusd`; else the
+    /// portable loop). Needs [`Dense::has_u8`].
+    pub fn run_u8(&self, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32], path: Simd) {
+        assert!(self.has_u8(), "a dense layer without its u8 form");
+        let (xq, shifts, y) = (&xq[..n * self.kq], &shifts[..n], &mut y[..n * self.rows]);
+        match path {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 if best() >= Simd::Avx512 => {
+                // SAFETY: the processor has the features (checked by `best`).
+                unsafe { x86::dense512u8(self, n, xq, shifts, y) }
+            }
+            _ => self.run_u8_scalar(n, xq, shifts, y),
+        }
+    }
+
+    fn run_u8_scalar(&self, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kq = self.kq;
+        for t in 0..n {
+            let x = &xq[t * kq..(t + 1) * kq];
+            for b in 0..self.blocks {
+                let mut acc: [i32; BLOCK] = self.corr[b * BLOCK..(b + 1) * BLOCK].try_into().unwrap();
+                for (wq, &xv) in self.w8[b * kq..(b + 1) * kq].iter().zip(x) {
+                    let xb = (xv as u32).to_le_bytes();
+                    for l in 0..BLOCK {
+                        // Bounded below 2^31 (`with_u8`): wrapping only lets it vectorise.
+                        let mut v = 0i32;
+                        for h in 0..4 {
+                            v = v.wrapping_add(xb[h] as i32 * wq.0[4 * l + h] as i32);
+                        }
+                        acc[l] = acc[l].wrapping_add(v);
+                    }
+                }
+                self.store(&acc, b, t, shifts[t], y);
+            }
+        }
     }
 
     /// Input pairs per row of the quantised input [`Dense::run`] reads (`cols` rounded up to
@@ -264,6 +370,48 @@ pub(crate) fn quantise_rows(path: Simd, n: usize, x: &[i32], cols: usize, max: i
     let kp = cols.div_ceil(2);
     for t in 0..n {
         shifts[t] = quantise_pairs_on(path, &x[t * cols..(t + 1) * cols], max, &mut out[t * kp..(t + 1) * kp]);
+    }
+}
+
+/// Requantises `n` rows of `x` (`cols` values each) to `|q| <= max` (`max <= ACT8`) as
+/// [`quantise_row`] (the same shift, the same `q`), written as bytes `q + 128` in quads
+/// (`cols.div_ceil(4)` `i32` per row, the first input in the low byte; the padding bytes
+/// 128, i.e. `q = 0`): [`Dense::run_u8`]'s input. `shifts[t]` gets row `t`'s shift.
+#[inline(always)]
+pub(crate) fn quantise_quads(path: Simd, n: usize, x: &[i32], cols: usize, max: i32, out: &mut [i32], shifts: &mut [i32]) {
+    assert!((1..=ACT8).contains(&max), "u8 inputs need 1 <= max <= 127");
+    let kq = cols.div_ceil(4);
+    for t in 0..n {
+        let (row, o) = (&x[t * cols..(t + 1) * cols], &mut out[t * kq..(t + 1) * kq]);
+        #[cfg(target_arch = "x86_64")]
+        if path == Simd::Avx512 && best() >= Simd::Avx512 {
+            // SAFETY: the processor has the features (checked by `best`); `o` holds `kq` quads,
+            // that is at least `cols` bytes.
+            shifts[t] = unsafe { x86::quant512u8(row, max, o.as_mut_ptr() as *mut u8) };
+            if !cols.is_multiple_of(4) {
+                // The padding bytes (little-endian: the high ones of the last quad).
+                let keep = 8 * (cols % 4) as u32;
+                o[kq - 1] = ((o[kq - 1] as u32 & ((1u32 << keep) - 1)) | (0x8080_8080u32 & !((1u32 << keep) - 1))) as i32;
+            }
+            continue;
+        }
+        let _ = path;
+        let s = row_shift(row, max);
+        let half = if s > 0 { 1i64 << (s - 1) } else { 0 };
+        let q = |v: i32| (((v as i64).wrapping_add(half) >> s).clamp(-max as i64, max as i64) + 128) as u32;
+        let mut it = row.chunks_exact(4);
+        for (ov, c) in o.iter_mut().zip(&mut it) {
+            *ov = (q(c[0]) | q(c[1]) << 8 | q(c[2]) << 16 | q(c[3]) << 24) as i32;
+        }
+        let rem = it.remainder();
+        if !rem.is_empty() {
+            let mut v = 0x8080_8080u32;
+            for (h, &x) in rem.iter().enumerate() {
+                v = (v & !(0xFF << (8 * h))) | q(x) << (8 * h);
+            }
+            o[cols / 4] = v as i32;
+        }
+        shifts[t] = s;
     }
 }
 
@@ -622,7 +770,7 @@ pub(crate) fn weighted_sum(e: &[i64; 64], vu: &[u64], dh: usize, z: i64, acc: &m
 /// assertions (the dev and test profiles) carries no per-load checks in the inner loops.
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{BLOCK, CHUNK_PAIRS, Dense, DotRhs, Line, requant};
+    use super::{BLOCK, CHUNK_PAIRS, Dense, DotRhs, Line, Line8, requant};
     use std::arch::x86_64::*;
 
     /// Tokens per register tile.
@@ -651,6 +799,55 @@ mod x86 {
                 (_, _) => $f::<4, 4>($($a),*),
             }
         };
+    }
+
+    /// Requantises a tile's sums `acc` (`R` tokens from `t0` x `C` blocks from `b0`) into `y`,
+    /// written out in each tile (a function was not inlined, and its sums went through memory).
+    /// Where every shift `sh = e - s` is in `1..=62`: `floor((acc m + 2^(sh-1)) / 2^sh) + bias`
+    /// as `((acc m) >> (sh - 1)) + 1 + 2 bias) >> 1` (arithmetic shifts; with `acc m = q 2^(sh-1)
+    /// + r`, `0 <= r < 2^(sh-1)`, both are `floor((q + 1) / 2) + bias`), saturated to `i32`;
+    /// else [`requant`] per channel.
+    macro_rules! epilogue512 {
+        ($d:expr, $b0:expr, $t0:expr, $acc:expr, $shifts:expr, $y:expr, $r:expr, $c:expr) => {{
+            let (d, b0, t0, acc, shifts, y): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32]) =
+                ($d, $b0, $t0, $acc, $shifts, $y);
+            let one = _mm512_set1_epi64(1);
+            for c in 0..$c {
+                let base = (b0 + c) * BLOCK;
+                let live = (d.rows - base).min(BLOCK);
+                let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+                let ld = |v: &[i32]| {
+                    let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
+                    // SAFETY: 16 values.
+                    unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+                };
+                let (mlo, mhi) = widen(ld(&d.m));
+                let (e1lo, e1hi) = widen(_mm512_sub_epi32(ld(&d.e), _mm512_set1_epi32(1)));
+                let (blo, bhi) = widen(ld(&d.bias));
+                let (b2lo, b2hi) = (_mm512_add_epi64(_mm512_add_epi64(blo, blo), one), _mm512_add_epi64(_mm512_add_epi64(bhi, bhi), one));
+                for r in 0..$r {
+                    let t = t0 + r;
+                    let s = shifts[t];
+                    let out = &mut y[t * d.rows + base..t * d.rows + base + live];
+                    if d.e_min - s >= 1 && d.e_max - s <= 62 {
+                        let (alo, ahi) = widen(acc[r][c]);
+                        let sv = _mm512_set1_epi64(s as i64);
+                        let lo = requant8(alo, mlo, _mm512_sub_epi64(e1lo, sv), b2lo);
+                        let hi = requant8(ahi, mhi, _mm512_sub_epi64(e1hi, sv), b2hi);
+                        let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+                        // SAFETY: the mask covers the `live` values of `out`.
+                        unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
+                    } else {
+                        let mut a = [0i32; BLOCK];
+                        // SAFETY: 16 values.
+                        unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
+                        for (l, o) in out.iter_mut().enumerate() {
+                            *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                        }
+                    }
+                }
+            }
+        }};
     }
 
     #[inline(always)]
@@ -692,40 +889,51 @@ mod x86 {
                 }
             }
         }
-        for c in 0..C {
-            let base = (b0 + c) * BLOCK;
-            let live = (d.rows - base).min(BLOCK);
-            let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
-            let ld = |v: &[i32]| {
-                let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
-                // SAFETY: 16 values.
-                unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
-            };
-            let (mlo, mhi) = widen(ld(&d.m));
-            let ev = ld(&d.e);
-            let (blo, bhi) = widen(ld(&d.bias));
+        epilogue512!(d, b0, t0, &acc, shifts, y, R, C);
+    }
+
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) fn dense512u8(d: &Dense, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let mut b = 0;
+        while b < d.blocks {
+            let c = (d.blocks - b).min(TC);
+            let mut t = 0;
+            while t < n {
+                let r = (n - t).min(TR);
+                tile_dispatch!(tile512u8, r, c, d, b, t, xq, shifts, y);
+                t += r;
+            }
+            b += c;
+        }
+    }
+
+    /// [`tile512`] on the `u8` form: `vpdpbusd` of a broadcast input quad (4 bytes `q + 128`)
+    /// by 16 channels x 4 `i8` weights, the sums started at the channels' correction `-128 sum
+    /// w`, so that they end at `sum w q` (every partial sum below `2^31`: `Dense::with_u8`).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn tile512u8<const R: usize, const C: usize>(d: &Dense, b0: usize, t0: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kq = d.kq;
+        // The blocks' lines and the tokens' quads, bounds checked once here.
+        let w: *const Line8 = d.w8[b0 * kq..(b0 + C) * kq].as_ptr();
+        let x = xq[t0 * kq..(t0 + R) * kq].as_ptr();
+        let corr: [__m512i; C] = std::array::from_fn(|c| {
+            let a: &[i32; BLOCK] = d.corr[(b0 + c) * BLOCK..(b0 + c + 1) * BLOCK].try_into().unwrap();
+            // SAFETY: 16 values.
+            unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+        });
+        let mut acc = [corr; R];
+        for p in 0..kq {
+            // SAFETY: line p of block c, inside the checked range; aligned to 64.
+            let wv: [__m512i; C] = std::array::from_fn(|c| unsafe { _mm512_load_si512(w.wrapping_add(c * kq + p) as *const __m512i) });
             for r in 0..R {
-                let t = t0 + r;
-                let s = shifts[t];
-                let out = &mut y[t * d.rows + base..t * d.rows + base + live];
-                if d.e_min - s >= 1 && d.e_max - s <= 62 {
-                    let (alo, ahi) = widen(acc[r][c]);
-                    let (slo, shi) = widen(_mm512_sub_epi32(ev, _mm512_set1_epi32(s)));
-                    let lo = requant8(alo, mlo, slo, blo);
-                    let hi = requant8(ahi, mhi, shi, bhi);
-                    let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
-                    // SAFETY: the mask covers the `live` values of `out`.
-                    unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
-                } else {
-                    let mut a = [0i32; BLOCK];
-                    // SAFETY: 16 values.
-                    unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
-                    for (l, o) in out.iter_mut().enumerate() {
-                        *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
-                    }
+                // SAFETY: quad p of token r, inside the checked range.
+                let xv = _mm512_set1_epi32(unsafe { *x.wrapping_add(r * kq + p) });
+                for c in 0..C {
+                    acc[r][c] = _mm512_dpbusd_epi32(acc[r][c], xv, wv[c]);
                 }
             }
         }
+        epilogue512!(d, b0, t0, &acc, shifts, y, R, C);
     }
 
     /// The 16 `i32` lanes of `v` as two vectors of 8 `i64`.
@@ -735,14 +943,13 @@ mod x86 {
         (_mm512_cvtepi32_epi64(_mm512_castsi512_si256(v)), _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64::<1>(v)))
     }
 
-    /// [`requant`] on 8 lanes whose shifts are all in `1..=62`.
+    /// [`requant`] on 8 lanes whose shifts `sh` are all in `1..=62`, given `sh1 = sh - 1` and
+    /// `b2 = 2 bias + 1` (see `epilogue512`).
     #[inline]
     #[target_feature(enable = "avx512f")]
-    fn requant8(acc: __m512i, m: __m512i, sh: __m512i, bias: __m512i) -> __m256i {
-        let one = _mm512_set1_epi64(1);
+    fn requant8(acc: __m512i, m: __m512i, sh1: __m512i, b2: __m512i) -> __m256i {
         let p = _mm512_mul_epi32(acc, m);
-        let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(sh, one));
-        let v = _mm512_add_epi64(_mm512_srav_epi64(_mm512_add_epi64(p, half), sh), bias);
+        let v = _mm512_srai_epi64::<1>(_mm512_add_epi64(_mm512_srav_epi64(p, sh1), b2));
         _mm512_cvtsepi64_epi32(v)
     }
 
@@ -790,6 +997,55 @@ mod x86 {
             let q = _mm512_min_epi32(_mm512_max_epi32(round_shift(v, sv, s1, one), lo), hi);
             // SAFETY: the mask covers the `tail` values at `full` of the n at `out`.
             unsafe { _mm512_mask_cvtepi32_storeu_epi16(out.wrapping_add(full) as *mut _, k, q) };
+        }
+        s
+    }
+
+    /// [`quant512`] written as bytes `q + 128` (`max <= 127`: every byte in `1..=255`) at `out`.
+    ///
+    /// # Safety
+    /// `out` must be valid for `x.len()` writes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn quant512u8(x: &[i32], max: i32, out: *mut u8) -> i32 {
+        let n = x.len();
+        let p = x.as_ptr();
+        let full = n / 16 * 16;
+        let tail = n - full;
+        let k: __mmask16 = ((1u32 << tail) - 1) as u16;
+        let mut mv = _mm512_setzero_si512();
+        let mut i = 0;
+        while i < full {
+            // SAFETY: 16 values at i of n.
+            let v = unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
+            i += 16;
+        }
+        if tail > 0 {
+            // SAFETY: the mask covers the `tail` values at `full`.
+            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(full)) };
+            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
+        }
+        let s = super::shift_for(_mm512_reduce_max_epu32(mv), max);
+        let sv = _mm_cvtsi32_si128(s);
+        let s1 = _mm_cvtsi32_si128((s - 1).max(0));
+        let one = _mm512_set1_epi32((s > 0) as i32);
+        let (lo, hi) = (_mm512_set1_epi32(-max), _mm512_set1_epi32(max));
+        let zp = _mm512_set1_epi32(128);
+        let mut i = 0;
+        while i < full {
+            // SAFETY: 16 values at i of n.
+            let v = unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+            let q = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(round_shift(v, sv, s1, one), lo), hi), zp);
+            // SAFETY: 16 bytes at i of the n at `out`.
+            unsafe { _mm_storeu_si128(out.wrapping_add(i) as *mut __m128i, _mm512_cvtepi32_epi8(q)) };
+            i += 16;
+        }
+        if tail > 0 {
+            // SAFETY: the mask covers the `tail` values at `full`.
+            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(full)) };
+            let q = _mm512_add_epi32(_mm512_min_epi32(_mm512_max_epi32(round_shift(v, sv, s1, one), lo), hi), zp);
+            // SAFETY: the mask covers the `tail` bytes at `full` of the n at `out`.
+            unsafe { _mm512_mask_cvtepi32_storeu_epi8(out.wrapping_add(full) as *mut _, k, q) };
         }
         s
     }
@@ -1342,6 +1598,110 @@ mod tests {
                     let xp: Vec<i32> = xq.chunks(2).map(|c| pair(c[0], c[1])).collect();
                     d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "{p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                }
+            }
+        }
+    }
+
+    /// The `u8` form ([`Dense::run_u8`], `vpdpbusd` with the zero-point correction) at the
+    /// bounds (every input `±127` against weights `±127`, and the zero point's worst case, all
+    /// inputs `-127`, i.e. `u8` 1) and at random: every path gives the `i128` formula's
+    /// integers, and the same as [`Dense::run`] of the same inputs as pairs.
+    #[test]
+    fn dense_u8_paths_agree_with_the_exact_formula() {
+        let mut g = Rng(8);
+        for &(rows, cols, n) in
+            &[(37, 511, 5), (16, 512, 64), (768, 256, 9), (4, 64, 8), (50, 352, 3), (1, 1, 1), (33, 6, 7), (20, 4097, 2)]
+        {
+            for (extreme, narrow) in [(true, false), (false, false), (true, true), (false, true)] {
+                let w: Vec<i16> = (0..rows * cols)
+                    .map(|_| if extreme { if g.next().is_multiple_of(2) { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .collect();
+                let mult: Vec<(i64, i32)> = (0..rows)
+                    .map(|r| {
+                        let e = if narrow { g.range(20, 50) } else { g.range(-2, 70) } as i32;
+                        if r % 11 == 5 { (0, 0) } else { (g.range(1 << 30, (1 << 31) - 1), e) }
+                    })
+                    .collect();
+                let bias: Vec<i32> = (0..rows).map(|_| g.range(i32::MIN as i64, i32::MAX as i64) as i32 / 4).collect();
+                let d = Dense::new(rows, cols, &w, &mult, &bias).with_u8();
+                assert!(d.has_u8());
+                let (kp, kq) = (d.pairs(), d.quads());
+                let mut q = vec![0i32; n * cols];
+                for t in 0..n {
+                    for c in 0..cols {
+                        q[t * cols + c] =
+                            if extreme { [127, -127, if c % 2 == 0 { 127 } else { -127 }][t % 3] } else { g.range(-127, 127) as i32 };
+                    }
+                }
+                let shifts: Vec<i32> = (0..n).map(|_| g.range(0, if narrow { 19 } else { 40 }) as i32).collect();
+                let mut want = vec![0i32; n * rows];
+                for t in 0..n {
+                    for r in 0..rows {
+                        let acc: i64 = (0..cols).map(|c| w[r * cols + c] as i64 * q[t * cols + c] as i64).sum();
+                        let (m, e) = mult[r];
+                        want[t * rows + r] = sat(rshift(acc as i128 * m as i128, e - shifts[t]) + bias[r] as i128);
+                    }
+                }
+                let mut xp = vec![0i32; n * kp];
+                let mut xq = vec![0i32; n * kq];
+                for t in 0..n {
+                    for c in 0..cols {
+                        let v = q[t * cols + c];
+                        xp[t * kp + c / 2] |= ((v as i16 as u16 as u32) << (16 * (c % 2))) as i32;
+                        xq[t * kq + c / 4] |= (((v + 128) as u32) << (8 * (c % 4))) as i32;
+                    }
+                    // Padding bytes: any value (their weights are 0).
+                    for c in cols..4 * kq {
+                        xq[t * kq + c / 4] |= ((g.range(0, 255) as u32) << (8 * (c % 4))) as i32;
+                    }
+                }
+                for p in paths() {
+                    let mut y = vec![0i32; n * rows];
+                    d.run_u8(n, &xq, &shifts, &mut y, p);
+                    assert_eq!(y, want, "u8 {p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                    let mut y = vec![0i32; n * rows];
+                    d.run(n, &xp, &shifts, &mut y, p);
+                    assert_eq!(y, want, "pairs {p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                }
+            }
+        }
+    }
+
+    /// `quantise_quads` gives [`quantise_row`]'s shift and values (as bytes `q + 128`, the
+    /// padding 128) on every path, for every tail length.
+    #[test]
+    fn quantise_quads_paths_agree() {
+        let mut g = Rng(9);
+        for cols in [1, 2, 3, 4, 5, 15, 16, 17, 31, 63, 64, 65, 256, 352, 511] {
+            for max in [1, 2, 100, 127] {
+                for kind in 0..4 {
+                    let n = 3;
+                    let x: Vec<i32> = (0..n * cols)
+                        .map(|i| match kind {
+                            0 => g.range(i32::MIN as i64, i32::MAX as i64) as i32,
+                            1 => g.range(-300, 300) as i32,
+                            2 => [i32::MIN, i32::MAX, 0, -1][i % 4],
+                            _ => g.range(-(1 << 20), 1 << 20) as i32,
+                        })
+                        .collect();
+                    let kq = cols.div_ceil(4);
+                    let mut want = vec![0x8080_8080u32 as i32; n * kq];
+                    let mut want_s = vec![0i32; n];
+                    for t in 0..n {
+                        let mut row = vec![0i16; cols];
+                        want_s[t] = quantise_row(&x[t * cols..(t + 1) * cols], max, &mut row);
+                        for (c, &v) in row.iter().enumerate() {
+                            let w = &mut want[t * kq + c / 4];
+                            *w = ((*w as u32 & !(0xFF << (8 * (c % 4)))) | (((v as i32 + 128) as u32) << (8 * (c % 4)))) as i32;
+                        }
+                    }
+                    for p in paths() {
+                        let mut out = vec![0x1234_5678; n * kq];
+                        let mut s = vec![0i32; n];
+                        quantise_quads(p, n, &x, cols, max, &mut out, &mut s);
+                        assert_eq!((&out, &s), (&want, &want_s), "{p:?} cols {cols} max {max} kind {kind}");
+                    }
                 }
             }
         }
