@@ -130,6 +130,9 @@ pub fn view_classes(view: Option<MoveView>) -> (u32, u32, u32) {
     }
 }
 
+/// Coding 6: the counters' slowest rate, 1/(this+2) ([`Mixed::with_limit`]).
+const PACE_LIMIT: u8 = 255;
+
 /// Classes of surprise above this are one.
 const SURPRISE_CAP: u32 = 8;
 
@@ -145,9 +148,10 @@ impl SpentModel {
     }
 
     /// Fresh models of coding 6: those of coding 4, with the time left per move still to play
-    /// and the game's ending as contexts ([`PlyFacts::own_left`], [`PlyFacts::ending`]).
+    /// and the game's ending as contexts ([`PlyFacts::own_left`], [`PlyFacts::ending`]), and
+    /// counters that adapt more slowly in the end ([`PACE_LIMIT`]).
     pub fn with_pace() -> Self {
-        SpentModel { views: true, pace: true, ..Self::default() }
+        SpentModel { views: true, pace: true, mixed: Mixed::with_limit(PACE_LIMIT), ..Self::default() }
     }
 
     /// Starts a game between `players` (hashes of the names, 0 unknown).

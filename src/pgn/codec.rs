@@ -232,12 +232,12 @@ impl<'m> PgnCoder<'m> {
             _ => self.games.code_result(c, &end, &mut game.result)?,
         }
 
-        // 3. The other tag values, knowing what the moves say (codings 1-4; coding 6: `ECO` and
-        // `Opening`).
+        // 3. The other tag values, knowing what the moves say (codings 1-4; coding 6: `ECO`,
+        // `Opening` and `UTCTime`).
         if self.coding >= Coding::PgnPredicted {
             c.set(Stream::Tags);
             let openings = opening_hashes(&start, &game.lines[0].moves);
-            self.head.tags.code_openings(c, &mut game.tags, &openings)?;
+            self.head.tags.code_openings(c, &mut game.tags, &openings, game.lines[0].moves.len())?;
         } else if !stream {
             c.set(Stream::Tags);
             let openings = if self.coding >= Coding::PgnFacts { opening_hashes(&start, &game.lines[0].moves) } else { Vec::new() };
@@ -662,7 +662,8 @@ pub type BlockTags = (Vec<Vec<Tag>>, u64);
 /// [`scan_tags`] reads them. `max_len` bounds the work as in [`decode_block`].
 ///
 /// Returns `None` for a block of an earlier coding, whose heads are between its moves, and for
-/// a coding-6 block with a game that has an `ECO` or `Opening` tag (coded after its moves); else
+/// a coding-6 block with a game that has an `ECO`, `Opening` or `UTCTime` tag (coded after its
+/// moves); else
 /// the tags and the number of games coded structurally (what the block header counts as
 /// games).
 ///
@@ -685,7 +686,8 @@ pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Resu
     let mut head = HeadCoder { more: Bit::default(), structured: Bit::default(), tags, raw_len: NumberModel::new() };
     let mut pieces = Vec::new();
     head.code_heads(&mut c, &mut pieces, &mut side)?;
-    // Coding 6 codes `ECO` and `Opening` after the moves: such blocks are decoded whole.
+    // Coding 6 codes `ECO`, `Opening` and `UTCTime` after the moves: such blocks are decoded
+    // whole.
     if pieces.iter().any(|p| matches!(p, Piece::Game(g) if g.tags.iter().any(|t| head.tags.after_moves(&t.name)))) {
         return Ok(None);
     }

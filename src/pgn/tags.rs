@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use super::clock::time_control;
 use super::game::Tag;
 use super::rating::{DiffContext, DiffModel, parse_diff, write_diff};
 use super::stream::{Metered, Stream};
@@ -217,30 +218,90 @@ impl TagModel {
     }
 
     /// Whether a tag of this name is coded after the moves, not with the head (coding 6:
-    /// `ECO`, `Opening`).
+    /// `ECO`, `Opening`, `UTCTime`).
     pub fn after_moves(&self, name: &[u8]) -> bool {
-        self.openings_after && kind_of(name, true) == Kind::Opening
+        self.openings_after && matches!(kind_of(name, true), Kind::Opening | Kind::UtcTime)
     }
 
-    /// Coding 6: codes the values of the tags [`TagModel::after_moves`] names, knowing
-    /// `openings`, the hashes of the positions after the main line's first plies (first ply
-    /// first): per tag, the values last seen with the game's earlier opening tag (`Opening`
-    /// given `ECO`, as coding 5), then those last seen with the deepest positions this game
-    /// shares with earlier games of the block (as coding 4), a hit bit each, else the generic
-    /// model.
+    /// Coding 6: codes the values of the tags [`TagModel::after_moves`] names, knowing the
+    /// main line's `plies` and `openings`, the hashes of the positions after its first plies
+    /// (first ply first). `ECO` and `Opening`: the values last seen with the game's earlier
+    /// opening tag (`Opening` given `ECO`, as coding 5), then those last seen with the deepest
+    /// positions this game shares with earlier games of the block (as coding 4), a hit bit
+    /// each; a miss of an ECO code as a change from the nearest such value; else the generic
+    /// model. `UTCTime`: as a change from the block's last one, less the games' durations
+    /// ([`game_duration`]).
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_openings<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut [Tag], openings: &[u64]) -> Result<(), Error> {
+    pub fn code_openings<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        tags: &mut [Tag],
+        openings: &[u64],
+        plies: usize,
+    ) -> Result<(), Error> {
+        let control = tags.iter().find(|t| t.name == b"TimeControl").and_then(|t| time_control(&t.value));
+        let duration = game_duration(control, plies);
         for i in 0..tags.len() {
             if !self.after_moves(&tags[i].name) {
                 continue;
             }
             let id = self.id(&tags[i].name);
             let before = c.bits[Stream::Tags as usize];
-            self.code_opening_after(c, id, i, tags, openings)?;
+            if self.kinds[id] == Kind::UtcTime {
+                let mut v = std::mem::take(&mut tags[i].value);
+                self.code_utc_time_after(c, id, &mut v, duration)?;
+                tags[i].value = v;
+            } else {
+                self.code_opening_after(c, id, i, tags, openings)?;
+            }
             self.costs[id] += c.bits[Stream::Tags as usize] - before;
         }
+        if let Some(f) = &mut self.facts {
+            f.last_duration = duration;
+        }
+        Ok(())
+    }
+
+    /// Coding 6: `UTCTime` written `HH:MM:SS`, the game's `duration` (seconds, estimated)
+    /// known: the change from the block's last one is predicted as minus this game's duration
+    /// when the block's last change went back in time (a player's export, newest first), else
+    /// as the last game's duration (games in time order), and the rest is coded; another
+    /// spelling goes through the generic model.
+    fn code_utc_time_after<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        id: usize,
+        v: &mut Vec<u8>,
+        duration: i64,
+    ) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let t = if decoding { None } else { parse_time(v) };
+        let f = self.facts.as_mut().expect("coding 3");
+        if !f.time_form.code_value(c, t.is_some())? {
+            return self.code_value(c, id, v);
+        }
+        let base = f.last_time.unwrap_or(0);
+        let backwards = f.last_delta.is_some_and(|d| d < 0);
+        let predicted = match f.last_delta {
+            None => 0,
+            Some(_) if backwards => -duration,
+            Some(_) => f.last_duration,
+        };
+        let mut delta = (t.unwrap_or(0) - base).rem_euclid(DAY);
+        if delta > DAY / 2 {
+            delta -= DAY;
+        }
+        let rest = f.time_rest[backwards as usize].code_value(c, delta.wrapping_sub(predicted))?;
+        let delta = predicted.wrapping_add(rest);
+        let t = base.wrapping_add(delta).rem_euclid(DAY);
+        if decoding {
+            *v = format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60).into_bytes();
+            c.spend(v.len())?;
+        }
+        f.last_time = Some(t);
+        f.last_delta = Some(delta);
         Ok(())
     }
 
@@ -561,6 +622,8 @@ impl TagModel {
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
                     continue;
                 }
+                // Coding 6: after the moves ([`TagModel::code_openings`]).
+                Kind::UtcTime if self.openings_after => continue,
                 Kind::UtcTime => {
                     self.code_utc_time(c, id, &mut tags[i].value)?;
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
@@ -851,6 +914,18 @@ const OPENING_CONTEXTS: usize = 7;
 /// positions.
 const OPENING_CANDIDATES: usize = 3;
 
+/// Coding 6: an estimate of a game's duration in seconds from its time control (base and
+/// increment in ms, [`time_control`]) and its main line's `plies`: each player uses at most the
+/// base time plus the increments, and about a sixtieth of the base plus the increment per move
+/// (0 without a time control).
+pub fn game_duration(control: Option<(u64, u64)>, plies: usize) -> i64 {
+    let Some((base, inc)) = control else { return 0 };
+    let plies = plies as u64;
+    let most = base.saturating_mul(2).saturating_add(inc.saturating_mul(plies));
+    let usual = plies.saturating_mul(base / 60 + inc);
+    (most.min(usual) / 1000).min(DAY as u64) as i64
+}
+
 /// An ECO code `A00` to `E99` as its letter (0 to 4) and number.
 fn parse_eco(v: &[u8]) -> Option<(u8, u8)> {
     match v {
@@ -904,6 +979,12 @@ struct Facts {
     /// Coding 6: hit bits of the candidates of `ECO` and `Opening` after the moves, per rank
     /// and context (a keyed candidate's rank, or [`OPENING_CANDIDATES`] plus a position's depth).
     after_hit: [[Bit; OPENING_CANDIDATES + OPENING_CONTEXTS]; AFTER_CANDIDATES],
+    /// Coding 6: the block's last `UTCTime` change and the last game's estimated duration
+    /// (seconds), and the `UTCTime` change less its prediction, after a change forward (0)
+    /// or back (1).
+    last_delta: Option<i64>,
+    last_duration: i64,
+    time_rest: [SignedModel; 2],
     /// Coding 6: a missed `ECO` value is an ECO code (when the nearest value is one).
     eco_form: Bit,
     /// Coding 6: a missed ECO code has the nearest one's letter.
