@@ -149,7 +149,7 @@ impl SpentModel {
 
     /// Fresh models of coding 6: those of coding 4, with the time left per move still to play
     /// and the game's ending as contexts ([`PlyFacts::own_left`], [`PlyFacts::ending`]), and
-    /// counters that adapt more slowly in the end ([`PACE_LIMIT`]).
+    /// counters that adapt more slowly in the end (down to 1/257: `PACE_LIMIT`).
     pub fn with_pace() -> Self {
         SpentModel { views: true, pace: true, mixed: Mixed::with_limit(PACE_LIMIT), ..Self::default() }
     }
