@@ -1,11 +1,13 @@
 //! Measures the PGN format on files: archive size, round trip, times, size by stream, and the
 //! move cost against the movetext format on the same games.
 //!
-//! `cargo run --release --example pgn_bench -- [--level N] [--games N] [--threads N] FILE...`
+//! `cargo run --release --example pgn_bench -- [--level N] [--games N] [--threads N] [--coding N] FILE...`
+//!
+//! `--coding N` gives the breakdown by stream in PGN coding N (1 or later) instead of the newest.
 
 use std::time::Instant;
 
-use chesszip::container::InputFormat;
+use chesszip::container::{Coding, InputFormat};
 use chesszip::model::Model;
 use chesszip::pgn::{self, BlockReader, PgnStats, Stream};
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
@@ -26,6 +28,8 @@ fn main() {
     let level_arg = chesszip::Level::new(level).expect("--level: a level");
     let games = take("--games", 1000);
     let threads = take("--threads", 0) as usize;
+    // The PGN coding of the breakdown by stream (0: the newest); the archive is always the newest.
+    let coding = take("--coding", 0) as u8;
     for path in &args {
         let data = std::fs::read(path).expect("read input");
         let opts = CompressOptions {
@@ -58,7 +62,10 @@ fn main() {
             if block.is_empty() {
                 break;
             }
-            let (_, stats, p) = pgn::encode_block_detailed(model, &block);
+            let (_, stats, p) = match coding {
+                0 => pgn::encode_block_detailed(model, &block),
+                n => pgn::encode_block_in(model, pgn_coding(n), &block),
+            };
             plies += stats.plies;
             total += p;
         }
@@ -96,7 +103,7 @@ fn main() {
         }
         let mut tags = total.tag_bits.clone();
         tags.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let list: Vec<String> = tags.iter().take(12).map(|(n, b)| format!("{} {:.0}", String::from_utf8_lossy(n), b / 8.0)).collect();
+        let list: Vec<String> = tags.iter().take(40).map(|(n, b)| format!("{} {:.0}", String::from_utf8_lossy(n), b / 8.0)).collect();
         println!("  tag values (bytes): {}", list.join(", "));
         println!(
             "  range-coded {} bytes; side stream {} bytes (from {} text + {} raw)",
@@ -110,5 +117,17 @@ fn main() {
             mt_summary.stats.plies,
             mt_archive.len()
         );
+    }
+}
+
+/// The PGN coding numbered `n` (1 to the newest).
+fn pgn_coding(n: u8) -> Coding {
+    match n {
+        1 | 2 => Coding::Notations,
+        3 => Coding::PgnFacts,
+        4 => Coding::PgnStreams,
+        5 => Coding::PgnTagStream,
+        6 => Coding::PgnPredicted,
+        _ => panic!("--coding: 1 to 6"),
     }
 }

@@ -114,3 +114,9 @@ make 2 notations.pgn notations.pgn.l2.c4.chz
 make 1 lichess.pgn lichess.pgn.l1.c5.chz
 make 2 lichess.pgn lichess.pgn.l2.c5.chz
 make 2 notations.pgn notations.pgn.l2.c5.chz
+# Coding 6 (PGN predicted: ECO and Opening after the moves, clocks also from the time left per
+# move still to play and the game's ending; header byte 11 = 6): the PGN inputs at the levels
+# they have goldens of.
+make 1 lichess.pgn lichess.pgn.l1.c6.chz
+make 2 lichess.pgn lichess.pgn.l2.c6.chz
+make 2 notations.pgn notations.pgn.l2.c6.chz

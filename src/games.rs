@@ -399,8 +399,9 @@ impl<R: Read + Seek> Iterator for Blocks<R> {
 /// quotes (escapes kept).
 pub type TagPairs = Vec<(Vec<u8>, Vec<u8>)>;
 
-/// Block `n`'s games' tags, packed ([`pack_tags`]): for a PGN block of coding 5 read from its
-/// heads alone, without decoding a move ([`crate::pgn::codec::decode_tags`]); for other
+/// Block `n`'s games' tags, packed ([`pack_tags`]): for a PGN block of coding 5 (or 6 without
+/// `ECO`, `Opening` or `UTCTime` tags) read from its heads alone, without decoding a move
+/// ([`crate::pgn::codec::decode_tags`]); for other
 /// blocks from the text that decoding gives ([`text_tags`]). A block with references
 /// (movetext, coding 2) is left to the caller.
 ///
@@ -482,8 +483,10 @@ fn unpack_tags(mut b: &[u8], out: &mut VecDeque<TagPairs>) {
 /// The tags of an archive's games, in order, without their moves: what filtering or counting
 /// games by their tags needs. A PGN archive of coding 5
 /// ([`crate::container::Coding::PgnTagStream`]) codes each block's tags before its moves, and
-/// its tags are read without decoding a move (over 10 times faster than [`Games`]); blocks of
-/// earlier codings are decoded whole and their games' tags read from the text. The blocks are
+/// its tags are read without decoding a move (over 10 times faster than [`Games`]); so does
+/// coding 6 ([`crate::container::Coding::PgnPredicted`]) except for `ECO`, `Opening` and
+/// `UTCTime`, coded after the moves: its blocks with such tags, and blocks of earlier codings,
+/// are decoded whole and their games' tags read from the text. The blocks are
 /// read ahead in parallel as [`Blocks`] reads them.
 ///
 /// A *game* here is a piece of a block as [`crate::pgn::lexer::split_games`] cuts it: the

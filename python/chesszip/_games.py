@@ -219,10 +219,11 @@ def read_tags(
     """Every game's tags, in order, as a dict per game (name to value, in the order of the
     game's tag section; a name given twice keeps its first value), without the moves.
 
-    In a PGN archive of coding 5 (what this release writes) each block's tags are coded before
-    its moves and are read without decoding a single move: filtering or counting games by
-    their tags runs many times faster than reading the games. Archives of earlier codings are
-    decoded whole. A game without tags (and every line of a movetext archive) gives ``{}``.
+    In a PGN archive of coding 5 or 6 each block's tags are coded before its moves and are
+    read without decoding a single move: filtering or counting games by their tags runs many
+    times faster than reading the games. Archives of earlier codings, and blocks of coding 6
+    (what this release writes) with ``ECO``, ``Opening`` or ``UTCTime`` tags (coded after the
+    moves), are decoded whole. A game without tags (and every line of a movetext archive) gives ``{}``.
     Values are as written between the quotes (PGN escapes such as ``\\"`` kept).
 
     :param source: a path, the archive's bytes, or a binary file object (read to its end).

@@ -263,8 +263,8 @@ pub struct ExtractArgs {
     #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]
     pub lines: Option<LineSpec>,
     /// Print each game's tags only, as a tag section (`[Name "value"]` lines and a blank
-    /// line): of every game, or of the games --game names. PGN archives of coding 5 give them
-    /// without decoding a move.
+    /// line): of every game, or of the games --game names. PGN archives of coding 5 (and of 6,
+    /// but for blocks with ECO, Opening or UTCTime tags) give them without decoding a move.
     #[arg(long, conflicts_with = "lines")]
     pub tags: bool,
     /// Worker threads; 0 means one per core (at most 256).

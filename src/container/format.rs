@@ -84,18 +84,26 @@ pub enum Coding {
     /// moves; the main stream then codes the moves knowing `PlyCount` and `Result`
     /// (`src/pgn/codec.rs`, `docs/formats.md`).
     PgnTagStream = 5,
+    /// Byte 6 (PGN only): as coding 5, and what the moves and the game's tags already say is
+    /// used: `ECO` and `Opening` are coded after the main line, from the opening positions
+    /// shared with earlier games of the block (as in coding 4; a reader of the tags alone
+    /// decodes such blocks whole); the time spent on a move is also predicted from the time
+    /// left per move the player still has to play (the main line's length is known) and from
+    /// whether the game was lost on time by this player (`Termination`, `Result`)
+    /// (`src/pgn/clock_model.rs`, `docs/formats.md`).
+    PgnPredicted = 6,
 }
 
 impl Coding {
     /// The coding this build writes.
-    pub const NEWEST: Coding = Coding::PgnTagStream;
+    pub const NEWEST: Coding = Coding::PgnPredicted;
 
-    /// The coding this build writes for `format`: for movetext coding 2 (codings 3 to 5 change
-    /// only PGN, so movetext archives stay as they were), for PGN coding 5.
+    /// The coding this build writes for `format`: for movetext coding 2 (codings 3 to 6 change
+    /// only PGN, so movetext archives stay as they were), for PGN coding 6.
     pub fn newest_for(format: InputFormat) -> Coding {
         match format {
             InputFormat::Movetext => Coding::Duplicates,
-            InputFormat::Pgn => Coding::PgnTagStream,
+            InputFormat::Pgn => Coding::PgnPredicted,
         }
     }
 
@@ -107,6 +115,7 @@ impl Coding {
             3 => Some(Coding::PgnFacts),
             4 => Some(Coding::PgnStreams),
             5 => Some(Coding::PgnTagStream),
+            6 => Some(Coding::PgnPredicted),
             _ => None,
         }
     }

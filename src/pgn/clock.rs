@@ -148,6 +148,12 @@ impl ClockModel {
         ClockModel { mixed: Some(SpentModel::with_views()), ..Self::default() }
     }
 
+    /// Fresh models of coding 6: [`SpentModel::with_pace`], which also uses the time left per
+    /// move still to play and the game's ending ([`PlyFacts::own_left`], [`PlyFacts::ending`]).
+    pub fn with_pace() -> Self {
+        ClockModel { mixed: Some(SpentModel::with_pace()), ..Self::default() }
+    }
+
     /// Starts a game with the time control of its `TimeControl` tag, if any.
     pub fn start_game(&mut self, control: Option<(u64, u64)>) {
         self.last = [None; 2];

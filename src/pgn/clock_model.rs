@@ -9,7 +9,10 @@
 //! - the same player's last two spends and the opponent's last one (a player's rhythm);
 //! - the position: a forced move (one legal move), a recapture, a move out of check, a capture;
 //! - coding 4 ([`crate::container::Coding::PgnStreams`], [`SpentModel::with_views`]): the move
-//!   model's view of the move ([`view_classes`]: its surprise, rank and the model's confidence).
+//!   model's view of the move ([`view_classes`]: its surprise, rank and the model's confidence);
+//! - coding 6 ([`crate::container::Coding::PgnPredicted`], [`SpentModel::with_pace`]): the
+//!   time left per move the player still has to play in the main line (known: the moves come
+//!   first), and whether the game was lost on time, and by whom (`Termination`, `Result`).
 //!
 //! The value: whether it is negative (a clock that went up by more than the increment), then
 //! its bit length in unary (`0` for 0 s, `1` for 1, `2` for 2-3, ...), then the bits below the
@@ -37,6 +40,26 @@ pub struct PlyFacts {
     pub in_check: bool,
     /// Coding 4: what the move model thought of the move (main line only; `None` elsewhere).
     pub view: Option<MoveView>,
+    /// Coding 6: the mover's moves left in the main line, this one included (main line only;
+    /// `None` elsewhere).
+    pub own_left: Option<u32>,
+    /// Coding 6: how the game ended for the mover ([`ending_class`]).
+    pub ending: u32,
+}
+
+/// Coding 6: the class of how a game ended for the player who moves: 0 lost on time, 1 the
+/// opponent lost on time, 2 lost otherwise, 3 won otherwise, 4 drawn, 5 unknown (`time_forfeit`:
+/// the `Termination` tag says "Time forfeit"; `won`: the mover's result, `None` for a draw or
+/// no result).
+pub fn ending_class(time_forfeit: bool, won: Option<Option<bool>>) -> u32 {
+    match (time_forfeit, won) {
+        (true, Some(Some(false))) => 0,
+        (true, Some(Some(true))) => 1,
+        (false, Some(Some(false))) => 2,
+        (false, Some(Some(true))) => 3,
+        (_, Some(None)) => 4,
+        (_, None) => 5,
+    }
 }
 
 /// Longest unary bit length (clocks up to 2^40 units).
@@ -62,6 +85,8 @@ pub struct SpentModel {
     players: [u32; 2],
     /// Coding 4: the move model's view of the move ([`PlyFacts::view`]) is a context too.
     views: bool,
+    /// Coding 6: the time left per move still to play and the game's ending are contexts too.
+    pace: bool,
 }
 
 /// The context of one spend.
@@ -80,6 +105,12 @@ struct Features {
     surprise: u32,
     confidence: u32,
     rank: u32,
+    /// Coding 6: bit length of four times the seconds left per own move still to play.
+    pace: u32,
+    /// Coding 6: bit length of the own moves still to play, capped.
+    own_left: u32,
+    /// Coding 6: [`PlyFacts::ending`].
+    ending: u32,
 }
 
 /// Classes of the move model's view of a move: how surprising the played move was (whole bits
@@ -99,6 +130,9 @@ pub fn view_classes(view: Option<MoveView>) -> (u32, u32, u32) {
     }
 }
 
+/// Coding 6: the counters' slowest rate, 1/(this+2) ([`Mixed::with_limit`]).
+const PACE_LIMIT: u8 = 255;
+
 /// Classes of surprise above this are one.
 const SURPRISE_CAP: u32 = 8;
 
@@ -111,6 +145,13 @@ impl SpentModel {
     /// Fresh models of coding 4: with the move model's view as contexts.
     pub fn with_views() -> Self {
         SpentModel { views: true, ..Self::default() }
+    }
+
+    /// Fresh models of coding 6: those of coding 4, with the time left per move still to play
+    /// and the game's ending as contexts ([`PlyFacts::own_left`], [`PlyFacts::ending`]), and
+    /// counters that adapt more slowly in the end (down to 1/257: `PACE_LIMIT`).
+    pub fn with_pace() -> Self {
+        SpentModel { views: true, pace: true, mixed: Mixed::with_limit(PACE_LIMIT), ..Self::default() }
     }
 
     /// Starts a game between `players` (hashes of the names, 0 unknown).
@@ -175,6 +216,12 @@ impl SpentModel {
             surprise: 0,
             confidence: 0,
             rank: 0,
+            pace: match (left_ms, facts.own_left) {
+                (Some(l), Some(n)) if n > 0 => length(l / 1000 * 4 / n as u64, 12),
+                _ => 13,
+            },
+            own_left: facts.own_left.map_or(8, |n| length(n as u64, 7)),
+            ending: facts.ending,
         };
         let mut f = f;
         (f.surprise, f.confidence, f.rank) = view_classes(facts.view);
@@ -206,6 +253,10 @@ impl SpentModel {
                     keys.push(key(20, &[j, f.speed, f.surprise, f.phase]));
                     keys.push(key(21, &[j, f.speed, f.rank, f.confidence, f.own]));
                     keys.push(key(22, &[j, f.speed, f.surprise, f.left.min(8), f.flags & 3]));
+                }
+                if self.pace {
+                    keys.push(key(23, &[j, f.speed, f.ending, f.pace]));
+                    keys.push(key(24, &[j, f.speed, f.ending, f.own_left, f.pace]));
                 }
                 if !self.mixed.code(c, 1 + j * 8 + f.speed, &keys, v > n as u64)? {
                     break;

@@ -16,7 +16,7 @@
 use shakmaty::{Chess, Color, Position, Square};
 
 use super::clock::{ClockModel, time_control};
-use super::clock_model::PlyFacts;
+use super::clock_model::{PlyFacts, ending_class};
 use super::comment::CommentModel;
 use super::game::Tag;
 use super::game::{Game, Item, parse, render, render_tokens, start_position};
@@ -40,7 +40,7 @@ use crate::model::{GameState, Model};
 use crate::text::notation::Written;
 
 /// The coding PGN blocks are written in.
-const PGN_CODING: Coding = Coding::PgnTagStream;
+const PGN_CODING: Coding = Coding::PgnPredicted;
 
 /// zstd level of the side stream.
 const SIDE_ZSTD_LEVEL: i32 = 19;
@@ -140,7 +140,9 @@ impl<'m> PgnCoder<'m> {
     /// not.
     fn new(model: &'m Model, coding: Coding, notations: bool) -> Self {
         let mut comments = CommentModel::new();
-        if coding >= Coding::PgnStreams {
+        if coding >= Coding::PgnPredicted {
+            comments.clocks = ClockModel::with_pace();
+        } else if coding >= Coding::PgnStreams {
             comments.clocks = ClockModel::with_views();
         } else if coding >= Coding::PgnFacts {
             comments.clocks = ClockModel::mixed();
@@ -154,7 +156,9 @@ impl<'m> PgnCoder<'m> {
             head: HeadCoder {
                 more: Bit::default(),
                 structured: Bit::default(),
-                tags: if coding >= Coding::PgnTagStream {
+                tags: if coding >= Coding::PgnPredicted {
+                    TagModel::with_openings_after()
+                } else if coding >= Coding::PgnTagStream {
                     TagModel::with_tag_stream()
                 } else if coding >= Coding::PgnFacts {
                     TagModel::with_facts()
@@ -229,8 +233,13 @@ impl<'m> PgnCoder<'m> {
             _ => self.games.code_result(c, &end, &mut game.result)?,
         }
 
-        // 3. The other tag values, knowing what the moves say (codings 1-4).
-        if !stream {
+        // 3. The other tag values, knowing what the moves say (codings 1-4; coding 6: `ECO`,
+        // `Opening` and `UTCTime`).
+        if self.coding >= Coding::PgnPredicted {
+            c.set(Stream::Tags);
+            let openings = opening_hashes(&start, &game.lines[0].moves);
+            self.head.tags.code_openings(c, &mut game.tags, &openings, game.lines[0].moves.len())?;
+        } else if !stream {
             c.set(Stream::Tags);
             let openings = if self.coding >= Coding::PgnFacts { opening_hashes(&start, &game.lines[0].moves) } else { Vec::new() };
             let info = GameInfo { plies: game.lines[0].moves.len(), result: game.result, openings };
@@ -244,7 +253,20 @@ impl<'m> PgnCoder<'m> {
             self.comments.clocks.players = [hash(b"White"), hash(b"Black")];
         }
         self.comments.start_game(control);
-        self.code_items(c, game, start, &views, side)?;
+        // Coding 6: how the game ended, for the clocks.
+        let ending = if self.coding >= Coding::PgnPredicted {
+            let forfeit = game.tag(b"Termination") == Some(&b"Time forfeit"[..]);
+            let won = |color: usize| match game.result {
+                GameResult::WhiteWins => Some(Some(color == 0)),
+                GameResult::BlackWins => Some(Some(color == 1)),
+                GameResult::Draw => Some(None),
+                GameResult::Unknown => None,
+            };
+            Some([ending_class(forfeit, won(0)), ending_class(forfeit, won(1))])
+        } else {
+            None
+        };
+        self.code_items(c, game, start, &views, ending, side)?;
 
         // 5. Gaps.
         c.set(Stream::Layout);
@@ -265,6 +287,7 @@ impl<'m> PgnCoder<'m> {
         game: &mut Game,
         start: Chess,
         views: &[MoveView],
+        ending: Option<[u32; 2]>,
         side: &mut Side<'_>,
     ) -> Result<(), Error> {
         let decoding = c.decoding();
@@ -306,6 +329,12 @@ impl<'m> PgnCoder<'m> {
                         self.comments.clocks.facts = ply_facts(&f.pos, m, f.last_to);
                         // The move model's view of main-line moves (coding 4).
                         self.comments.clocks.facts.view = if f.line == 0 { views.get(f.done).copied() } else { None };
+                        // Coding 6: the mover's moves left in the main line, and the ending.
+                        if let Some(ending) = ending {
+                            let plies = game.lines[0].moves.len();
+                            self.comments.clocks.facts.own_left = (f.line == 0).then(|| ((plies - f.done).div_ceil(2)) as u32);
+                            self.comments.clocks.facts.ending = ending[!white as usize];
+                        }
                     }
                     f.last_to = (m != crate::chess::NULL_MOVE).then(|| m.to());
                     f.before = Some(f.pos.clone());
@@ -427,6 +456,8 @@ fn ply_facts(pos: &Chess, m: shakmaty::Move, last_to: Option<Square>) -> PlyFact
         recapture: real && m.is_capture() && last_to == Some(m.to()),
         in_check: pos.is_check(),
         view: None,
+        own_left: None,
+        ending: 0,
     }
 }
 
@@ -624,7 +655,9 @@ pub type BlockTags = (Vec<Vec<Tag>>, u64);
 /// decode gives them ([`decode_block`], then [`super::game::parse`]), a piece kept raw's as
 /// [`scan_tags`] reads them. `max_len` bounds the work as in [`decode_block`].
 ///
-/// Returns `None` for a block of an earlier coding, whose heads are between its moves; else
+/// Returns `None` for a block of an earlier coding, whose heads are between its moves, and for
+/// a coding-6 block with a game that has an `ECO`, `Opening` or `UTCTime` tag (coded after its
+/// moves); else
 /// the tags and the number of games coded structurally (what the block header counts as
 /// games).
 ///
@@ -643,10 +676,15 @@ pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Resu
     // Raw pieces' bytes are at the front of the side stream (usually empty without comments).
     let side_bytes = if block.raw.is_empty() { Vec::new() } else { inflate_side(&block.raw, max_len, "side stream")? };
     let mut side = Side::reader(&side_bytes);
-    let mut head =
-        HeadCoder { more: Bit::default(), structured: Bit::default(), tags: TagModel::with_tag_stream(), raw_len: NumberModel::new() };
+    let tags = if coding >= Coding::PgnPredicted { TagModel::with_openings_after() } else { TagModel::with_tag_stream() };
+    let mut head = HeadCoder { more: Bit::default(), structured: Bit::default(), tags, raw_len: NumberModel::new() };
     let mut pieces = Vec::new();
     head.code_heads(&mut c, &mut pieces, &mut side)?;
+    // Coding 6 codes `ECO`, `Opening` and `UTCTime` after the moves: such blocks are decoded
+    // whole.
+    if pieces.iter().any(|p| matches!(p, Piece::Game(g) if g.tags.iter().any(|t| head.tags.after_moves(&t.name)))) {
+        return Ok(None);
+    }
     let games = pieces.iter().filter(|p| matches!(p, Piece::Game(_))).count() as u64;
     let tags = pieces
         .into_iter()

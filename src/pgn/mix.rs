@@ -75,11 +75,12 @@ impl Counter {
         (self.p >> 4) as i32
     }
 
-    fn update(&mut self, bit: bool) {
+    /// Adapts to `bit`; the rate stops slowing down at 1/(`limit`+2).
+    fn update(&mut self, bit: bool, limit: u8) {
         let target = if bit { 65535 } else { 0 };
         let p = self.p as i32;
         self.p = (p + (target - p) / (self.n as i32 + 2)).clamp(0, 65535) as u16;
-        self.n = (self.n + 1).min(Self::LIMIT);
+        self.n = self.n.saturating_add(1).min(limit);
     }
 }
 
@@ -92,6 +93,9 @@ pub struct Mixed {
     counters: HashMap<u64, Counter>,
     /// Weights per mixer set, 16.16 fixed point.
     weights: HashMap<u32, [i32; MAX_INPUTS]>,
+    /// Coding 6: the counters' slowest rate is 1/(this+2) instead of 1/([`Counter::LIMIT`]+2)
+    /// (`None`).
+    limit: Option<u8>,
 }
 
 /// Learning rate of the mixers (error in 12-bit probability times this, times the input, in
@@ -104,6 +108,11 @@ impl Mixed {
     /// Fresh models.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Fresh models whose counters slow down to 1/(`limit`+2) (coding 6: 255).
+    pub fn with_limit(limit: u8) -> Self {
+        Mixed { limit: Some(limit), ..Self::default() }
     }
 
     /// Codes `bit` under the contexts `keys` (at most `MAX_INPUTS - 1`), mixed by the weights
@@ -138,8 +147,9 @@ impl Mixed {
             let slot = if i == keys.len() { MAX_INPUTS - 1 } else { i };
             w[slot] = (w[slot] + ((x * err * RATE + (1 << 15)) >> 16)).clamp(-MAX_WEIGHT, MAX_WEIGHT);
         }
+        let limit = self.limit.unwrap_or(Counter::LIMIT);
         for k in keys {
-            self.counters.entry(*k).or_default().update(bit);
+            self.counters.entry(*k).or_default().update(bit, limit);
         }
         Ok(bit)
     }

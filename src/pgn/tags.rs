@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use super::clock::time_control;
 use super::game::Tag;
 use super::rating::{DiffContext, DiffModel, parse_diff, write_diff};
 use super::stream::{Metered, Stream};
@@ -164,6 +165,9 @@ pub struct TagModel {
     /// Coding 5: every value is coded with the names, without the moves
     /// ([`TagModel::code_header_values`]).
     stream: bool,
+    /// Coding 6: as coding 5, except `ECO` and `Opening`, coded after the main line
+    /// ([`TagModel::code_openings`]).
+    openings_after: bool,
     /// Bits coded per tag id (values) and, last, for names and the tag count (encoder only).
     costs: Vec<f64>,
 }
@@ -189,6 +193,7 @@ impl TagModel {
             strings: StringModel::new(),
             facts: None,
             stream: false,
+            openings_after: false,
             costs: Vec::new(),
         }
     }
@@ -203,6 +208,194 @@ impl TagModel {
     /// 3, with every value coded before the moves ([`TagModel::code_header_values`]).
     pub fn with_tag_stream() -> Self {
         TagModel { stream: true, ..Self::with_facts() }
+    }
+
+    /// Fresh models of coding 6 ([`crate::container::Coding::PgnPredicted`]): those of coding
+    /// 5, with `ECO` and `Opening` left out of the head and coded after the main line
+    /// ([`TagModel::code_openings`]).
+    pub fn with_openings_after() -> Self {
+        TagModel { openings_after: true, ..Self::with_tag_stream() }
+    }
+
+    /// Whether a tag of this name is coded after the moves, not with the head (coding 6:
+    /// `ECO`, `Opening`, `UTCTime`).
+    pub fn after_moves(&self, name: &[u8]) -> bool {
+        self.openings_after && matches!(kind_of(name, true), Kind::Opening | Kind::UtcTime)
+    }
+
+    /// Coding 6: codes the values of the tags [`TagModel::after_moves`] names, knowing the
+    /// main line's `plies` and `openings`, the hashes of the positions after its first plies
+    /// (first ply first). `ECO` and `Opening`: the values last seen with the game's earlier
+    /// opening tag (`Opening` given `ECO`, as coding 5), then those last seen with the deepest
+    /// positions this game shares with earlier games of the block (as coding 4), a hit bit
+    /// each; a miss of an ECO code as a change from the nearest such value; else the generic
+    /// model. `UTCTime`: as a change from the block's last one, less the games' durations
+    /// ([`game_duration`]).
+    ///
+    /// # Errors
+    /// The decoder's [`Error::Corrupt`].
+    pub fn code_openings<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        tags: &mut [Tag],
+        openings: &[u64],
+        plies: usize,
+    ) -> Result<(), Error> {
+        let control = tags.iter().find(|t| t.name == b"TimeControl").and_then(|t| time_control(&t.value));
+        let duration = game_duration(control, plies);
+        for i in 0..tags.len() {
+            if !self.after_moves(&tags[i].name) {
+                continue;
+            }
+            let id = self.id(&tags[i].name);
+            let before = c.bits[Stream::Tags as usize];
+            if self.kinds[id] == Kind::UtcTime {
+                let mut v = std::mem::take(&mut tags[i].value);
+                self.code_utc_time_after(c, id, &mut v, duration)?;
+                tags[i].value = v;
+            } else {
+                self.code_opening_after(c, id, i, tags, openings)?;
+            }
+            self.costs[id] += c.bits[Stream::Tags as usize] - before;
+        }
+        if let Some(f) = &mut self.facts {
+            f.last_duration = duration;
+        }
+        Ok(())
+    }
+
+    /// Coding 6: `UTCTime` written `HH:MM:SS`, the game's `duration` (seconds, estimated)
+    /// known: the change from the block's last one is predicted as minus this game's duration
+    /// when the block's last change went back in time (a player's export, newest first), else
+    /// as the last game's duration (games in time order), and the rest is coded; another
+    /// spelling goes through the generic model.
+    fn code_utc_time_after<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        id: usize,
+        v: &mut Vec<u8>,
+        duration: i64,
+    ) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let t = if decoding { None } else { parse_time(v) };
+        let f = self.facts.as_mut().expect("coding 3");
+        if !f.time_form.code_value(c, t.is_some())? {
+            return self.code_value(c, id, v);
+        }
+        let base = f.last_time.unwrap_or(0);
+        let backwards = f.last_delta.is_some_and(|d| d < 0);
+        let predicted = match f.last_delta {
+            None => 0,
+            Some(_) if backwards => -duration,
+            Some(_) => f.last_duration,
+        };
+        let mut delta = (t.unwrap_or(0) - base).rem_euclid(DAY);
+        if delta > DAY / 2 {
+            delta -= DAY;
+        }
+        let rest = f.time_rest[backwards as usize].code_value(c, delta.wrapping_sub(predicted))?;
+        let delta = predicted.wrapping_add(rest);
+        let t = base.wrapping_add(delta).rem_euclid(DAY);
+        if decoding {
+            *v = format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60).into_bytes();
+            c.spend(v.len())?;
+        }
+        f.last_time = Some(t);
+        f.last_delta = Some(delta);
+        Ok(())
+    }
+
+    /// Coding 6: one `ECO` or `Opening` value (see [`TagModel::code_openings`]).
+    fn code_opening_after<C: SymbolCoder>(
+        &mut self,
+        c: &mut Metered<'_, C>,
+        id: usize,
+        i: usize,
+        tags: &mut [Tag],
+        openings: &[u64],
+    ) -> Result<(), Error> {
+        let decoding = c.decoding();
+        let key = tags[..i].iter().rev().find(|t| self.after_moves(&t.name)).map(|t| pool_key(&t.name, Some(&t.value)));
+        let f = self.facts.as_mut().expect("coding 3");
+        // Candidates with their hit contexts: keyed ones by rank, then positions by depth.
+        let mut found: Vec<(usize, Vec<u8>)> = Vec::new();
+        if let Some(k) = &key {
+            for (r, v) in f.keyed.get(&(id, k.clone())).into_iter().flatten().enumerate() {
+                found.push((r, v.clone()));
+            }
+        }
+        for (ply, h) in openings.iter().enumerate().rev() {
+            if found.len() >= AFTER_CANDIDATES {
+                break;
+            }
+            if let Some(value) = f.openings.get(&(id, *h))
+                && !found.iter().any(|(_, x)| x == value)
+            {
+                let depth = (64 - (ply as u64 + 1).leading_zeros() as usize).min(OPENING_CONTEXTS - 1);
+                found.push((OPENING_CANDIDATES + depth, value.clone()));
+            }
+        }
+        // The value nearest this game's opening: the deepest shared position's, else the last.
+        let slot = self.slot(id);
+        let near = found.iter().find(|(ctx, _)| *ctx >= OPENING_CANDIDATES).map(|(_, v)| v.clone());
+        let near = near.or_else(|| self.states[slot].history.items.first().cloned());
+        let f = self.facts.as_mut().expect("coding 3");
+        let mut v = std::mem::take(&mut tags[i].value);
+        let mut hit = false;
+        for (r, (ctx, candidate)) in found.into_iter().enumerate() {
+            let r = r.min(AFTER_CANDIDATES - 1);
+            hit = f.after_hit[r][ctx].code_value(c, v == candidate)?;
+            if hit {
+                if decoding {
+                    c.spend(candidate.len())?;
+                }
+                v = candidate;
+                break;
+            }
+        }
+        // A miss: an ECO code near the nearest value's, else the generic model.
+        let eco = (!hit && self.names[id] == b"ECO").then(|| near.as_deref().and_then(parse_eco)).flatten();
+        let shaped = match eco {
+            Some(_) => self.facts.as_mut().expect("coding 3").eco_form.code_value(c, decoding || parse_eco(&v).is_some())?,
+            None => false,
+        };
+        if let (true, Some((near_letter, near_number))) = (shaped, eco) {
+            let f = self.facts.as_mut().expect("coding 3");
+            let (letter, number) = if decoding { (0, 0) } else { parse_eco(&v).expect("checked") };
+            let same = f.eco_same_letter.code_value(c, letter == near_letter)?;
+            let (letter, number) = if same {
+                let d = f.eco_delta.code_value(c, number as i64 - near_number as i64)?;
+                (near_letter, u8::try_from(near_number as i64 + d).ok().filter(|n| *n < 100))
+            } else {
+                let l = f.eco_letter.code_value(c, letter as u64)?;
+                let n = f.eco_number.code_value(c, number as u64)?;
+                (u8::try_from(l).ok().filter(|l| *l < 5 && *l != near_letter).unwrap_or(u8::MAX), u8::try_from(n).ok().filter(|n| *n < 100))
+            };
+            let number = number.filter(|_| letter < 5).ok_or_else(|| Error::Corrupt("ECO code out of range".into()))?;
+            if decoding {
+                v = format!("{}{number:02}", (b'A' + letter) as char).into_bytes();
+                c.spend(3)?;
+            }
+        }
+        if hit || shaped {
+            let history = &mut self.states[slot].history;
+            let rank = history.rank(&v);
+            history.touch(&v, rank);
+        } else {
+            self.code_value(c, id, &mut v)?;
+        }
+        let f = self.facts.as_mut().expect("coding 3");
+        for h in openings {
+            f.openings.insert((id, *h), v.clone());
+        }
+        if let Some(k) = key {
+            let list = f.keyed.entry((id, k)).or_default();
+            list.retain(|x| *x != v);
+            list.insert(0, v.clone());
+            list.truncate(OPENING_CANDIDATES);
+        }
+        tags[i].value = v;
+        Ok(())
     }
 
     /// Coding 5: codes the values that [`TagModel::code_tags`] left out, without the moves:
@@ -417,6 +610,8 @@ impl TagModel {
                 Kind::Setup => continue,
                 // Coding 5: `Result` came first, the rest without the moves.
                 Kind::Result if self.stream => continue,
+                // Coding 6: after the moves ([`TagModel::code_openings`]).
+                Kind::Opening if self.openings_after => continue,
                 Kind::Opening if self.stream => {
                     self.code_opening_keyed(c, id, i, tags)?;
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
@@ -427,6 +622,8 @@ impl TagModel {
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
                     continue;
                 }
+                // Coding 6: after the moves ([`TagModel::code_openings`]).
+                Kind::UtcTime if self.openings_after => continue,
                 Kind::UtcTime => {
                     self.code_utc_time(c, id, &mut tags[i].value)?;
                     self.costs[id] += c.bits[Stream::Tags as usize] - before;
@@ -717,6 +914,29 @@ const OPENING_CONTEXTS: usize = 7;
 /// positions.
 const OPENING_CANDIDATES: usize = 3;
 
+/// Coding 6: an estimate of a game's duration in seconds from its time control (base and
+/// increment in ms, [`time_control`]) and its main line's `plies`: each player uses at most the
+/// base time plus the increments, and about a sixtieth of the base plus the increment per move
+/// (0 without a time control).
+pub fn game_duration(control: Option<(u64, u64)>, plies: usize) -> i64 {
+    let Some((base, inc)) = control else { return 0 };
+    let plies = plies as u64;
+    let most = base.saturating_mul(2).saturating_add(inc.saturating_mul(plies));
+    let usual = plies.saturating_mul(base / 60 + inc);
+    (most.min(usual) / 1000).min(DAY as u64) as i64
+}
+
+/// An ECO code `A00` to `E99` as its letter (0 to 4) and number.
+fn parse_eco(v: &[u8]) -> Option<(u8, u8)> {
+    match v {
+        &[l @ b'A'..=b'E', t @ b'0'..=b'9', u @ b'0'..=b'9'] => Some((l - b'A', (t - b'0') * 10 + (u - b'0'))),
+        _ => None,
+    }
+}
+
+/// Candidates of an opening value tried in turn in coding 6.
+const AFTER_CANDIDATES: usize = 4;
+
 /// The key of a player's ratings in coding 3: the name and the rating pool (`Event`).
 fn pool_key(player: &[u8], event: Option<&[u8]>) -> Vec<u8> {
     let mut k = player.to_vec();
@@ -756,6 +976,24 @@ struct Facts {
     /// seen with it, most recent first.
     keyed: HashMap<(usize, Vec<u8>), Vec<Vec<u8>>>,
     keyed_hit: [Bit; OPENING_CANDIDATES],
+    /// Coding 6: hit bits of the candidates of `ECO` and `Opening` after the moves, per rank
+    /// and context (a keyed candidate's rank, or [`OPENING_CANDIDATES`] plus a position's depth).
+    after_hit: [[Bit; OPENING_CANDIDATES + OPENING_CONTEXTS]; AFTER_CANDIDATES],
+    /// Coding 6: the block's last `UTCTime` change and the last game's estimated duration
+    /// (seconds), and the `UTCTime` change less its prediction, after a change forward (0)
+    /// or back (1).
+    last_delta: Option<i64>,
+    last_duration: i64,
+    time_rest: [SignedModel; 2],
+    /// Coding 6: a missed `ECO` value is an ECO code (when the nearest value is one).
+    eco_form: Bit,
+    /// Coding 6: a missed ECO code has the nearest one's letter.
+    eco_same_letter: Bit,
+    /// Coding 6: a missed ECO code's number minus the nearest one's (same letter).
+    eco_delta: SignedModel,
+    /// Coding 6: a missed ECO code's letter (0 to 4) and number, another letter.
+    eco_letter: NumberModel,
+    eco_number: NumberModel,
     /// Coding 5: a `Result` tag's value, as its index in [`GameResult::ALL`] (4: another value).
     result: NumberModel,
     /// Coding 5: `PlyCount` plus one (0: not a number), per [`GameResult`] of the game.

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 101] = [
+const GOLDEN: [(&str, &str, u8); 104] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -127,6 +127,10 @@ const GOLDEN: [(&str, &str, u8); 101] = [
     ("lichess.pgn", "lichess.pgn.l1.c5.chz", 1),
     ("lichess.pgn", "lichess.pgn.l2.c5.chz", 2),
     ("notations.pgn", "notations.pgn.l2.c5.chz", 2),
+    // Coding 6: PGN predicted (ECO and Opening after the moves, clocks from the pace left).
+    ("lichess.pgn", "lichess.pgn.l1.c6.chz", 1),
+    ("lichess.pgn", "lichess.pgn.l2.c6.chz", 2),
+    ("notations.pgn", "notations.pgn.l2.c6.chz", 2),
 ];
 
 /// `(input, level)` that the name of golden archive `name` says:
@@ -250,6 +254,11 @@ fn golden_inputs_cover_the_awkward_cases() {
     for archive in ["lichess.pgn.l1.c5.chz", "lichess.pgn.l2.c5.chz", "notations.pgn.l2.c5.chz"] {
         let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
         assert_eq!(info.header.coding, chesszip::container::Coding::PgnTagStream, "{archive}");
+        assert_eq!(info.raw_lines, 0, "{archive}: {info:?}");
+    }
+    for archive in ["lichess.pgn.l1.c6.chz", "lichess.pgn.l2.c6.chz", "notations.pgn.l2.c6.chz"] {
+        let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
+        assert_eq!(info.header.coding, chesszip::container::Coding::PgnPredicted, "{archive}");
         assert_eq!(info.raw_lines, 0, "{archive}: {info:?}");
     }
     // The raw-form archives cover its held codecs.

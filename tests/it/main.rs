@@ -20,6 +20,7 @@ mod notation;
 mod other_notations;
 mod pgn_corrupt;
 mod pgn_facts;
+mod pgn_predicted;
 mod pgn_roundtrip;
 mod pgn_streams;
 mod pgn_tags;
