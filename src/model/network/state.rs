@@ -1,0 +1,390 @@
+//! Inference: the board tower once per ply and the move tower per legal move ([`NetworkState`]),
+//! on the folded square rows, in the portable loops or with AVX2.
+
+use shakmaty::{Color, Position};
+
+use super::accumulator::Accumulator;
+use super::inputs::{MAX_HAND, SQUARE_INPUTS, move_rows, state_inputs};
+use super::kernels::{add_i32, add_row, dot16, dot16_i64};
+use super::simd::Simd;
+use super::weights::Network;
+#[cfg(target_arch = "x86_64")]
+use super::x86;
+use crate::chess::movegen::Packed;
+use crate::model::features::{MoveContext, ONE, Sink, move_layout};
+use crate::model::game::GameState;
+use crate::model::softmax::LOGIT_ONE;
+
+/// The hand features of one move: `(index, value)`, value in 1/[`ONE`].
+type HandFeatures = arrayvec::ArrayVec<(u16, i16), MAX_HAND>;
+
+/// Collects a move's hand features; without its origin and destination features (`from.*`,
+/// `to.*`) when `folded`, whose rows [`NetworkState`] has folded into the square embeddings.
+struct Collect<'a> {
+    hand: &'a mut HandFeatures,
+    folded: bool,
+}
+
+/// The origin and destination features, `from.P` to `to.K`.
+const SQUARE_FEATURES: std::ops::Range<usize> = move_layout::FROM_P..move_layout::TO_P + SQUARE_INPUTS;
+const _: () = assert!(move_layout::TO_P == move_layout::FROM_P + SQUARE_INPUTS);
+
+impl Sink for Collect<'_> {
+    #[inline(always)]
+    fn put(&mut self, index: usize, value: i32) {
+        if self.folded && SQUARE_FEATURES.contains(&index) {
+            return;
+        }
+        // MAX_HAND is the most a move can have; were it ever exceeded, the encoder and the
+        // decoder would drop the same feature, so coding stays exact (and nothing panics).
+        debug_assert!(!self.hand.is_full(), "more than MAX_HAND hand features");
+        let _ = self.hand.try_push((index as u16, value as i16));
+    }
+}
+
+/// The board tower's outputs for one position, and the scratch space of the move tower.
+pub struct NetworkState {
+    acc: Accumulator,
+    /// First layer before the clipped ReLU (scratch).
+    sums: Vec<i32>,
+    /// First layer after the clipped ReLU, `0..=512`.
+    a: Vec<i16>,
+    /// Second layer, `0..=512`.
+    c: Vec<i16>,
+    /// The context's bias of the move tower's hidden layer (scale 2^12).
+    pc: Vec<i32>,
+    /// The context's query (scale 2^10; fits i16 by [`Network::check_bounds`]).
+    q: Vec<i16>,
+    /// Dot products of a dense layer before bias and shift (`max(h2, 2 d)`).
+    dots: Vec<i32>,
+    /// The linear model's weights over the hand features ([`move_layout::LEN`]).
+    linear: Vec<i32>,
+    /// The origin's rows folded together: `(Ef[r] + F[FROM_P + r]) << 8`, `384 x d`, so that
+    /// a move's origin costs one row instead of two; `from_linear[r]` is the linear model's
+    /// part, `linear[FROM_P + r] * ONE`.
+    from_rows: Vec<i32>,
+    from_linear: Vec<i64>,
+    /// The destination's rows folded the same way, `(Et[r] + F[TO_P + r]) << 8`: valid for
+    /// moves without promotion, whose `to(m)` row and `to.*` feature are the same.
+    to_rows: Vec<i32>,
+    to_linear: Vec<i64>,
+    simd: Simd,
+    /// [`Network::hash`] of the network the folded rows come from.
+    net_hash: u64,
+}
+
+impl NetworkState {
+    /// Scratch space for `net` and the linear model's weights `linear` (one per hand feature,
+    /// [`move_layout::LEN`]), with the widest vector code the processor runs ([`Simd::best`]).
+    /// Pass the same `net` to every later call.
+    pub fn new(net: &Network, linear: &[i32]) -> Self {
+        Self::with_simd(net, linear, Simd::best())
+    }
+
+    /// [`NetworkState::new`] with the code path `simd`, narrowed to what the processor runs.
+    /// Every path computes the same integers.
+    pub fn with_simd(net: &Network, linear: &[i32], simd: Simd) -> Self {
+        assert_eq!(linear.len(), move_layout::LEN, "one linear weight per hand feature");
+        let d = net.d;
+        let fold = |e: &[i16], first: usize| -> Vec<i32> {
+            (0..SQUARE_INPUTS * d).map(|i| (e[i] as i32 + net.f[first * d + i] as i32) << 8).collect()
+        };
+        let fold_linear = |first: usize| -> Vec<i64> { (0..SQUARE_INPUTS).map(|r| linear[first + r] as i64 * ONE as i64).collect() };
+        NetworkState {
+            linear: linear.to_vec(),
+            from_rows: fold(&net.ef, move_layout::FROM_P),
+            from_linear: fold_linear(move_layout::FROM_P),
+            to_rows: fold(&net.et, move_layout::TO_P),
+            to_linear: fold_linear(move_layout::TO_P),
+            acc: Accumulator::new(net),
+            sums: vec![0; net.h1],
+            a: vec![0; net.h1],
+            c: vec![0; net.h2],
+            pc: vec![0; net.d],
+            q: vec![0; net.d],
+            dots: vec![0; net.h2.max(2 * net.d)],
+            simd: simd.min(Simd::best()),
+            net_hash: net.hash(),
+        }
+    }
+
+    /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logits`]).
+    pub fn prepare(&mut self, net: &Network, st: &GameState) {
+        debug_assert_eq!(net.hash(), self.net_hash, "the network the state was made for");
+        self.acc.update(net, st.pos.board());
+        match self.simd {
+            // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => unsafe { self.board_tower_avx2(net, st) },
+            _ => self.board_tower(net, st),
+        }
+    }
+
+    /// [`NetworkState::board_tower`] with the AVX2 kernels of [`x86`] for the clamp and the
+    /// dense layers (the same integers).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn board_tower_avx2(&mut self, net: &Network, st: &GameState) {
+        let (h1, h2) = (net.h1, net.h2);
+        let acc = &mut self.sums[..h1];
+        acc.copy_from_slice(self.acc.sums(st.pos.turn()));
+        add_i32(acc, &net.b1);
+        state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        // SAFETY (all three calls): the caller runs with AVX2, which is all the kernels need
+        // (they assert their shapes, which `Network::parse` and `Network::random` ensure: h1
+        // and h2 multiples of 16, d of 32).
+        unsafe {
+            x86::clamp_to_i16(acc, &mut self.a);
+            x86::dense(&net.w2, &self.a, &mut self.dots[..h2]);
+        }
+        for (k, c) in self.c.iter_mut().enumerate() {
+            *c = ((net.b2[k] + self.dots[k]) >> 12).clamp(0, 512) as i16;
+        }
+        let d = net.d;
+        unsafe {
+            x86::dense(&net.p, &self.c, &mut self.dots[..d]);
+            x86::dense(&net.q, &self.c, &mut self.dots[d..2 * d]);
+        }
+        for i in 0..d {
+            self.pc[i] = (net.pb[i] + self.dots[i]) >> 9;
+            self.q[i] = (self.dots[d + i] >> 11) as i16;
+        }
+    }
+
+    #[inline(always)]
+    fn board_tower(&mut self, net: &Network, st: &GameState) {
+        let h1 = net.h1;
+        let acc = &mut self.sums[..h1];
+        acc.copy_from_slice(self.acc.sums(st.pos.turn()));
+        add_i32(acc, &net.b1);
+        state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        for (a, &x) in self.a.iter_mut().zip(acc.iter()) {
+            *a = x.clamp(0, 512) as i16;
+        }
+        for (k, c) in self.c.iter_mut().enumerate() {
+            *c = ((net.b2[k] + dot16(&net.w2[k * h1..][..h1], &self.a)) >> 12).clamp(0, 512) as i16;
+        }
+        let h2 = net.h2;
+        for i in 0..net.d {
+            self.pc[i] = (net.pb[i] + dot16(&net.p[i * h2..][..h2], &self.c)) >> 9;
+            self.q[i] = (dot16(&net.q[i * h2..][..h2], &self.c) >> 11) as i16;
+        }
+    }
+
+    /// The logits of all moves of `ctx` (`ctx.moves`) into `out` (cleared first), returning their
+    /// maximum (`i32::MIN` without moves): for each move, the network's part plus the linear
+    /// model (the weights given to [`NetworkState::new`]) over the move's hand features, in
+    /// 1/[`LOGIT_ONE`] nat. [`NetworkState::prepare`] must have run for `ctx`'s position, and
+    /// `net` must be the network given to [`NetworkState::new`].
+    pub fn logits(&mut self, net: &Network, ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        debug_assert_eq!(net.hash(), self.net_hash, "the network the state was made for");
+        let (turn, moves) = (ctx.pos.turn(), ctx.moves);
+        out.clear();
+        match self.simd {
+            // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => unsafe { self.move_tower_avx2(net, turn, moves, ctx, out) },
+            _ => self.move_tower(net, turn, moves, ctx, out),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn move_tower_avx2(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        self.move_tower(net, turn, moves, ctx, out)
+    }
+
+    /// The move tower with the width as a constant, so that a move's sums stay in registers.
+    #[inline(always)]
+    fn move_tower(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        match net.d {
+            32 => self.move_tower_d::<32>(net, turn, moves, ctx, out),
+            64 => self.move_tower_d::<64>(net, turn, moves, ctx, out),
+            _ => self.move_tower_d::<128>(net, turn, moves, ctx, out),
+        }
+    }
+
+    #[inline(always)]
+    fn move_tower_d<const D: usize>(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        let row = |w: &'_ [i16], r: usize| -> [i16; D] { w[r * D..][..D].try_into().expect("D columns") };
+        let row32 = |w: &'_ [i32], r: usize| -> [i32; D] { w[r * D..][..D].try_into().expect("D columns") };
+        let linear = &self.linear[..];
+        let pc: &[i32; D] = self.pc[..D].try_into().expect("D");
+        let q: &[i16; D] = self.q[..D].try_into().expect("D");
+        let v: &[i16; D] = net.v[..D].try_into().expect("D");
+        let mut best = i32::MIN;
+        let mut hand = HandFeatures::new();
+        for (i, &p) in moves.iter().enumerate() {
+            let (from, to) = move_rows(p, turn);
+            // Without promotion, `to.*`'s row is `to(m)`: both square pairs come folded.
+            let folded = p.promotion() == 0;
+            hand.clear();
+            ctx.features(i, &mut Collect { hand: &mut hand, folded });
+            let mut sum = [0i32; D];
+            let mut lin: i64;
+            if folded {
+                let (fr, tr) = (row32(&self.from_rows, from), row32(&self.to_rows, to));
+                for k in 0..D {
+                    sum[k] = fr[k] + tr[k];
+                }
+                lin = self.from_linear[from] + self.to_linear[to];
+            } else {
+                let (ef, et) = (row(&net.ef, from), row(&net.et, to));
+                for k in 0..D {
+                    sum[k] = (ef[k] as i32 + et[k] as i32) << 8;
+                }
+                lin = 0;
+            }
+            for &(index, value) in &hand {
+                let (index, value) = (index as usize, value as i32);
+                lin += linear[index] as i64 * value as i64;
+                let f: &[i16; D] = net.f[index * D..][..D].try_into().expect("D columns");
+                if value == ONE {
+                    // Most features: a shift instead of a multiplication.
+                    for k in 0..D {
+                        sum[k] += (f[k] as i32) << 8;
+                    }
+                } else {
+                    for k in 0..D {
+                        sum[k] += f[k] as i32 * value;
+                    }
+                }
+            }
+            // The linear model's logit, as `features::Dot::logit` computes it.
+            let linear_logit = (lin >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2);
+            let mut hidden = [0i16; D];
+            for k in 0..D {
+                hidden[k] = (pc[k] + (sum[k] >> 8)).clamp(0, 4096) as i16;
+            }
+            // `v . h` fits i32 (`check_bounds`), the query's two products too unless
+            // `wide_query`, when they are summed in i64; the three are added in i64. For a network
+            // whose three sums together fit i32 (every network of model version 2) this is the
+            // same integer as an i32 sum.
+            let (gf, gt) = (row(&net.gf, from), row(&net.gt, to));
+            let zq = if net.wide_query { dot16_i64(q, &gf) + dot16_i64(q, &gt) } else { dot16(q, &gf) as i64 + dot16(q, &gt) as i64 };
+            let z = dot16(v, &hidden) as i64 + zq;
+            debug_assert_eq!(LOGIT_ONE, 256);
+            let logit = (linear_logit + (z >> 14)).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
+            best = best.max(logit);
+            out.push(logit);
+        }
+        best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::network::inputs::board_inputs;
+    use crate::model::{Level, Model, Predictor};
+    use crate::text::parse_game;
+
+    /// The first `n` games of the benchmark file bundled in the repository.
+    fn games(n: usize) -> Vec<crate::text::Game> {
+        include_str!("../../../data/Chess_Games.txt").lines().take(n).map(|l| parse_game(l.as_bytes()).expect("a game")).collect()
+    }
+
+    /// A move's logit as the module's doc defines it, without the folded square rows: every
+    /// hand feature (origin and destination included) through `F`, sums in i64.
+    fn defined_logit(net: &Network, linear: &[i32], state: &NetworkState, turn: Color, p: Packed, ctx: &MoveContext, i: usize) -> i32 {
+        let d = net.d;
+        let mut hand = HandFeatures::new();
+        ctx.features(i, &mut Collect { hand: &mut hand, folded: false });
+        let (from, to) = move_rows(p, turn);
+        let mut lin = 0i64;
+        let mut sum: Vec<i64> = (0..d).map(|k| (net.ef[from * d + k] as i64 + net.et[to * d + k] as i64) * ONE as i64).collect();
+        for &(index, value) in &hand {
+            lin += linear[index as usize] as i64 * value as i64;
+            for (s, &f) in sum.iter_mut().zip(&net.f[index as usize * d..][..d]) {
+                *s += f as i64 * value as i64;
+            }
+        }
+        let mut z = 0i64;
+        for (k, &s) in sum.iter().enumerate() {
+            let h = (state.pc[k] as i64 + (s >> 8)).clamp(0, 4096);
+            z += net.v[k] as i64 * h + state.q[k] as i64 * (net.gf[from * d + k] as i64 + net.gt[to * d + k] as i64);
+        }
+        ((lin >> 8) + (z >> 14)) as i32
+    }
+
+    /// Runs `net` over the first `n` benchmark games with the scalar and the fastest path,
+    /// checking at every ply: the incremental first layer against a fresh one and against its
+    /// definition, both paths' board towers and logits against each other, and every logit
+    /// against [`defined_logit`]. Returns the last scalar state and the number of positions and
+    /// of promotions with capture seen.
+    fn check_paths(net: &Network, n: usize) -> (NetworkState, usize, usize) {
+        let model = Model::builtin(Level::new(2).unwrap()).clone();
+        let mut predictor = Predictor::new(&model);
+        let (mut scalar, mut simd) = (
+            NetworkState::with_simd(net, &model.move_weights, Simd::Scalar),
+            NetworkState::with_simd(net, &model.move_weights, Simd::best()),
+        );
+        let (mut positions, mut promotion_captures) = (0, 0);
+        for game in games(n) {
+            let mut st = GameState::new();
+            for m in &game.moves {
+                let mut fresh = Accumulator::new(net);
+                fresh.update(net, st.pos.board());
+                scalar.prepare(net, &st);
+                simd.prepare(net, &st);
+                for view in [Color::White, Color::Black] {
+                    assert_eq!(scalar.acc.sums(view), fresh.sums(view), "incremental sums at ply {}", st.ply);
+                }
+                // The first layer against its definition: b1 plus the rows of board_inputs.
+                let mut direct = net.b1.clone();
+                board_inputs(&st, |i| add_row(&mut direct, &net.w1[i * net.h1..][..net.h1]));
+                let direct: Vec<i16> = direct.into_iter().map(|x| x.clamp(0, 512) as i16).collect();
+                assert_eq!(scalar.a, direct, "first layer at ply {}", st.ply);
+                assert_eq!((&scalar.c, &scalar.pc, &scalar.q), (&simd.c, &simd.pc, &simd.q));
+                predictor.prepare(&st);
+                let ctx = predictor.move_context(&st);
+                let turn = st.pos.turn();
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let best = scalar.logits(net, &ctx, &mut a);
+                simd.logits(net, &ctx, &mut b);
+                assert_eq!(a, b);
+                assert_eq!(best, a.iter().copied().max().unwrap_or(i32::MIN));
+                for (i, &p) in predictor.moves().iter().enumerate() {
+                    assert_eq!(a[i], defined_logit(net, &model.move_weights, &scalar, turn, p, &ctx, i), "move {i} at ply {}", st.ply);
+                    promotion_captures += (p.promotion() != 0 && p.capture() != 0) as usize;
+                }
+                let played = predictor.index_of(m).expect("legal");
+                predictor.observe(&mut st, played);
+                st.play(*m);
+                positions += 1;
+            }
+        }
+        (scalar, positions, promotion_captures)
+    }
+
+    #[test]
+    fn incremental_accumulator_matches_a_fresh_one_and_simd_matches_scalar() {
+        let (state, positions, promotion_captures) = check_paths(&Network::random(64, 32, 32, 7), 200);
+        assert!(positions > 10_000 && promotion_captures > 0, "{positions} positions, {promotion_captures} promotions with capture");
+        // The random network is not degenerate: the board tower's outputs vary.
+        assert!(state.c.iter().any(|&c| c > 0 && c < 512));
+    }
+
+    #[test]
+    fn the_released_networks_compute_their_logits_as_defined_on_every_path() {
+        // Level 2's network, and version 6's two wider ones (level 3's; levels 4-9's).
+        for level in [2, 3, 5] {
+            let net = Model::builtin(Level::new(level).unwrap()).network.as_deref().expect("levels 2-9 have a network");
+            let (_, positions, _) = check_paths(net, 60);
+            assert!(positions > 3000);
+        }
+    }
+
+    #[test]
+    fn a_network_whose_query_products_need_i64_computes_its_logits_as_defined() {
+        // A random network of move-tower width 128 whose Gf and Gt rows are scaled up until the
+        // query products' worst case passes i32 (as with model version 6's network).
+        let mut net = Network::random(64, 32, 128, 11);
+        net.gf.iter_mut().chain(net.gt.iter_mut()).for_each(|w| *w = w.saturating_mul(64));
+        net.q.iter_mut().for_each(|w| *w = w.saturating_mul(8));
+        let net = Network::parse("net", &net.to_bytes()).expect("accepted");
+        assert!(net.wide_query);
+        let (_, positions, _) = check_paths(&net, 40);
+        assert!(positions > 2000);
+    }
+}
