@@ -29,7 +29,7 @@ fn piece_value(role: Role) -> i32 {
 pub fn see(pos: &Chess, m: &Move) -> i32 {
     let board = pos.board();
     let us = pos.turn();
-    let (from, to, first_gain, mut on_square) = match *m {
+    let (from, to, first_gain, on_square) = match *m {
         Move::Normal { role, from, capture, to, promotion } => {
             let piece = promotion.unwrap_or(role);
             (from, to, see_unopposed(role, capture, promotion), piece_value(piece))
@@ -58,9 +58,7 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
         return first_gain;
     }
 
-    let mut gain = [0i32; 34];
-    gain[0] = first_gain;
-    let mut depth = 0;
+    let mut swaps = SwapList::new(first_gain, on_square, promotes);
     let mut side = !us;
     loop {
         let side_attackers = attackers & occupied & board.by_color(side);
@@ -75,13 +73,7 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
             // The king may not capture onto a square the other side still defends.
             break;
         }
-        depth += 1;
-        gain[depth] = on_square - gain[depth - 1];
-        on_square = piece_value(role);
-        if role == Role::Pawn && promotes {
-            gain[depth] += piece_value(Role::Queen) - piece_value(Role::Pawn);
-            on_square = piece_value(Role::Queen);
-        }
+        let more = swaps.capture(role as usize - 1);
         occupied.discard(sq);
         // X-rays: sliders behind the piece that just captured now see the square. Only lines
         // through its square open: a diagonal one for a pawn or bishop, an orthogonal one for
@@ -93,15 +85,70 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
             Role::Queen | Role::King => slider_attacks(to, occupied, diagonal, orthogonal),
         };
         side = !side;
-        if depth + 1 >= gain.len() {
+        if !more {
             break;
         }
     }
-    while depth > 0 {
-        gain[depth - 1] = -(-gain[depth - 1]).max(gain[depth]);
-        depth -= 1;
+    swaps.resolve()
+}
+
+/// The swap list of a static exchange evaluation, shared by [`see`] and the engine's
+/// `Board::see` (which find the attackers on their own boards): the gains of the captures on
+/// one square so far, and the piece standing on it.
+///
+/// Entry `k` is what the side making capture `k` has won if the exchange stops after it; at
+/// the end, each side in turn, from the last capture back, may decline to capture
+/// ([`SwapList::resolve`]). Values are Sunfish's [`PIECE_VALUE`] in centipawns; at most 33
+/// captures are counted.
+pub struct SwapList {
+    /// `gain[k]` after capture `k` (`gain[0]`: the move itself).
+    gain: [i32; 34],
+    /// Captures after the move itself.
+    depth: usize,
+    /// Value of the piece on the square, which the next capture takes.
+    on_square: i32,
+    /// Whether the square is on the first or last rank: a pawn recapturing there promotes (to
+    /// a queen).
+    promotes: bool,
+}
+
+impl SwapList {
+    /// The list after the move itself: it wins `first_gain` outright (the captured piece and
+    /// any promotion gain) and leaves a piece worth `on_square` on the square; `promotes`:
+    /// whether the square is on the first or last rank.
+    #[inline]
+    pub fn new(first_gain: i32, on_square: i32, promotes: bool) -> Self {
+        let mut gain = [0i32; 34];
+        gain[0] = first_gain;
+        SwapList { gain, depth: 0, on_square, promotes }
     }
-    gain[0]
+
+    /// Adds a recapture by the other side with a piece of role `role` (0 pawn .. 5 king, the
+    /// index of [`PIECE_VALUE`]); a pawn promotes where the square is on the last rank. Returns
+    /// whether another capture may still be counted.
+    #[inline]
+    pub fn capture(&mut self, role: usize) -> bool {
+        self.depth += 1;
+        self.gain[self.depth] = self.on_square - self.gain[self.depth - 1];
+        self.on_square = PIECE_VALUE[role];
+        if role == 0 && self.promotes {
+            self.gain[self.depth] += PIECE_VALUE[4] - PIECE_VALUE[0];
+            self.on_square = PIECE_VALUE[4];
+        }
+        self.depth + 1 < self.gain.len()
+    }
+
+    /// The exchange's value for the side that made the first move, in centipawns: from the
+    /// last capture back, each side takes the better of capturing and stopping.
+    #[inline]
+    pub fn resolve(mut self) -> i32 {
+        let mut depth = self.depth;
+        while depth > 0 {
+            self.gain[depth - 1] = -(-self.gain[depth - 1]).max(self.gain[depth]);
+            depth -= 1;
+        }
+        self.gain[0]
+    }
 }
 
 /// The SEE of a normal move that meets no recapture ([`unopposed`]), in centipawns: what it

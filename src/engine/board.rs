@@ -8,6 +8,7 @@
 
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Role, Square, attacks};
 
+use crate::chess::SwapList;
 use crate::chess::pst::{PIECE_VALUE, PST};
 use crate::chess::rays::{BISHOP_RAYS, KING_ATTACKS, KNIGHT_ATTACKS, ROOK_RAYS};
 
@@ -282,7 +283,7 @@ impl Board {
     pub fn see(&self, m: Mv) -> i32 {
         let us = self.us();
         let (from, to) = (m.from(), m.to());
-        let (first_gain, mut on_square, mut occ) = match m.kind() {
+        let (first_gain, on_square, mut occ) = match m.kind() {
             KIND_NORMAL => {
                 let victim = m.victim();
                 let captured = if victim == NO_VICTIM { 0 } else { PIECE_VALUE[victim as usize] };
@@ -313,9 +314,7 @@ impl Board {
         if orth & orth_rays != 0 {
             attackers |= attacks::rook_attacks(s, bb(occ)).0 & orth;
         }
-        let mut gain = [0i32; 34];
-        gain[0] = first_gain;
-        let mut depth = 0;
+        let mut swaps = SwapList::new(first_gain, on_square, promotes);
         let mut side = us ^ 1;
         loop {
             let side_attackers = attackers & occ & self.colors[side];
@@ -331,13 +330,7 @@ impl Board {
                 break;
             }
             let capturer = (side_attackers & self.roles[role]).trailing_zeros();
-            depth += 1;
-            gain[depth] = on_square - gain[depth - 1];
-            on_square = PIECE_VALUE[role];
-            if role == PAWN && promotes {
-                gain[depth] += PIECE_VALUE[QUEEN] - PIECE_VALUE[PAWN];
-                on_square = PIECE_VALUE[QUEEN];
-            }
+            let more = swaps.capture(role);
             let bit = 1u64 << capturer;
             occ &= !bit;
             // X-rays: only a piece on a line through `to` can uncover a slider behind it.
@@ -348,15 +341,11 @@ impl Board {
                 attackers |= attacks::rook_attacks(s, bb(occ)).0 & orth;
             }
             side ^= 1;
-            if depth + 1 >= gain.len() {
+            if !more {
                 break;
             }
         }
-        while depth > 0 {
-            gain[depth - 1] = -(-gain[depth - 1]).max(gain[depth]);
-            depth -= 1;
-        }
-        gain[0]
+        swaps.resolve()
     }
 
     /// Upper bound of [`Board::see`] for `m`, in centipawns: the material it captures plus its
