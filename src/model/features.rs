@@ -33,6 +33,15 @@ pub trait Sink {
     }
 }
 
+/// The plain [`Sink`]: collects the features as `(index, value)` pairs, in the order they come
+/// (indices below 2^16, values in 1/[`ONE`] within `i16`: every feature layout's).
+impl Sink for Vec<(u16, i16)> {
+    #[inline]
+    fn put(&mut self, index: usize, value: i32) {
+        self.push((index as u16, value as i16));
+    }
+}
+
 /// A [`Sink`] that computes the logit: the dot product with weights, in logit units.
 pub struct Dot<'w> {
     weights: &'w [i32],

@@ -21,19 +21,10 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use crate::model::features::{Sink, move_layout};
+use crate::model::features::move_layout;
 use crate::model::network::{self, BOARD_INPUTS, SQUARE_INPUTS};
 use crate::model::{GameState, Model, Predictor};
 use crate::text::Game;
-
-/// Collects a move's hand features.
-struct Collect<'a>(&'a mut Vec<(u16, i16)>);
-
-impl Sink for Collect<'_> {
-    fn put(&mut self, index: usize, value: i32) {
-        self.0.push((index as u16, value as i16));
-    }
-}
 
 /// What [`export`] wrote.
 #[derive(Clone, Copy, Debug, Default)]
@@ -90,7 +81,7 @@ pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<Expo
                 let promo = p.promotion().saturating_sub(1);
                 uci.write_all(&((p.from() + 64 * p.to() + 4096 * promo) as u16).to_le_bytes())?;
                 hand.clear();
-                ctx.features(i, &mut Collect(&mut hand));
+                ctx.features(i, &mut hand);
                 for &(k, v) in &hand {
                     feat_idx.write_all(&k.to_le_bytes())?;
                     feat_val.write_all(&v.to_le_bytes())?;

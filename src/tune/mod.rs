@@ -15,11 +15,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::container::MAX_BLOCK_TEXT;
+use crate::format::BlockFormat;
 use crate::model::book::{Book, BookMoves, PriorBook};
 use crate::model::features::{RESULT_CLASSES, end_layout, move_layout, result_class, result_layout};
 use crate::model::softmax::{LOGIT_ONE, PROB_ONE};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
+use crate::movetext::Movetext;
 use crate::text::{Game, parse_game};
 use problem::Problem;
 use shakmaty::Position;
@@ -218,7 +221,7 @@ fn move_probabilities(problem: &Problem, d: usize, w: &[f64], floor: f64) -> Vec
     let mut z: Vec<f64> = (c0..c1)
         .map(|c| {
             let (f0, f1) = (problem.feat_start[c] as usize, problem.feat_start[c + 1] as usize);
-            (f0..f1).map(|f| w[problem.feat_index[f] as usize] * problem.feat_value[f] as f64).sum::<f64>() / 256.0
+            problem.features[f0..f1].iter().map(|&(index, value)| w[index as usize] * value as f64).sum::<f64>() / 256.0
         })
         .collect();
     let zmax = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -290,12 +293,19 @@ pub fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
 ///
 /// [`trace_block`]: crate::movetext::block::trace_block
 pub fn trace(model: &Model, text: &[u8], block_lines: usize, fixed_skill: Option<usize>) -> Trace {
+    // The blocks the compressor cuts: its movetext splitter, with the archive's default limit of
+    // bytes per block.
+    let lines = u32::try_from(block_lines).unwrap_or(u32::MAX);
+    let mut splitter = Movetext.splitter();
+    let mut input = text;
     let mut blocks = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        let cut = memchr::memchr_iter(b'\n', rest).nth(block_lines - 1).map_or(rest.len(), |i| i + 1);
-        blocks.push(&rest[..cut]);
-        rest = &rest[cut..];
+    loop {
+        let mut block = Vec::new();
+        splitter.read(&mut input, lines, MAX_BLOCK_TEXT, &mut block).expect("reading from memory does not fail");
+        if block.is_empty() {
+            break;
+        }
+        blocks.push(block);
     }
     let traces: Vec<Trace> = blocks.par_iter().map(|b| crate::movetext::block::trace_block(model, b, fixed_skill)).collect();
     let mut all = Trace::default();

@@ -14,10 +14,8 @@ pub struct Problem {
     pub cand_start: Vec<u32>,
     /// Feature range of candidate `c`: `feat_start[c]..feat_start[c + 1]`.
     pub feat_start: Vec<u32>,
-    /// Feature indices.
-    pub feat_index: Vec<u16>,
-    /// Feature values in units of 1/[`ONE`].
-    pub feat_value: Vec<i16>,
+    /// The features: `(index, value)`, values in units of 1/[`ONE`].
+    pub features: Vec<(u16, i16)>,
     /// Chosen candidate of each decision (relative to its first candidate).
     pub label: Vec<u16>,
 }
@@ -40,7 +38,7 @@ impl Problem {
 
     /// Closes the current candidate.
     pub fn end_candidate(&mut self) {
-        self.feat_start.push(self.feat_index.len() as u32);
+        self.feat_start.push(self.features.len() as u32);
     }
 
     /// Closes the current decision with `label` chosen.
@@ -52,9 +50,8 @@ impl Problem {
     /// Appends all decisions of `other`.
     pub fn append(&mut self, other: &Problem) {
         let cand_base = (self.feat_start.len() - 1) as u32;
-        let feat_base = self.feat_index.len() as u32;
-        self.feat_index.extend_from_slice(&other.feat_index);
-        self.feat_value.extend_from_slice(&other.feat_value);
+        let feat_base = self.features.len() as u32;
+        self.features.extend_from_slice(&other.features);
         self.feat_start.extend(other.feat_start[1..].iter().map(|&s| s + feat_base));
         self.cand_start.extend(other.cand_start[1..].iter().map(|&s| s + cand_base));
         self.label.extend_from_slice(&other.label);
@@ -102,8 +99,8 @@ impl Problem {
         for c in c0..c1 {
             let (f0, f1) = (self.feat_start[c] as usize, self.feat_start[c + 1] as usize);
             let mut acc = 0.0;
-            for f in f0..f1 {
-                acc += w[self.feat_index[f] as usize] * self.feat_value[f] as f64;
+            for &(index, value) in &self.features[f0..f1] {
+                acc += w[index as usize] * value as f64;
             }
             z.push(acc * scale);
         }
@@ -125,8 +122,8 @@ impl Problem {
                     continue;
                 }
                 let (f0, f1) = (self.feat_start[c] as usize, self.feat_start[c + 1] as usize);
-                for f in f0..f1 {
-                    grad[self.feat_index[f] as usize] += g * self.feat_value[f] as f64 * scale;
+                for &(index, value) in &self.features[f0..f1] {
+                    grad[index as usize] += g * value as f64 * scale;
                 }
             }
         }
@@ -137,7 +134,6 @@ impl Problem {
 impl Sink for Problem {
     #[inline]
     fn put(&mut self, index: usize, value: i32) {
-        self.feat_index.push(index as u16);
-        self.feat_value.push(value as i16);
+        self.features.put(index, value);
     }
 }
