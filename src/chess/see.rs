@@ -116,17 +116,17 @@ impl SwapList {
     /// The list after the move itself: it wins `first_gain` outright (the captured piece and
     /// any promotion gain) and leaves a piece worth `on_square` on the square; `promotes`:
     /// whether the square is on the first or last rank.
-    #[inline]
+    #[inline(always)]
     pub fn new(first_gain: i32, on_square: i32, promotes: bool) -> Self {
-        let mut gain = [0i32; 34];
-        gain[0] = first_gain;
-        SwapList { gain, depth: 0, on_square, promotes }
+        let mut list = SwapList { gain: [0; 34], depth: 0, on_square, promotes };
+        list.gain[0] = first_gain;
+        list
     }
 
     /// Adds a recapture by the other side with a piece of role `role` (0 pawn .. 5 king, the
     /// index of [`PIECE_VALUE`]); a pawn promotes where the square is on the last rank. Returns
     /// whether another capture may still be counted.
-    #[inline]
+    #[inline(always)]
     pub fn capture(&mut self, role: usize) -> bool {
         self.depth += 1;
         self.gain[self.depth] = self.on_square - self.gain[self.depth - 1];
@@ -140,8 +140,8 @@ impl SwapList {
 
     /// The exchange's value for the side that made the first move, in centipawns: from the
     /// last capture back, each side takes the better of capturing and stopping.
-    #[inline]
-    pub fn resolve(mut self) -> i32 {
+    #[inline(always)]
+    pub fn resolve(&mut self) -> i32 {
         let mut depth = self.depth;
         while depth > 0 {
             self.gain[depth - 1] = -(-self.gain[depth - 1]).max(self.gain[depth]);
