@@ -862,8 +862,10 @@ mod x86 {
     /// Where every shift `sh = e - s` is in `1..=62`: `floor((acc m + 2^(sh-1)) / 2^sh) + bias`
     /// as `((acc m) >> (sh - 1)) + 1 + 2 bias) >> 1` (arithmetic shifts; with `acc m = q 2^(sh-1)
     /// + r`, `0 <= r < 2^(sh-1)`, both are `floor((q + 1) / 2) + bias`), saturated to `i32`;
-    /// else [`requant`] per channel. Where moreover the row's shift is at most `s_free` (no
-    /// output can saturate, [`Dense::sat_free`]): the even channels' products from the low
+    /// else [`requant`] per channel. Where moreover every token's shift is at most `s_free` (no
+    /// output can saturate, [`Dense::sat_free`]), straight-line code over the whole tile (no
+    /// test per token and block: that bookkeeping had cost more than the arithmetic): the even
+    /// channels' products from the low
     /// halves of the 64-bit lanes, the odd ones' from the high halves (`vpmuldq` reads the low
     /// 32 bits of each lane), the results' low halves interleaved by one `vpermt2d`, without
     /// the widening, the saturating narrowing and the reassembly (13 instructions instead of 20
@@ -873,60 +875,79 @@ mod x86 {
             let (d, b0, t0, acc, shifts, y, s_free): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32], i32) =
                 ($d, $b0, $t0, $acc, $shifts, $y, $s_free);
             let one = _mm512_set1_epi64(1);
-            // Dword 2k from the first operand's dword 2k, dword 2k + 1 from the second's dword 2k.
-            let inter = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
-            for c in 0..$c {
-                let base = (b0 + c) * BLOCK;
-                let live = (d.rows - base).min(BLOCK);
-                let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
-                let ld = |v: &[i32]| {
-                    let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
-                    // SAFETY: 16 values.
-                    unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
-                };
-                let (mlo, mhi) = widen(ld(&d.m));
-                let (e1lo, e1hi) = widen(_mm512_sub_epi32(ld(&d.e), _mm512_set1_epi32(1)));
-                let (blo, bhi) = widen(ld(&d.bias));
-                let (b2lo, b2hi) = (_mm512_add_epi64(_mm512_add_epi64(blo, blo), one), _mm512_add_epi64(_mm512_add_epi64(bhi, bhi), one));
-                // The even and odd channels' multipliers (in the low halves of the lanes),
-                // exponents - 1 and 2 bias + 1 (as i64).
-                let mv = ld(&d.m);
-                let m_odd = _mm512_srli_epi64::<32>(mv);
-                let e1v = _mm512_sub_epi32(ld(&d.e), _mm512_set1_epi32(1));
-                let (e1_even, e1_odd) = (_mm512_srai_epi64::<32>(_mm512_slli_epi64::<32>(e1v)), _mm512_srai_epi64::<32>(e1v));
-                let bv = ld(&d.bias);
-                let (b_even, b_odd) = (_mm512_srai_epi64::<32>(_mm512_slli_epi64::<32>(bv)), _mm512_srai_epi64::<32>(bv));
-                let (b2_even, b2_odd) =
-                    (_mm512_add_epi64(_mm512_add_epi64(b_even, b_even), one), _mm512_add_epi64(_mm512_add_epi64(b_odd, b_odd), one));
-                for r in 0..$r {
-                    let t = t0 + r;
-                    let s = shifts[t];
-                    let out = &mut y[t * d.rows + base..t * d.rows + base + live];
-                    if d.e_min - s >= 1 && d.e_max - s <= 62 && s <= s_free {
+            let sh: [i32; $r] = std::array::from_fn(|r| shifts[t0 + r]);
+            if sh.iter().all(|&s| d.e_min - s >= 1 && d.e_max - s <= 62 && s <= s_free) {
+                // Every token's shift keeps every channel in 1..=62 and no output can
+                // saturate: straight-line code over the tile, the bounds checked once.
+                let rows = d.rows;
+                let yt = &mut y[t0 * rows..(t0 + $r) * rows];
+                // Dword 2k from the first operand's dword 2k, dword 2k + 1 from the second's.
+                let inter = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+                let sv: [__m512i; $r] = std::array::from_fn(|r| _mm512_set1_epi64(sh[r] as i64));
+                let (m, e, bias) =
+                    (&d.m[b0 * BLOCK..(b0 + $c) * BLOCK], &d.e[b0 * BLOCK..(b0 + $c) * BLOCK], &d.bias[b0 * BLOCK..(b0 + $c) * BLOCK]);
+                for c in 0..$c {
+                    let base = (b0 + c) * BLOCK;
+                    let live = (rows - base).min(BLOCK);
+                    let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+                    // SAFETY: 16 values at 16 c of the tile's 16 C (checked above).
+                    let ld = |v: &[i32]| unsafe { _mm512_loadu_si512(v.as_ptr().wrapping_add(c * BLOCK) as *const __m512i) };
+                    // The even and odd channels' multipliers (in the low halves of the
+                    // lanes), exponents - 1 and 2 bias + 1 (as i64).
+                    let mv = ld(m);
+                    let m_odd = _mm512_srli_epi64::<32>(mv);
+                    let e1v = _mm512_sub_epi32(ld(e), _mm512_set1_epi32(1));
+                    let (e1_even, e1_odd) = (_mm512_srai_epi64::<32>(_mm512_slli_epi64::<32>(e1v)), _mm512_srai_epi64::<32>(e1v));
+                    let bv = ld(bias);
+                    let (b_even, b_odd) = (_mm512_srai_epi64::<32>(_mm512_slli_epi64::<32>(bv)), _mm512_srai_epi64::<32>(bv));
+                    let (b2_even, b2_odd) =
+                        (_mm512_add_epi64(_mm512_add_epi64(b_even, b_even), one), _mm512_add_epi64(_mm512_add_epi64(b_odd, b_odd), one));
+                    for r in 0..$r {
                         let a = acc[r][c];
-                        let sv = _mm512_set1_epi64(s as i64);
-                        let ev = _mm512_srav_epi64(_mm512_mul_epi32(a, mv), _mm512_sub_epi64(e1_even, sv));
+                        let ev = _mm512_srav_epi64(_mm512_mul_epi32(a, mv), _mm512_sub_epi64(e1_even, sv[r]));
                         let ev = _mm512_srai_epi64::<1>(_mm512_add_epi64(ev, b2_even));
-                        let od = _mm512_srav_epi64(_mm512_mul_epi32(_mm512_srli_epi64::<32>(a), m_odd), _mm512_sub_epi64(e1_odd, sv));
+                        let od = _mm512_srav_epi64(_mm512_mul_epi32(_mm512_srli_epi64::<32>(a), m_odd), _mm512_sub_epi64(e1_odd, sv[r]));
                         let od = _mm512_srai_epi64::<1>(_mm512_add_epi64(od, b2_odd));
                         // Every result fits i32 (s <= s_free): its low half is the value.
                         let v = _mm512_permutex2var_epi32(ev, inter, od);
-                        // SAFETY: the mask covers the `live` values of `out`.
-                        unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
-                    } else if d.e_min - s >= 1 && d.e_max - s <= 62 {
-                        let (alo, ahi) = widen(acc[r][c]);
-                        let sv = _mm512_set1_epi64(s as i64);
-                        let lo = requant8(alo, mlo, _mm512_sub_epi64(e1lo, sv), b2lo);
-                        let hi = requant8(ahi, mhi, _mm512_sub_epi64(e1hi, sv), b2hi);
-                        let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
-                        // SAFETY: the mask covers the `live` values of `out`.
-                        unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
-                    } else {
-                        let mut a = [0i32; BLOCK];
+                        // SAFETY: the `live` values at `r rows + base` of the tile's rows.
+                        unsafe { _mm512_mask_storeu_epi32(yt.as_mut_ptr().wrapping_add(r * rows + base), mask, v) };
+                    }
+                }
+            } else {
+                for c in 0..$c {
+                    let base = (b0 + c) * BLOCK;
+                    let live = (d.rows - base).min(BLOCK);
+                    let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+                    let ld = |v: &[i32]| {
+                        let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
                         // SAFETY: 16 values.
-                        unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
-                        for (l, o) in out.iter_mut().enumerate() {
-                            *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                        unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+                    };
+                    let (mlo, mhi) = widen(ld(&d.m));
+                    let (e1lo, e1hi) = widen(_mm512_sub_epi32(ld(&d.e), _mm512_set1_epi32(1)));
+                    let (blo, bhi) = widen(ld(&d.bias));
+                    let (b2lo, b2hi) =
+                        (_mm512_add_epi64(_mm512_add_epi64(blo, blo), one), _mm512_add_epi64(_mm512_add_epi64(bhi, bhi), one));
+                    for r in 0..$r {
+                        let t = t0 + r;
+                        let s = sh[r];
+                        let out = &mut y[t * d.rows + base..t * d.rows + base + live];
+                        if d.e_min - s >= 1 && d.e_max - s <= 62 {
+                            let (alo, ahi) = widen(acc[r][c]);
+                            let sv = _mm512_set1_epi64(s as i64);
+                            let lo = requant8(alo, mlo, _mm512_sub_epi64(e1lo, sv), b2lo);
+                            let hi = requant8(ahi, mhi, _mm512_sub_epi64(e1hi, sv), b2hi);
+                            let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+                            // SAFETY: the mask covers the `live` values of `out`.
+                            unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
+                        } else {
+                            let mut a = [0i32; BLOCK];
+                            // SAFETY: 16 values.
+                            unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
+                            for (l, o) in out.iter_mut().enumerate() {
+                                *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                            }
                         }
                     }
                 }
@@ -1777,6 +1798,83 @@ mod tests {
                     let mut y = vec![0i32; n * rows];
                     d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "pairs {p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                }
+            }
+        }
+    }
+
+    /// The saturation-free epilogue (every token's shift at most [`Dense::sat_free`]'s bound):
+    /// tiles whose shifts are all at the bound (with the inputs that reach it: every input at
+    /// `±xmax` against weights of one sign), below it, and one token past it (the tile takes
+    /// the saturating code), on both forms; every path gives the `i128` formula's integers, and
+    /// the outputs at the bound come near `i32`'s limits without passing them.
+    #[test]
+    fn dense_sat_free_epilogue_is_exact() {
+        let mut g = Rng(10);
+        for &(rows, cols, n) in &[(64, 256, 16), (37, 511, 9), (48, 352, 5), (16, 64, 4)] {
+            for extreme in [true, false] {
+                let w: Vec<i16> = (0..rows * cols)
+                    .map(|i| if extreme { if (i / cols) % 2 == 0 { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .collect();
+                let mult: Vec<(i64, i32)> = (0..rows)
+                    .map(|r| if r % 13 == 7 { (0, 0) } else { (g.range(1 << 30, (1 << 31) - 1), g.range(40, 46) as i32) })
+                    .collect();
+                let bias: Vec<i32> = (0..rows).map(|_| g.range(-(1 << 20), 1 << 20) as i32).collect();
+                for u8form in [false, true] {
+                    let d = Dense::new(rows, cols, &w, &mult, &bias);
+                    let d = if u8form { d.with_u8() } else { d };
+                    let (sf, xmax) = if u8form { (d.s_free8, 127) } else { (d.s_free, 32767) };
+                    assert!(sf >= 1, "{rows}x{cols}: s_free {sf}");
+                    for case in 0..3 {
+                        let shifts: Vec<i32> =
+                            (0..n).map(|t| if case == 2 && t == n / 2 { sf + 1 } else { sf - (case * t as i32) % 3 }).collect();
+                        let q: Vec<i32> = (0..n * cols)
+                            .map(|i| {
+                                if extreme {
+                                    if (i / cols) % 2 == 0 { xmax } else { -xmax }
+                                } else {
+                                    g.range(-xmax as i64, xmax as i64) as i32
+                                }
+                            })
+                            .collect();
+                        let mut want = vec![0i32; n * rows];
+                        let mut big = 0i64;
+                        for t in 0..n {
+                            for r in 0..rows {
+                                let acc: i64 = (0..cols).map(|c| w[r * cols + c] as i64 * q[t * cols + c] as i64).sum();
+                                let (m, e) = mult[r];
+                                let v = rshift(acc as i128 * m as i128, e - shifts[t]) + bias[r] as i128;
+                                if shifts[t] <= sf {
+                                    assert!(v >= i32::MIN as i128 && v <= i32::MAX as i128, "saturates at s {}", shifts[t]);
+                                }
+                                big = big.max(v.unsigned_abs().min(u64::MAX as u128) as i64);
+                                want[t * rows + r] = sat(v);
+                            }
+                        }
+                        if extreme && case == 0 {
+                            assert!(big > 1 << 29, "the bound is not approached: {big}");
+                        }
+                        let (kp, kq) = (d.pairs(), d.quads());
+                        let mut xp = vec![0i32; n * kp];
+                        let mut xq = vec![0x8080_8080u32 as i32; n * kq];
+                        for t in 0..n {
+                            for c in 0..cols {
+                                let v = q[t * cols + c];
+                                xp[t * kp + c / 2] |= ((v as i16 as u16 as u32) << (16 * (c % 2))) as i32;
+                                let sh = 8 * (c % 4);
+                                xq[t * kq + c / 4] = ((xq[t * kq + c / 4] as u32 & !(0xFF << sh)) | (((v + 128) as u32) << sh)) as i32;
+                            }
+                        }
+                        for p in paths() {
+                            let mut y = vec![0i32; n * rows];
+                            if u8form {
+                                d.run_u8(n, &xq, &shifts, &mut y, p);
+                            } else {
+                                d.run(n, &xp, &shifts, &mut y, p);
+                            }
+                            assert_eq!(y, want, "{p:?} {rows}x{cols} u8 {u8form} extreme {extreme} case {case}");
+                        }
+                    }
                 }
             }
         }
