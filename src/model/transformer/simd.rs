@@ -860,16 +860,15 @@ mod x86 {
     /// Requantises a tile's sums `acc` (`R` tokens from `t0` x `C` blocks from `b0`) into `y`,
     /// written out in each tile (a function was not inlined, and its sums went through memory).
     /// Where every shift `sh = e - s` is in `1..=62`: `floor((acc m + 2^(sh-1)) / 2^sh) + bias`
-    /// as `((acc m) >> (sh - 1)) + 1 + 2 bias) >> 1` (arithmetic shifts; with `acc m = q 2^(sh-1)
-    /// + r`, `0 <= r < 2^(sh-1)`, both are `floor((q + 1) / 2) + bias`), saturated to `i32`;
-    /// else [`requant`] per channel. Where moreover every token's shift is at most `s_free` (no
-    /// output can saturate, [`Dense::sat_free`]), straight-line code over the whole tile (no
-    /// test per token and block: that bookkeeping had cost more than the arithmetic): the even
-    /// channels' products from the low
-    /// halves of the 64-bit lanes, the odd ones' from the high halves (`vpmuldq` reads the low
-    /// 32 bits of each lane), the results' low halves interleaved by one `vpermt2d`, without
-    /// the widening, the saturating narrowing and the reassembly (13 instructions instead of 20
-    /// per 16 channels).
+    /// as `((acc m) >> (sh - 1)) + 1 + 2 bias) >> 1` (arithmetic shifts; with `acc m = q
+    /// 2^(sh-1) + r`, `0 <= r < 2^(sh-1)`, both are `floor((q + 1) / 2) + bias`), saturated to
+    /// `i32`; else [`requant`] per channel. Where moreover every token's shift is at most
+    /// `s_free` (no output can saturate, [`Dense::sat_free`]), straight-line code over the whole
+    /// tile (no test per token and block: that bookkeeping had cost more than the arithmetic):
+    /// the even channels' products from the low halves of the 64-bit lanes, the odd ones' from
+    /// the high halves (`vpmuldq` reads the low 32 bits of each lane), the results' low halves
+    /// interleaved by one `vpermt2d`, without the widening, the saturating narrowing and the
+    /// reassembly (13 vector instructions instead of 20 per 16 channels).
     macro_rules! epilogue512 {
         ($d:expr, $b0:expr, $t0:expr, $acc:expr, $shifts:expr, $y:expr, $r:expr, $c:expr, $s_free:expr) => {{
             let (d, b0, t0, acc, shifts, y, s_free): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32], i32) =
