@@ -1173,6 +1173,11 @@ mod x86 {
         } else {
             0
         };
+        if b.is_none() {
+            if let Some(done) = rms512(x, w, wmax, eps) {
+                return done;
+            }
+        }
         let mv = _mm512_set1_epi64(mean);
         // The largest |x - mean| and the sum of squares in one pass; the sum is only used where
         // every |x - mean| < 2^26: then each square (< 2^52) comes from the low 32 bits and the
@@ -1218,6 +1223,64 @@ mod x86 {
             unsafe { _mm512_storeu_si512(xp.wrapping_add(i) as *mut __m512i, v) };
         }
         true
+    }
+
+    /// [`norm512`] for RMSNorm (no mean, no bias) where the outputs cannot saturate (`zb max
+    /// |w| <= 2^46`, so `|y| <= 2^30 + 1`), on the `i32` lanes as they are: the even values'
+    /// products by `vpmuldq` on the 64-bit lanes' low halves, the odd ones' on the high halves
+    /// (no widening, no saturating narrowing), the results' low halves interleaved by one
+    /// `vpermt2d`. The same integers as `norm512`'s `i64` code. `None` (nothing written) where
+    /// the result is not decided here; `Some(false)` where `norm512` would give up too.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn rms512(x: &mut [i32], w: &[i32], wmax: i64, eps: i128) -> Option<bool> {
+        let n = x.len();
+        let (xp, wp) = (x.as_mut_ptr(), w.as_ptr());
+        // SAFETY (the loads and stores below): 16 values at i, i < n, n a multiple of 16, and
+        // `w` as long as `x`.
+        let ld = |p: *const i32, i: usize| unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+        // max |x| (as u32: |i32::MIN| = 2^31) and the sum of squares, which is only used where
+        // every |x| < 2^26 (each square below 2^52, the sum below 2^63 for n <= 2048).
+        let mut dm = _mm512_setzero_si512();
+        let mut acc = _mm512_setzero_si512();
+        for i in (0..n).step_by(16) {
+            let v = ld(xp, i);
+            dm = _mm512_max_epu32(dm, _mm512_abs_epi32(v));
+            let vo = _mm512_srli_epi64::<32>(v);
+            acc = _mm512_add_epi64(acc, _mm512_add_epi64(_mm512_mul_epi32(v, v), _mm512_mul_epi32(vo, vo)));
+        }
+        let dmax = _mm512_reduce_max_epu32(dm) as u64;
+        if dmax >= 1 << 26 {
+            return Some(false);
+        }
+        let var = _mm512_reduce_add_epi64(acc) as i128 / n as i128;
+        let sd = super::isqrt((var + eps) as u128) as i128;
+        let inv = (1i128 << 62) / sd;
+        let zb = ((dmax as u128 * inv as u128) >> 46) + 1;
+        let (ih, il) = ((inv >> 31) as i64, (inv & ((1 << 31) - 1)) as i64);
+        if zb * wmax as u128 > 1 << 62 || ih >= 1 << 31 || zb >= 1 << 31 {
+            return Some(false);
+        }
+        if zb * wmax as u128 > 1 << 46 {
+            return None;
+        }
+        let (ihv, ilv) = (_mm512_set1_epi64(ih), _mm512_set1_epi64(il));
+        let (h45, h15) = (_mm512_set1_epi64(1 << 45), _mm512_set1_epi64(1 << 15));
+        let inter = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+        // z and y of the values in the low halves of the lanes of `v`, with the weights in the
+        // low halves of `wv`: |x| < 2^26, ih and il < 2^31: 32 x 32-bit products; |z| < 2^31.
+        let half = |v: __m512i, wv: __m512i| {
+            let (a, bb) = (_mm512_mul_epi32(v, ihv), _mm512_mul_epi32(v, ilv));
+            let z = _mm512_srai_epi64::<15>(_mm512_add_epi64(a, _mm512_srai_epi64::<31>(_mm512_add_epi64(bb, h45))));
+            _mm512_srai_epi64::<16>(_mm512_add_epi64(_mm512_mul_epi32(z, wv), h15))
+        };
+        for i in (0..n).step_by(16) {
+            let (v, wv) = (ld(xp, i), ld(wp, i));
+            let ev = half(v, wv);
+            let od = half(_mm512_srli_epi64::<32>(v), _mm512_srli_epi64::<32>(wv));
+            // SAFETY: 16 values at i of n.
+            unsafe { _mm512_storeu_si512(xp.wrapping_add(i) as *mut __m512i, _mm512_permutex2var_epi32(ev, inter, od)) };
+        }
+        Some(true)
     }
 
     /// [`DotRhs::pack`]'s lines by gathers: line `(bl, p)` holds pair `p` of rows `16 bl ..
