@@ -1173,10 +1173,10 @@ mod x86 {
         } else {
             0
         };
-        if b.is_none() {
-            if let Some(done) = rms512(x, w, wmax, eps) {
-                return done;
-            }
+        if b.is_none()
+            && let Some(done) = rms512(x, w, wmax, eps)
+        {
+            return done;
         }
         let mv = _mm512_set1_epi64(mean);
         // The largest |x - mean| and the sum of squares in one pass; the sum is only used where
