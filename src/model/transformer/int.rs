@@ -874,4 +874,34 @@ mod tests {
             assert!(checked > 1000, "{checked} rows on the fast path");
         }
     }
+
+    /// The AVX-512 softmax's weights (computed in `i32` lanes) against `exp_neg` for every gap
+    /// `max - s` below `2^22` (past the clamp at `2^21`) and for gaps up to `2^32 - 1`: rows of
+    /// zero dots whose scores are their biases, the first 0 (the maximum), the others `-gap`.
+    #[test]
+    fn softmax_weights_match_exp_neg_for_every_gap() {
+        if simd::best() < Simd::Avx512 {
+            return;
+        }
+        let exp = Exp2::new();
+        let sh = [1i32; TOKENS];
+        let dots = [0i64; TOKENS];
+        let mut gaps: Vec<i64> = (0..1i64 << 22).collect();
+        gaps.extend((0..4000).map(|k| (1i64 << 22) + k * ((1i64 << 32) - (1 << 22)) / 4000));
+        gaps.extend([(1i64 << 31) - 1, 1 << 31, (1i64 << 32) - 1]);
+        for row in gaps.chunks(TOKENS - 1) {
+            // A gap of 2^31 or more needs a positive maximum: max = 2^31 - 1, s = max - gap.
+            let mut bias = [0i32; TOKENS];
+            bias[0] = i32::MAX;
+            for (j, &g) in row.iter().enumerate() {
+                bias[j + 1] = (i32::MAX as i64 - g) as i32;
+            }
+            let mut e = [0i64; TOKENS];
+            assert!(simd::softmax_row(&dots, &sh, &bias, 1 << 30, &exp.t32, &mut e));
+            assert_eq!(e[0], exp.exp_neg(0));
+            for (j, &g) in row.iter().enumerate() {
+                assert_eq!(e[j + 1], exp.exp_neg(g), "gap {g}");
+            }
+        }
+    }
 }

@@ -188,6 +188,14 @@ pub struct Dense {
     /// Per channel (padded to whole blocks): `-128 * sum_c w[r][c]`, the zero point's share
     /// of a sum over `u8` inputs `q + 128`.
     corr: Vec<i32>,
+    /// Per channel: `sum_c |w[r][c]|`, for the saturation bounds.
+    wabs: Vec<i64>,
+    /// The largest row shift `s` at which no channel's requantised output can leave `i32`
+    /// for any `i16` input ([`Dense::run`], `|x| <= 32768`): there the AVX-512 epilogue skips
+    /// the saturation ([`Dense::sat_free`]); `-1` if none.
+    s_free: i32,
+    /// The same for `u8` inputs ([`Dense::run_u8`], `|q| <= 128`).
+    s_free8: i32,
 }
 
 impl Dense {
@@ -218,7 +226,54 @@ impl Dense {
             e[r] = if mr == 0 { e_min } else { er };
             pb[r] = bias[r];
         }
-        Dense { rows, cols, kp, blocks, w: pw, m, e, bias: pb, e_min, e_max, kq: cols.div_ceil(4), w8: Vec::new(), corr: Vec::new() }
+        let wabs: Vec<i64> = (0..rows).map(|r| w[r * cols..(r + 1) * cols].iter().map(|&v| (v as i64).abs()).sum()).collect();
+        let mut d = Dense {
+            rows,
+            cols,
+            kp,
+            blocks,
+            w: pw,
+            m,
+            e,
+            bias: pb,
+            e_min,
+            e_max,
+            kq: cols.div_ceil(4),
+            w8: Vec::new(),
+            corr: Vec::new(),
+            wabs,
+            s_free: -1,
+            s_free8: -1,
+        };
+        d.s_free = d.sat_free(32768);
+        d
+    }
+
+    /// The largest row shift `s` (at most 62) at which no channel's output `floor((acc m +
+    /// 2^(sh-1)) / 2^sh) + bias` (`sh = e - s >= 1`) can leave `i32`, for inputs `|x| <= xmax`:
+    /// then `|acc| <= A = xmax sum_c |w[r][c]|` and `|output| <= A m / 2^sh + 2 + |bias|`, so
+    /// `A m <= (2^31 - 3 - |bias|) 2^sh` is enough. `-1` where no shift qualifies. Shifts at or
+    /// below it give the same integers with or without the saturation.
+    fn sat_free(&self, xmax: i64) -> i32 {
+        let mut best = 62i32;
+        for r in 0..self.rows {
+            let (m, e) = (self.m[r] as i128, self.e[r]);
+            let a = self.wabs[r] as i128 * xmax as i128 * m; // < 2^(15 + 31 + 16 + 31)
+            let k = (1i128 << 31) - 3 - (self.bias[r] as i128).abs();
+            if k <= 0 {
+                return -1;
+            }
+            // From sh = 1 up: a < 2^93 <= k 2^93, so the loop ends by sh = 93.
+            let mut s = e - 1;
+            while s >= 0 && a > k << (e - s) {
+                s -= 1;
+            }
+            best = best.min(s);
+            if best < 0 {
+                return -1;
+            }
+        }
+        best
     }
 
     /// This layer with its `u8` form too, for inputs requantised to `|q| <= ACT8`
@@ -249,6 +304,7 @@ impl Dense {
         }
         self.w8 = w8;
         self.corr = corr;
+        self.s_free8 = self.sat_free(128);
         self
     }
 
@@ -804,45 +860,93 @@ mod x86 {
     /// Requantises a tile's sums `acc` (`R` tokens from `t0` x `C` blocks from `b0`) into `y`,
     /// written out in each tile (a function was not inlined, and its sums went through memory).
     /// Where every shift `sh = e - s` is in `1..=62`: `floor((acc m + 2^(sh-1)) / 2^sh) + bias`
-    /// as `((acc m) >> (sh - 1)) + 1 + 2 bias) >> 1` (arithmetic shifts; with `acc m = q 2^(sh-1)
-    /// + r`, `0 <= r < 2^(sh-1)`, both are `floor((q + 1) / 2) + bias`), saturated to `i32`;
-    /// else [`requant`] per channel.
+    /// as `((acc m) >> (sh - 1)) + 1 + 2 bias) >> 1` (arithmetic shifts; with `acc m = q
+    /// 2^(sh-1) + r`, `0 <= r < 2^(sh-1)`, both are `floor((q + 1) / 2) + bias`), saturated to
+    /// `i32`; else [`requant`] per channel. Where moreover every token's shift is at most
+    /// `s_free` (no output can saturate, [`Dense::sat_free`]), straight-line code over the whole
+    /// tile (no test per token and block: that bookkeeping had cost more than the arithmetic):
+    /// the even channels' products from the low halves of the 64-bit lanes, the odd ones' from
+    /// the high halves (`vpmuldq` reads the low 32 bits of each lane), the results' low halves
+    /// interleaved by one `vpermt2d`, without the widening, the saturating narrowing and the
+    /// reassembly (13 vector instructions instead of 20 per 16 channels).
     macro_rules! epilogue512 {
-        ($d:expr, $b0:expr, $t0:expr, $acc:expr, $shifts:expr, $y:expr, $r:expr, $c:expr) => {{
-            let (d, b0, t0, acc, shifts, y): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32]) =
-                ($d, $b0, $t0, $acc, $shifts, $y);
+        ($d:expr, $b0:expr, $t0:expr, $acc:expr, $shifts:expr, $y:expr, $r:expr, $c:expr, $s_free:expr) => {{
+            let (d, b0, t0, acc, shifts, y, s_free): (&Dense, usize, usize, &[[__m512i; $c]; $r], &[i32], &mut [i32], i32) =
+                ($d, $b0, $t0, $acc, $shifts, $y, $s_free);
             let one = _mm512_set1_epi64(1);
-            for c in 0..$c {
-                let base = (b0 + c) * BLOCK;
-                let live = (d.rows - base).min(BLOCK);
-                let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
-                let ld = |v: &[i32]| {
-                    let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
-                    // SAFETY: 16 values.
-                    unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
-                };
-                let (mlo, mhi) = widen(ld(&d.m));
-                let (e1lo, e1hi) = widen(_mm512_sub_epi32(ld(&d.e), _mm512_set1_epi32(1)));
-                let (blo, bhi) = widen(ld(&d.bias));
-                let (b2lo, b2hi) = (_mm512_add_epi64(_mm512_add_epi64(blo, blo), one), _mm512_add_epi64(_mm512_add_epi64(bhi, bhi), one));
-                for r in 0..$r {
-                    let t = t0 + r;
-                    let s = shifts[t];
-                    let out = &mut y[t * d.rows + base..t * d.rows + base + live];
-                    if d.e_min - s >= 1 && d.e_max - s <= 62 {
-                        let (alo, ahi) = widen(acc[r][c]);
-                        let sv = _mm512_set1_epi64(s as i64);
-                        let lo = requant8(alo, mlo, _mm512_sub_epi64(e1lo, sv), b2lo);
-                        let hi = requant8(ahi, mhi, _mm512_sub_epi64(e1hi, sv), b2hi);
-                        let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
-                        // SAFETY: the mask covers the `live` values of `out`.
-                        unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
-                    } else {
-                        let mut a = [0i32; BLOCK];
+            let sh: [i32; $r] = std::array::from_fn(|r| shifts[t0 + r]);
+            if sh.iter().all(|&s| d.e_min - s >= 1 && d.e_max - s <= 62 && s <= s_free) {
+                // Every token's shift keeps every channel in 1..=62 and no output can
+                // saturate: straight-line code over the tile, the bounds checked once.
+                let rows = d.rows;
+                let yt = &mut y[t0 * rows..(t0 + $r) * rows];
+                // Dword 2k from the first operand's dword 2k, dword 2k + 1 from the second's.
+                let inter = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+                let sv: [__m512i; $r] = std::array::from_fn(|r| _mm512_set1_epi64(sh[r] as i64));
+                let (m, e, bias) =
+                    (&d.m[b0 * BLOCK..(b0 + $c) * BLOCK], &d.e[b0 * BLOCK..(b0 + $c) * BLOCK], &d.bias[b0 * BLOCK..(b0 + $c) * BLOCK]);
+                for c in 0..$c {
+                    let base = (b0 + c) * BLOCK;
+                    let live = (rows - base).min(BLOCK);
+                    let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+                    // SAFETY: 16 values at 16 c of the tile's 16 C (checked above).
+                    let ld = |v: &[i32]| unsafe { _mm512_loadu_si512(v.as_ptr().wrapping_add(c * BLOCK) as *const __m512i) };
+                    // The even and odd channels' multipliers (in the low halves of the
+                    // lanes), exponents - 1 and 2 bias + 1 (as i64).
+                    let mv = ld(m);
+                    let m_odd = _mm512_srli_epi64::<32>(mv);
+                    let e1v = _mm512_sub_epi32(ld(e), _mm512_set1_epi32(1));
+                    let (e1_even, e1_odd) = (_mm512_srai_epi64::<32>(_mm512_slli_epi64::<32>(e1v)), _mm512_srai_epi64::<32>(e1v));
+                    let bv = ld(bias);
+                    let (b_even, b_odd) = (_mm512_srai_epi64::<32>(_mm512_slli_epi64::<32>(bv)), _mm512_srai_epi64::<32>(bv));
+                    let (b2_even, b2_odd) =
+                        (_mm512_add_epi64(_mm512_add_epi64(b_even, b_even), one), _mm512_add_epi64(_mm512_add_epi64(b_odd, b_odd), one));
+                    for r in 0..$r {
+                        let a = acc[r][c];
+                        let ev = _mm512_srav_epi64(_mm512_mul_epi32(a, mv), _mm512_sub_epi64(e1_even, sv[r]));
+                        let ev = _mm512_srai_epi64::<1>(_mm512_add_epi64(ev, b2_even));
+                        let od = _mm512_srav_epi64(_mm512_mul_epi32(_mm512_srli_epi64::<32>(a), m_odd), _mm512_sub_epi64(e1_odd, sv[r]));
+                        let od = _mm512_srai_epi64::<1>(_mm512_add_epi64(od, b2_odd));
+                        // Every result fits i32 (s <= s_free): its low half is the value.
+                        let v = _mm512_permutex2var_epi32(ev, inter, od);
+                        // SAFETY: the `live` values at `r rows + base` of the tile's rows.
+                        unsafe { _mm512_mask_storeu_epi32(yt.as_mut_ptr().wrapping_add(r * rows + base), mask, v) };
+                    }
+                }
+            } else {
+                for c in 0..$c {
+                    let base = (b0 + c) * BLOCK;
+                    let live = (d.rows - base).min(BLOCK);
+                    let mask = if live == BLOCK { 0xFFFFu16 } else { (1u16 << live) - 1 };
+                    let ld = |v: &[i32]| {
+                        let a: &[i32; BLOCK] = v[base..base + BLOCK].try_into().unwrap();
                         // SAFETY: 16 values.
-                        unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
-                        for (l, o) in out.iter_mut().enumerate() {
-                            *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                        unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+                    };
+                    let (mlo, mhi) = widen(ld(&d.m));
+                    let (e1lo, e1hi) = widen(_mm512_sub_epi32(ld(&d.e), _mm512_set1_epi32(1)));
+                    let (blo, bhi) = widen(ld(&d.bias));
+                    let (b2lo, b2hi) =
+                        (_mm512_add_epi64(_mm512_add_epi64(blo, blo), one), _mm512_add_epi64(_mm512_add_epi64(bhi, bhi), one));
+                    for r in 0..$r {
+                        let t = t0 + r;
+                        let s = sh[r];
+                        let out = &mut y[t * d.rows + base..t * d.rows + base + live];
+                        if d.e_min - s >= 1 && d.e_max - s <= 62 {
+                            let (alo, ahi) = widen(acc[r][c]);
+                            let sv = _mm512_set1_epi64(s as i64);
+                            let lo = requant8(alo, mlo, _mm512_sub_epi64(e1lo, sv), b2lo);
+                            let hi = requant8(ahi, mhi, _mm512_sub_epi64(e1hi, sv), b2hi);
+                            let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi);
+                            // SAFETY: the mask covers the `live` values of `out`.
+                            unsafe { _mm512_mask_storeu_epi32(out.as_mut_ptr(), mask, v) };
+                        } else {
+                            let mut a = [0i32; BLOCK];
+                            // SAFETY: 16 values.
+                            unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut __m512i, acc[r][c]) };
+                            for (l, o) in out.iter_mut().enumerate() {
+                                *o = requant(a[l], d.m[base + l], d.e[base + l], s, d.bias[base + l]);
+                            }
                         }
                     }
                 }
@@ -889,7 +993,7 @@ mod x86 {
                 }
             }
         }
-        epilogue512!(d, b0, t0, &acc, shifts, y, R, C);
+        epilogue512!(d, b0, t0, &acc, shifts, y, R, C, d.s_free);
     }
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
@@ -933,7 +1037,7 @@ mod x86 {
                 }
             }
         }
-        epilogue512!(d, b0, t0, &acc, shifts, y, R, C);
+        epilogue512!(d, b0, t0, &acc, shifts, y, R, C, d.s_free8);
     }
 
     /// The 16 `i32` lanes of `v` as two vectors of 8 `i64`.
@@ -1069,6 +1173,11 @@ mod x86 {
         } else {
             0
         };
+        if b.is_none()
+            && let Some(done) = rms512(x, w, wmax, eps)
+        {
+            return done;
+        }
         let mv = _mm512_set1_epi64(mean);
         // The largest |x - mean| and the sum of squares in one pass; the sum is only used where
         // every |x - mean| < 2^26: then each square (< 2^52) comes from the low 32 bits and the
@@ -1114,6 +1223,64 @@ mod x86 {
             unsafe { _mm512_storeu_si512(xp.wrapping_add(i) as *mut __m512i, v) };
         }
         true
+    }
+
+    /// [`norm512`] for RMSNorm (no mean, no bias) where the outputs cannot saturate (`zb max
+    /// |w| <= 2^46`, so `|y| <= 2^30 + 1`), on the `i32` lanes as they are: the even values'
+    /// products by `vpmuldq` on the 64-bit lanes' low halves, the odd ones' on the high halves
+    /// (no widening, no saturating narrowing), the results' low halves interleaved by one
+    /// `vpermt2d`. The same integers as `norm512`'s `i64` code. `None` (nothing written) where
+    /// the result is not decided here; `Some(false)` where `norm512` would give up too.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    fn rms512(x: &mut [i32], w: &[i32], wmax: i64, eps: i128) -> Option<bool> {
+        let n = x.len();
+        let (xp, wp) = (x.as_mut_ptr(), w.as_ptr());
+        // SAFETY (the loads and stores below): 16 values at i, i < n, n a multiple of 16, and
+        // `w` as long as `x`.
+        let ld = |p: *const i32, i: usize| unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+        // max |x| (as u32: |i32::MIN| = 2^31) and the sum of squares, which is only used where
+        // every |x| < 2^26 (each square below 2^52, the sum below 2^63 for n <= 2048).
+        let mut dm = _mm512_setzero_si512();
+        let mut acc = _mm512_setzero_si512();
+        for i in (0..n).step_by(16) {
+            let v = ld(xp, i);
+            dm = _mm512_max_epu32(dm, _mm512_abs_epi32(v));
+            let vo = _mm512_srli_epi64::<32>(v);
+            acc = _mm512_add_epi64(acc, _mm512_add_epi64(_mm512_mul_epi32(v, v), _mm512_mul_epi32(vo, vo)));
+        }
+        let dmax = _mm512_reduce_max_epu32(dm) as u64;
+        if dmax >= 1 << 26 {
+            return Some(false);
+        }
+        let var = _mm512_reduce_add_epi64(acc) as i128 / n as i128;
+        let sd = super::isqrt((var + eps) as u128) as i128;
+        let inv = (1i128 << 62) / sd;
+        let zb = ((dmax as u128 * inv as u128) >> 46) + 1;
+        let (ih, il) = ((inv >> 31) as i64, (inv & ((1 << 31) - 1)) as i64);
+        if zb * wmax as u128 > 1 << 62 || ih >= 1 << 31 || zb >= 1 << 31 {
+            return Some(false);
+        }
+        if zb * wmax as u128 > 1 << 46 {
+            return None;
+        }
+        let (ihv, ilv) = (_mm512_set1_epi64(ih), _mm512_set1_epi64(il));
+        let (h45, h15) = (_mm512_set1_epi64(1 << 45), _mm512_set1_epi64(1 << 15));
+        let inter = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+        // z and y of the values in the low halves of the lanes of `v`, with the weights in the
+        // low halves of `wv`: |x| < 2^26, ih and il < 2^31: 32 x 32-bit products; |z| < 2^31.
+        let half = |v: __m512i, wv: __m512i| {
+            let (a, bb) = (_mm512_mul_epi32(v, ihv), _mm512_mul_epi32(v, ilv));
+            let z = _mm512_srai_epi64::<15>(_mm512_add_epi64(a, _mm512_srai_epi64::<31>(_mm512_add_epi64(bb, h45))));
+            _mm512_srai_epi64::<16>(_mm512_add_epi64(_mm512_mul_epi32(z, wv), h15))
+        };
+        for i in (0..n).step_by(16) {
+            let (v, wv) = (ld(xp, i), ld(wp, i));
+            let ev = half(v, wv);
+            let od = half(_mm512_srli_epi64::<32>(v), _mm512_srli_epi64::<32>(wv));
+            // SAFETY: 16 values at i of n.
+            unsafe { _mm512_storeu_si512(xp.wrapping_add(i) as *mut __m512i, _mm512_permutex2var_epi32(ev, inter, od)) };
+        }
+        Some(true)
     }
 
     /// [`DotRhs::pack`]'s lines by gathers: line `(bl, p)` holds pair `p` of rows `16 bl ..
@@ -1258,11 +1425,19 @@ mod x86 {
         _mm512_mask_mov_epi64(clamped, ovf, sgn)
     }
 
+    /// See [`super::softmax_row`]. The scores in 64-bit lanes (`vpmuldq` where every `|dot| <
+    /// 2^31`, the 64-bit product below `3 2^30`, the 128-bit one above), saturated to `i32`;
+    /// the weights in 16 `i32` lanes: `d = max - s` (below `2^32`, unsigned) clamped to `2^21`
+    /// (from there on `n >= 46` and the weight is 0 either way), `y = (d 94548 + 2^15) >> 16`
+    /// as `d + 29012 dh + ((29012 dl + 2^15) >> 16)` with `d = 2^16 dh + dl` (`94548 = 2^16 +
+    /// 29012`; every term below `2^31`), the two neighbours by two `vpgatherdd`, the
+    /// interpolation in `i32` (`|b - a| r < 2^30`), and `(v + 2^(sh-1)) >> sh` (`sh = 10 + n`)
+    /// as an unsigned shift, which gives 0 for `sh >= 32` as `exp_neg` does (`v <= 2^30`).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
         let one = _mm512_set1_epi64(1);
         let mv = _mm512_set1_epi64(m);
-        let mut s = [_mm512_setzero_si512(); 8];
+        let mut s8 = [_mm256_setzero_si256(); 8];
         let mut bad = 0u8;
         for k in 0..8 {
             // SAFETY: 8 values at 8 k of 64.
@@ -1278,7 +1453,12 @@ mod x86 {
                 | _mm512_cmplt_epi64_mask(shv, one)
                 | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
             let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
-            let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
+            let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 31)) == 0 {
+                // |dot| < 2^31 and 0 <= m < 2^31: the signed product of the low halves is
+                // exact, below 2^62, and with the half (<= 2^61) below 2^63.
+                let p = _mm512_mul_epi32(dv, mv);
+                _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
+            } else if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
                 // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61)
                 // it stays below 2^63.
                 let p = _mm512_mullo_epi64(dv, mv);
@@ -1286,37 +1466,39 @@ mod x86 {
             } else {
                 wide_round_shift(dv, mv, half, shv)
             };
-            let v = _mm512_add_epi64(v, bv);
-            s[k] = _mm512_cvtepi32_epi64(_mm512_cvtsepi64_epi32(v));
+            s8[k] = _mm512_cvtsepi64_epi32(_mm512_add_epi64(v, bv));
         }
         if bad != 0 {
             return false;
         }
-        let mut mx = s[0];
-        for k in 1..8 {
-            mx = _mm512_max_epi64(mx, s[k]);
-        }
-        let mx = _mm512_set1_epi64(_mm512_reduce_max_epi64(mx));
-        for k in 0..8 {
-            let d = _mm512_sub_epi64(mx, s[k]);
-            let y = _mm512_srai_epi64::<16>(_mm512_add_epi64(_mm512_mullo_epi64(d, _mm512_set1_epi64(94548)), _mm512_set1_epi64(1 << 15)));
-            let n = _mm512_srai_epi64::<16>(y);
-            let f = _mm512_and_si512(y, _mm512_set1_epi64(0xFFFF));
-            let (i, r) = (_mm512_srli_epi64::<8>(f), _mm512_and_si512(f, _mm512_set1_epi64(0xFF)));
-            // SAFETY: i <= 255, so the 8 bytes at entry i (entries i and i + 1) are inside the
-            // 257 entries. Both are in 0..=2^30: the low and high halves.
-            let pr = unsafe { _mm512_i64gather_epi64::<4>(i, t.as_ptr() as *const i64) };
-            let (a, b) = (_mm512_and_si512(pr, _mm512_set1_epi64(0xFFFF_FFFF)), _mm512_srli_epi64::<32>(pr));
-            // b - a and r fit i32.
-            let v = _mm512_add_epi64(
-                a,
-                _mm512_srai_epi64::<8>(_mm512_add_epi64(_mm512_mul_epi32(_mm512_sub_epi64(b, a), r), _mm512_set1_epi64(128))),
+        let s: [__m512i; 4] = std::array::from_fn(|q| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(s8[2 * q]), s8[2 * q + 1]));
+        let mx = _mm512_set1_epi32(_mm512_reduce_max_epi32(_mm512_max_epi32(_mm512_max_epi32(s[0], s[1]), _mm512_max_epi32(s[2], s[3]))));
+        let (lim, lo16, lo8) = (_mm512_set1_epi32(1 << 21), _mm512_set1_epi32(0xFFFF), _mm512_set1_epi32(0xFF));
+        let (c29, h15, h7) = (_mm512_set1_epi32(29012), _mm512_set1_epi32(1 << 15), _mm512_set1_epi32(128));
+        let (one32, ten) = (_mm512_set1_epi32(1), _mm512_set1_epi32(10));
+        for (q, sq) in s.iter().enumerate() {
+            // max - s as u32 (exact: 0 <= max - s < 2^32), clamped.
+            let d = _mm512_min_epu32(_mm512_sub_epi32(mx, *sq), lim);
+            let (dl, dh) = (_mm512_and_si512(d, lo16), _mm512_srli_epi32::<16>(d));
+            let y = _mm512_add_epi32(
+                _mm512_add_epi32(d, _mm512_mullo_epi32(dh, c29)),
+                _mm512_srli_epi32::<16>(_mm512_add_epi32(_mm512_mullo_epi32(dl, c29), h15)),
             );
-            let shn = _mm512_add_epi64(_mm512_set1_epi64(10), _mm512_min_epi64(n, _mm512_set1_epi64(39)));
-            let out = _mm512_srav_epi64(_mm512_add_epi64(v, _mm512_sllv_epi64(one, _mm512_sub_epi64(shn, one))), shn);
-            let out = _mm512_maskz_mov_epi64(_mm512_cmplt_epi64_mask(n, _mm512_set1_epi64(40)), out);
-            // SAFETY: 8 values at 8 k of 64.
-            unsafe { _mm512_storeu_si512(e.as_mut_ptr().wrapping_add(8 * k) as *mut __m512i, out) };
+            let n = _mm512_srli_epi32::<16>(y);
+            let f = _mm512_and_si512(y, lo16);
+            let (i, r) = (_mm512_srli_epi32::<8>(f), _mm512_and_si512(f, lo8));
+            // SAFETY: i <= 255: entries i and i + 1 are inside the 257.
+            let (a, b) =
+                unsafe { (_mm512_i32gather_epi32::<4>(i, t.as_ptr()), _mm512_i32gather_epi32::<4>(i, t.as_ptr().wrapping_add(1))) };
+            let v = _mm512_add_epi32(a, _mm512_srai_epi32::<8>(_mm512_add_epi32(_mm512_mullo_epi32(_mm512_sub_epi32(b, a), r), h7)));
+            let shn = _mm512_add_epi32(n, ten);
+            let out = _mm512_srlv_epi32(_mm512_add_epi32(v, _mm512_sllv_epi32(one32, _mm512_sub_epi32(shn, one32))), shn);
+            let (lo, hi) = widen(out);
+            // SAFETY: 16 values at 16 q of 64.
+            unsafe {
+                _mm512_storeu_si512(e.as_mut_ptr().wrapping_add(16 * q) as *mut __m512i, lo);
+                _mm512_storeu_si512(e.as_mut_ptr().wrapping_add(16 * q + 8) as *mut __m512i, hi);
+            }
         }
         true
     }
@@ -1444,6 +1626,8 @@ mod x86 {
         let (hi, lo) = (r.hi[b0 * kp..(b0 + C) * kp].as_ptr(), r.lo[b0 * kp..(b0 + C) * kp].as_ptr());
         let a: [&[i32]; R] = std::array::from_fn(|u| &a[u][..kp]);
         let mut tot = [[[0i64; BLOCK]; C]; R];
+        // Blocks whose dots are written straight into `out` (one chunk of inputs, 16 live rows).
+        let direct: [bool; C] = std::array::from_fn(|c| kp <= CHUNK_PAIRS && r.n >= (b0 + c + 1) * BLOCK);
         let mut p0 = 0;
         while p0 < kp {
             let p1 = (p0 + CHUNK_PAIRS).min(kp);
@@ -1469,6 +1653,18 @@ mod x86 {
                 for c in 0..C {
                     let (hlo, hhi) = widen(h[u][c]);
                     let (llo, lhi) = widen(l[u][c]);
+                    let (v0, v1) = (_mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo), _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
+                    let base = (b0 + c) * BLOCK;
+                    if direct[c] {
+                        // One chunk, a whole block: the sums are the dots.
+                        let o: &mut [i64; BLOCK] = (&mut out[u][base..base + BLOCK]).try_into().unwrap();
+                        // SAFETY: 16 values.
+                        unsafe {
+                            _mm512_storeu_si512(o.as_mut_ptr() as *mut __m512i, v0);
+                            _mm512_storeu_si512(o.as_mut_ptr().wrapping_add(8) as *mut __m512i, v1);
+                        }
+                        continue;
+                    }
                     let t = &mut tot[u][c];
                     // SAFETY: 16 values.
                     unsafe {
@@ -1476,10 +1672,8 @@ mod x86 {
                             _mm512_loadu_si512(t.as_ptr() as *const __m512i),
                             _mm512_loadu_si512(t.as_ptr().wrapping_add(8) as *const __m512i),
                         );
-                        let t0 = _mm512_add_epi64(t0, _mm512_add_epi64(_mm512_slli_epi64::<8>(hlo), llo));
-                        let t1 = _mm512_add_epi64(t1, _mm512_add_epi64(_mm512_slli_epi64::<8>(hhi), lhi));
-                        _mm512_storeu_si512(t.as_mut_ptr() as *mut __m512i, t0);
-                        _mm512_storeu_si512(t.as_mut_ptr().wrapping_add(8) as *mut __m512i, t1);
+                        _mm512_storeu_si512(t.as_mut_ptr() as *mut __m512i, _mm512_add_epi64(t0, v0));
+                        _mm512_storeu_si512(t.as_mut_ptr().wrapping_add(8) as *mut __m512i, _mm512_add_epi64(t1, v1));
                     }
                 }
             }
@@ -1487,6 +1681,9 @@ mod x86 {
         }
         for u in 0..R {
             for c in 0..C {
+                if direct[c] {
+                    continue;
+                }
                 let base = (b0 + c) * BLOCK;
                 let live = (r.n - base).min(BLOCK);
                 out[u][base..base + live].copy_from_slice(&tot[u][c][..live]);
@@ -1663,6 +1860,83 @@ mod tests {
                     let mut y = vec![0i32; n * rows];
                     d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "pairs {p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
+                }
+            }
+        }
+    }
+
+    /// The saturation-free epilogue (every token's shift at most [`Dense::sat_free`]'s bound):
+    /// tiles whose shifts are all at the bound (with the inputs that reach it: every input at
+    /// `±xmax` against weights of one sign), below it, and one token past it (the tile takes
+    /// the saturating code), on both forms; every path gives the `i128` formula's integers, and
+    /// the outputs at the bound come near `i32`'s limits without passing them.
+    #[test]
+    fn dense_sat_free_epilogue_is_exact() {
+        let mut g = Rng(10);
+        for &(rows, cols, n) in &[(64, 256, 16), (37, 511, 9), (48, 352, 5), (16, 64, 4)] {
+            for extreme in [true, false] {
+                let w: Vec<i16> = (0..rows * cols)
+                    .map(|i| if extreme { if (i / cols) % 2 == 0 { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .collect();
+                let mult: Vec<(i64, i32)> = (0..rows)
+                    .map(|r| if r % 13 == 7 { (0, 0) } else { (g.range(1 << 30, (1 << 31) - 1), g.range(40, 46) as i32) })
+                    .collect();
+                let bias: Vec<i32> = (0..rows).map(|_| g.range(-(1 << 20), 1 << 20) as i32).collect();
+                for u8form in [false, true] {
+                    let d = Dense::new(rows, cols, &w, &mult, &bias);
+                    let d = if u8form { d.with_u8() } else { d };
+                    let (sf, xmax) = if u8form { (d.s_free8, 127) } else { (d.s_free, 32767) };
+                    assert!(sf >= 1, "{rows}x{cols}: s_free {sf}");
+                    for case in 0..3 {
+                        let shifts: Vec<i32> =
+                            (0..n).map(|t| if case == 2 && t == n / 2 { sf + 1 } else { sf - (case * t as i32) % 3 }).collect();
+                        let q: Vec<i32> = (0..n * cols)
+                            .map(|i| {
+                                if extreme {
+                                    if (i / cols) % 2 == 0 { xmax } else { -xmax }
+                                } else {
+                                    g.range(-xmax as i64, xmax as i64) as i32
+                                }
+                            })
+                            .collect();
+                        let mut want = vec![0i32; n * rows];
+                        let mut big = 0i64;
+                        for t in 0..n {
+                            for r in 0..rows {
+                                let acc: i64 = (0..cols).map(|c| w[r * cols + c] as i64 * q[t * cols + c] as i64).sum();
+                                let (m, e) = mult[r];
+                                let v = rshift(acc as i128 * m as i128, e - shifts[t]) + bias[r] as i128;
+                                if shifts[t] <= sf {
+                                    assert!(v >= i32::MIN as i128 && v <= i32::MAX as i128, "saturates at s {}", shifts[t]);
+                                }
+                                big = big.max(v.unsigned_abs().min(u64::MAX as u128) as i64);
+                                want[t * rows + r] = sat(v);
+                            }
+                        }
+                        if extreme && case == 0 {
+                            assert!(big > 1 << 29, "the bound is not approached: {big}");
+                        }
+                        let (kp, kq) = (d.pairs(), d.quads());
+                        let mut xp = vec![0i32; n * kp];
+                        let mut xq = vec![0x8080_8080u32 as i32; n * kq];
+                        for t in 0..n {
+                            for c in 0..cols {
+                                let v = q[t * cols + c];
+                                xp[t * kp + c / 2] |= ((v as i16 as u16 as u32) << (16 * (c % 2))) as i32;
+                                let sh = 8 * (c % 4);
+                                xq[t * kq + c / 4] = ((xq[t * kq + c / 4] as u32 & !(0xFF << sh)) | (((v + 128) as u32) << sh)) as i32;
+                            }
+                        }
+                        for p in paths() {
+                            let mut y = vec![0i32; n * rows];
+                            if u8form {
+                                d.run_u8(n, &xq, &shifts, &mut y, p);
+                            } else {
+                                d.run(n, &xp, &shifts, &mut y, p);
+                            }
+                            assert_eq!(y, want, "{p:?} {rows}x{cols} u8 {u8form} extreme {extreme} case {case}");
+                        }
+                    }
                 }
             }
         }
