@@ -259,7 +259,7 @@ pub const RELEASES: &[Release] = &[
     release!(9, 10, "v9/level10", 0xc8e344cd79bc654d),
     // Version 10: level 10 with the transformer's Elo inputs from PGN games' rating tags
     // (`transformer.elo_*`, [`super::elo::EloRule`]; version 9's integers).
-    release!(10, 10, "v10/level10", 0xcd310b7f529dfe89),
+    release!(10, 10, "v10/level10", 0xd00eec82ac55106e),
 ];
 
 /// The releases, each parsed when first used (a run needs one, or an ensemble and its members).

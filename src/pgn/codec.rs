@@ -215,10 +215,11 @@ impl<'m> PgnCoder<'m> {
         }
 
         // Level 10 from model version 10, coding 5 on: the rating tags, decoded with the game's
-        // head, give the transformer's Elo inputs (both directions know them here).
-        let control = game.tag(b"TimeControl").and_then(time_control);
+        // head, give the transformer's Elo inputs (both directions know them here; in codings
+        // 1-4 the decoder has only the tags that set up the position until the moves are done).
         let rule = &self.model.transformer_elo;
         if stream && rule.tags {
+            let control = game.tag(b"TimeControl").and_then(time_control);
             self.elos = rule.elos(game.tag(b"WhiteElo"), game.tag(b"BlackElo"), control);
             self.games.set_elos(self.elos);
         }
@@ -261,6 +262,7 @@ impl<'m> PgnCoder<'m> {
         }
 
         // 4. Items.
+        let control = game.tag(b"TimeControl").and_then(time_control);
         if self.coding >= Coding::PgnFacts {
             let hash = |name: &[u8]| game.tag(name).map_or(0, name_hash);
             self.comments.clocks.players = [hash(b"White"), hash(b"Black")];
