@@ -109,8 +109,8 @@ fn main() {
                     let q: f64 = (0..k).map(|j| post[s][j] * ply.p[j]).sum();
                     bits -= q.log2();
                     evals += k as f64;
-                    for j in 0..k {
-                        post[s][j] *= ply.p[j] / q;
+                    for (w, &p) in post[s].iter_mut().zip(&ply.p) {
+                        *w *= p / q;
                     }
                 }
                 seen[s] += 1;
@@ -142,8 +142,8 @@ fn main() {
                 let q: f64 = (0..k).filter(|&j| post[s][j] > 0.0).map(|j| post[s][j] * ply.p[j]).sum();
                 bits -= q.log2();
                 evals += live as f64;
-                for j in 0..k {
-                    post[s][j] *= ply.p[j] / q;
+                for (w, &p) in post[s].iter_mut().zip(&ply.p) {
+                    *w *= p / q;
                 }
                 let cut: Vec<usize> = (0..k).filter(|&j| post[s][j] > 0.0 && post[s][j] < t).collect();
                 if cut.len() < live {
@@ -157,11 +157,18 @@ fn main() {
         }
         report(&format!("per-side mixture pruned below {t}"), bits, evals);
     }
-    let oracle: f64 = games.iter().map(|g| (0..k).map(|j| g.iter().map(|p| -p.p[j].log2()).sum::<f64>()).fold(f64::INFINITY, f64::min)).sum();
+    let oracle: f64 =
+        games.iter().map(|g| (0..k).map(|j| g.iter().map(|p| -p.p[j].log2()).sum::<f64>()).fold(f64::INFINITY, f64::min)).sum();
     report("oracle: best fixed Elo per game", oracle, (k * plies) as f64);
     let oracle_side: f64 = games
         .iter()
-        .map(|g| (0..2).map(|s| (0..k).map(|j| g.iter().filter(|p| p.side == s).map(|p| -p.p[j].log2()).sum::<f64>()).fold(f64::INFINITY, f64::min)).sum::<f64>())
+        .map(|g| {
+            (0..2)
+                .map(|s| {
+                    (0..k).map(|j| g.iter().filter(|p| p.side == s).map(|p| -p.p[j].log2()).sum::<f64>()).fold(f64::INFINITY, f64::min)
+                })
+                .sum::<f64>()
+        })
         .sum();
     report("oracle: best fixed Elo per game and side", oracle_side, (k * plies) as f64);
     if mix9 {
@@ -210,6 +217,10 @@ fn mixture_with_level9(w: &'static Weights, lines: &[&str]) {
     let plies: usize = res.iter().map(|r| r.0).sum();
     for (j, wt) in weights.iter().enumerate() {
         let b: f64 = res.iter().map(|r| r.1[j]).sum();
-        println!("level 10 (1500) + level 9 at weight {wt}/256: {:.4} bits/ply over {plies} plies (floor {}, no book)", b / plies as f64, l10.move_floor);
+        println!(
+            "level 10 (1500) + level 9 at weight {wt}/256: {:.4} bits/ply over {plies} plies (floor {}, no book)",
+            b / plies as f64,
+            l10.move_floor
+        );
     }
 }

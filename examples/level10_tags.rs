@@ -28,7 +28,9 @@ fn main() {
     let w = Weights::load(a[1].as_ref()).expect("weights");
     match a[0].as_str() {
         "coder" => coder(w, a[2].parse().expect("N"), &a[3..]),
-        "grid" => grid(w, &a[2], a[3].parse().expect("FIRST"), a[4].parse().expect("COUNT"), a.get(5).map_or(1, |s| s.parse().expect("STEP"))),
+        "grid" => {
+            grid(w, &a[2], a[3].parse().expect("FIRST"), a[4].parse().expect("COUNT"), a.get(5).map_or(1, |s| s.parse().expect("STEP")))
+        }
         m => panic!("unknown mode {m}: coder or grid"),
     }
 }

@@ -115,7 +115,10 @@ mod tests {
         let s = |base: u64, inc: u64| Speed::of(Some((base * 1000, inc * 1000)));
         assert_eq!((s(15, 0), s(60, 0), s(120, 2), s(179, 0)), (Speed::Bullet, Speed::Bullet, Speed::Blitz, Speed::Bullet));
         assert_eq!((s(180, 0), s(180, 2), s(300, 3), s(420, 10)), (Speed::Blitz, Speed::Blitz, Speed::Blitz, Speed::Rapid));
-        assert_eq!((s(900, 0), s(900, 20), s(1800, 0), Speed::of(None)), (Speed::Rapid, Speed::Classical, Speed::Classical, Speed::Unknown));
+        assert_eq!(
+            (s(900, 0), s(900, 20), s(1800, 0), Speed::of(None)),
+            (Speed::Rapid, Speed::Classical, Speed::Classical, Speed::Unknown)
+        );
         assert_eq!(Speed::of(Some((u64::MAX, u64::MAX))), Speed::Classical, "no overflow");
     }
 

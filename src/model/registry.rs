@@ -362,9 +362,8 @@ mod tests {
         assert!(bad("transformer.elo_tags 1", "transformer.elo_tags 2").contains("outside 0..=1"));
         assert!(bad("transformer.elo_offset ", "transformer.elo_offset 1 ").contains("needs 5 values"));
         assert!(bad("transformer.elo_shrink ", "transformer.elo_shrink 9").contains("outside 0..=1024"));
-        let swapped = text
-            .replace("transformer.elo_min ", "transformer.elo_min 4999#")
-            .replace("transformer.elo_max ", "transformer.elo_max 1#");
+        let swapped =
+            text.replace("transformer.elo_min ", "transformer.elo_min 4999#").replace("transformer.elo_max ", "transformer.elo_max 1#");
         assert!(Model::parse("bad", &swapped).unwrap_err().to_string().contains("is above"));
     }
 

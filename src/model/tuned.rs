@@ -137,7 +137,10 @@ fn parse_elo_rule(name: &str, file: &ParamFile) -> Result<EloRule, Error> {
     let mut offset = default.offset;
     if let Some(values) = file.entries.get("transformer.elo_offset") {
         if values.len() != SPEEDS {
-            return Err(err(format!("`transformer.elo_offset` needs {SPEEDS} values (unknown, bullet, blitz, rapid, classical), has {}", values.len())));
+            return Err(err(format!(
+                "`transformer.elo_offset` needs {SPEEDS} values (unknown, bullet, blitz, rapid, classical), has {}",
+                values.len()
+            )));
         }
         for (o, &v) in offset.iter_mut().zip(values) {
             if !(-limit..=limit).contains(&v) {

@@ -344,7 +344,8 @@ fn level10_version_10_reads_the_rating_tags_of_pgn_codings_5_on() {
     }
     // Without rating tags (and with ones that are not numbers): 1500, as version 9.
     let text = String::from_utf8(pgn.clone()).unwrap();
-    let unrated: String = text.lines().filter(|l| !l.starts_with("[WhiteElo") && !l.starts_with("[BlackElo")).map(|l| format!("{l}\n")).collect();
+    let unrated: String =
+        text.lines().filter(|l| !l.starts_with("[WhiteElo") && !l.starts_with("[BlackElo")).map(|l| format!("{l}\n")).collect();
     let unknown = text.replace("[WhiteElo \"", "[WhiteElo \"?").replace("[BlackElo \"", "[BlackElo \"x");
     for t in [unrated, unknown] {
         assert_eq!(bits(&v9, Coding::PgnPredicted, t.as_bytes()), bits(&v10, Coding::PgnPredicted, t.as_bytes()));
