@@ -120,3 +120,12 @@ make 2 notations.pgn notations.pgn.l2.c5.chz
 make 1 lichess.pgn lichess.pgn.l1.c6.chz
 make 2 lichess.pgn lichess.pgn.l2.c6.chz
 make 2 notations.pgn notations.pgn.l2.c6.chz
+# Version 10 (level 10: the transformer's Elo inputs from PGN games' rating tags), the same
+# weights: movetext (coded as version 9, under version 10's id) and the PGN input (coding 6).
+for input in movetext.txt lichess.pgn; do
+  out=tests/golden/${input%.txt}.l10.v10.random.chz
+  if [[ -e $out ]]; then echo "kept    $out"; else
+    "$bin" compress -10 --weights tests/data/level10/random.onnx -c "tests/golden/$input" > "$out"
+    echo "made    $out"
+  fi
+done

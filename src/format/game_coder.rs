@@ -96,6 +96,12 @@ impl<'m> GameCoder<'m> {
         GameCoder { notations: Some(NotationCoder::new()), ..GameCoder::new(model) }
     }
 
+    /// Sets the `[White, Black]` Elo inputs of level 10's transformer for the games coded from
+    /// now on ([`Predictor::set_elos`]; PGN coding 5 on, per game, from its rating tags).
+    pub fn set_elos(&mut self, elos: [i32; 2]) {
+        self.predictor.set_elos(elos);
+    }
+
     /// Codes a game's moves from `start`: the spelling convention and, if this coder takes
     /// other notations, the game's notation ([`NotationCoder::code_game`]); then for every
     /// ply "the game ends here?" (unless there is no legal move), whether it is a null move

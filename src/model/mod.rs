@@ -6,6 +6,7 @@
 //! per-block state (the online book).
 
 pub mod book;
+pub mod elo;
 pub mod features;
 pub mod game;
 pub mod level;

@@ -75,6 +75,8 @@ struct TransformerState {
     /// [`Predictor::observe`] was called at the tip: the next ply's position extends the
     /// history (anything else starts it again from the position coded).
     played: bool,
+    /// `[White, Black]` Elo inputs of the game being coded ([`Predictor::set_elos`]).
+    elos: [i32; 2],
 }
 
 impl TransformerState {
@@ -88,12 +90,15 @@ impl TransformerState {
         }
         self.tip = Some(here);
         self.played = false;
-        self.model.forward(&self.history.input(), ELO, ELO)
+        let [white, black] = self.elos;
+        let (mover, opponent) = if st.pos.turn().is_white() { (white, black) } else { (black, white) };
+        self.model.forward(&self.history.input(), mover, opponent)
     }
 }
 
-/// The Elo given to the transformer for both sides (its inputs are clamped to 0..=5000).
-pub const ELO: i32 = 1500;
+/// The Elo given to the transformer for both sides unless the coder says otherwise
+/// ([`Predictor::set_elos`]; its inputs are clamped to 0..=5000).
+pub const ELO: i32 = super::elo::DEFAULT_ELO;
 
 /// A member of an ensemble inside the ensemble's [`Predictor`]: the member model's own
 /// predictor (search, features, network; no book) and its own game state, which follows the
@@ -174,7 +179,17 @@ impl<'m> Predictor<'m> {
                 history: History::default(),
                 tip: None,
                 played: false,
+                elos: [ELO, ELO],
             }),
+        }
+    }
+
+    /// Sets the `[White, Black]` Elo inputs of the transformer for the plies coded from now on
+    /// (level 10; [`ELO`] for both until set; PGN coding 5 sets them per game from its rating
+    /// tags, [`super::elo::EloRule`]). Nothing else reads them.
+    pub fn set_elos(&mut self, elos: [i32; 2]) {
+        if let Some(t) = &mut self.transformer {
+            t.elos = elos;
         }
     }
 
@@ -327,6 +342,15 @@ impl<'m> Predictor<'m> {
             self.mix_book(st.hash);
         }
         self.table.cdf()
+    }
+
+    /// The move logits of the prepared ply into `logits` (1/[`super::softmax::LOGIT_ONE`] nat,
+    /// [`Predictor::moves`] order), before the floor and the book: the model's own, or an
+    /// ensemble's mixed ones, as [`Predictor::move_table`] takes them; returns their maximum.
+    /// For measurements (mixing models outside the coder).
+    pub fn move_logits_before_book(&mut self, st: &GameState, logits: &mut Vec<i32>) -> i32 {
+        let z_max = self.move_logits(st, logits);
+        if self.members.is_empty() { z_max } else { self.mix_members(st, logits) }
     }
 
     /// The model's own logits of the prepared moves into `logits` (the linear model's, plus the

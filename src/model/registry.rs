@@ -257,6 +257,9 @@ pub const RELEASES: &[Release] = &[
     // Version 9: level 10 with 8-bit activations in the transformer's dense layers
     // (`transformer.act8`; version 8's archives keep version 8's integers).
     release!(9, 10, "v9/level10", 0xc8e344cd79bc654d),
+    // Version 10: level 10 with the transformer's Elo inputs from PGN games' rating tags
+    // (`transformer.elo_*`, [`super::elo::EloRule`]; version 9's integers).
+    release!(10, 10, "v10/level10", 0xd00eec82ac55106e),
 ];
 
 /// The releases, each parsed when first used (a run needs one, or an ensemble and its members).
@@ -334,8 +337,34 @@ mod tests {
         assert_eq!(Model { transformer_act8: 0, ..v9.clone() }, v8);
         assert_eq!(Model::parse("again", &v9.to_text()).unwrap(), v9);
         assert_ne!(v8.id(), v9.id());
-        assert_eq!(Model::builtin(Level::new(10).unwrap()).id(), v9.id(), "new level-10 archives use version 9");
         assert!(Model::parse("too many", &v9.to_text().replace("act8 2047", "act8 2048")).is_err());
+    }
+
+    #[test]
+    fn level10_version_10_is_version_9_with_the_elo_rule() {
+        use crate::model::elo::EloRule;
+        let v9 = RELEASES.iter().find(|r| r.name == "v9/level10.txt").unwrap().parse().unwrap();
+        let v10 = RELEASES.iter().find(|r| r.name == "v10/level10.txt").unwrap().parse().unwrap();
+        assert_eq!(v9.transformer_elo, EloRule::default());
+        assert!(v10.transformer_elo.tags);
+        assert!(!v9.to_text().contains("transformer.elo"), "version 9's text (and id) as before");
+        assert_eq!(Model { transformer_elo: EloRule::default(), ..v10.clone() }, v9);
+        assert_eq!(Model::parse("again", &v10.to_text()).unwrap(), v10);
+        assert_ne!(v9.id(), v10.id());
+        assert_eq!(Model::builtin(Level::new(10).unwrap()).id(), v10.id(), "new level-10 archives use version 10");
+        // The rule is part of the id, and its settings are checked.
+        let text = v10.to_text();
+        let mut changed = v10.clone();
+        changed.transformer_elo.max -= 1;
+        assert_ne!(changed.id(), v10.id());
+        let bad = |from: &str, to: &str| Model::parse("bad", &text.replace(from, to)).unwrap_err().to_string();
+        assert!(bad("transformer.elo_tags 1", "transformer.elo_tags 0").contains("without `transformer.elo_tags 1`"));
+        assert!(bad("transformer.elo_tags 1", "transformer.elo_tags 2").contains("outside 0..=1"));
+        assert!(bad("transformer.elo_offset ", "transformer.elo_offset 1 ").contains("needs 5 values"));
+        assert!(bad("transformer.elo_shrink ", "transformer.elo_shrink 9").contains("outside 0..=1024"));
+        let swapped =
+            text.replace("transformer.elo_min ", "transformer.elo_min 4999#").replace("transformer.elo_max ", "transformer.elo_max 1#");
+        assert!(Model::parse("bad", &swapped).unwrap_err().to_string().contains("is above"));
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use super::book;
+use super::elo::{ELO_LIMIT, EloRule, SPEEDS};
 use super::features::{self, end_layout, move_layout, result_layout};
 use super::level::{DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL};
 use super::network::Network;
@@ -54,6 +55,10 @@ pub struct Model {
     /// ([`super::transformer::int::Recipe`] bits; 0, every layer `i16`, is model version 8's
     /// recipe). Part of [`Model::id`] (written only when not 0): the integers are archive format.
     pub transformer_act8: u32,
+    /// Level 10: how a PGN game's rating tags give the transformer's Elo inputs (model
+    /// version 10 on; the default, off, is 1500 for both sides). Part of [`Model::id`]
+    /// (written only when on).
+    pub transformer_elo: EloRule,
 }
 
 /// A member of an ensemble: another released model, run on the same game with its own search,
@@ -103,6 +108,50 @@ fn parse_members(name: &str, file: &ParamFile, member: MemberLookup<'_>) -> Resu
     Ok(members)
 }
 
+/// Reads the `transformer.elo_*` settings of a parameter file (see [`EloRule`]): without
+/// `transformer.elo_tags 1` none of the others may be given (so that a model's text names
+/// them exactly when they are used).
+fn parse_elo_rule(name: &str, file: &ParamFile) -> Result<EloRule, Error> {
+    let err = |message: String| Error::Model { name: name.into(), line: 0, message };
+    let get = |key: &str, default: i64, lo: i64, hi: i64| -> Result<i32, Error> {
+        let v = file.setting(name, key, default)?;
+        if v < lo || v > hi {
+            return Err(err(format!("`{key}` = {v} is outside {lo}..={hi}")));
+        }
+        Ok(v as i32)
+    };
+    let tags = get("transformer.elo_tags", 0, 0, 1)? == 1;
+    if !tags {
+        if let Some(key) = file.entries.keys().find(|k| k.starts_with("transformer.elo_")) {
+            return Err(err(format!("`{key}` is given without `transformer.elo_tags 1`")));
+        }
+        return Ok(EloRule::default());
+    }
+    let limit = ELO_LIMIT as i64;
+    let default = EloRule::default();
+    let (min, max) = (get("transformer.elo_min", default.min.into(), 0, limit)?, get("transformer.elo_max", default.max.into(), 0, limit)?);
+    if min > max {
+        return Err(err(format!("`transformer.elo_min` {min} is above `transformer.elo_max` {max}")));
+    }
+    let shrink = get("transformer.elo_shrink", default.shrink.into(), 0, 1024)?;
+    let mut offset = default.offset;
+    if let Some(values) = file.entries.get("transformer.elo_offset") {
+        if values.len() != SPEEDS {
+            return Err(err(format!(
+                "`transformer.elo_offset` needs {SPEEDS} values (unknown, bullet, blitz, rapid, classical), has {}",
+                values.len()
+            )));
+        }
+        for (o, &v) in offset.iter_mut().zip(values) {
+            if !(-limit..=limit).contains(&v) {
+                return Err(err(format!("`transformer.elo_offset` value {v} is outside -{limit}..={limit}")));
+            }
+            *o = v as i32;
+        }
+    }
+    Ok(EloRule { tags, min, max, shrink, offset })
+}
+
 impl Model {
     /// Parses a parameter file; `lenient` reads weight groups of another length as zeros,
     /// `member` finds the embedded model a `member.` entry names (see [`Member`]).
@@ -135,6 +184,7 @@ impl Model {
             members: parse_members(name, &file, member)?,
             transformer: None,
             transformer_act8: get("transformer.act8", 0, 0, (1 << 11) - 1)? as u32,
+            transformer_elo: parse_elo_rule(name, &file)?,
         })
     }
 
@@ -164,6 +214,15 @@ impl Model {
         // Only when set, so that the ids of models without it did not change when it came.
         if self.transformer_act8 != 0 {
             let _ = writeln!(s, "transformer.act8 {}", self.transformer_act8);
+        }
+        let elo = &self.transformer_elo;
+        if elo.tags {
+            let _ = writeln!(s, "transformer.elo_tags 1");
+            let _ = writeln!(s, "transformer.elo_min {}", elo.min);
+            let _ = writeln!(s, "transformer.elo_max {}", elo.max);
+            let _ = writeln!(s, "transformer.elo_shrink {}", elo.shrink);
+            let offsets: Vec<String> = elo.offset.iter().map(i32::to_string).collect();
+            let _ = writeln!(s, "transformer.elo_offset {}", offsets.join(" "));
         }
         for m in &self.members {
             let _ = writeln!(s, "member.{} {}", m.name, m.weight);

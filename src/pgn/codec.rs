@@ -36,6 +36,7 @@ use crate::format::game_coder::{GameCoder, MoveView};
 use crate::format::ladder::notation_ladder;
 use crate::format::move_text::MoveText;
 use crate::format::notation_coder::{NOTATIONS_FLAG, Notations};
+use crate::model::elo::DEFAULT_ELO;
 use crate::model::{GameState, Model};
 use crate::text::notation::Written;
 
@@ -122,6 +123,9 @@ struct PgnCoder<'m> {
     result_hit: Bit,
     layout: LayoutModel,
     comments: CommentModel,
+    /// The `[White, Black]` Elo inputs of the game being coded (level 10 from model version
+    /// 10, coding 5 on: from its rating tags; else 1500 for both).
+    elos: [i32; 2],
 }
 
 /// A line being walked: its index in [`Game::lines`], moves done, position, and the position
@@ -171,6 +175,7 @@ impl<'m> PgnCoder<'m> {
             result_hit: Bit::default(),
             layout: LayoutModel::new(),
             comments,
+            elos: [DEFAULT_ELO; 2],
         }
     }
 
@@ -207,6 +212,16 @@ impl<'m> PgnCoder<'m> {
             if self.ply_hit.code_value(c, game.lines.first().is_some_and(|l| l.moves.len() == n))? {
                 self.games.known_plies = Some(n);
             }
+        }
+
+        // Level 10 from model version 10, coding 5 on: the rating tags, decoded with the game's
+        // head, give the transformer's Elo inputs (both directions know them here; in codings
+        // 1-4 the decoder has only the tags that set up the position until the moves are done).
+        let rule = &self.model.transformer_elo;
+        if stream && rule.tags {
+            let control = game.tag(b"TimeControl").and_then(time_control);
+            self.elos = rule.elos(game.tag(b"WhiteElo"), game.tag(b"BlackElo"), control);
+            self.games.set_elos(self.elos);
         }
 
         // 2. Main line and result.
@@ -364,6 +379,7 @@ impl<'m> PgnCoder<'m> {
                     let coder = self
                         .variations
                         .get_or_insert_with(|| if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) });
+                    coder.set_elos(self.elos);
                     coder.code_moves(c, GameState::from_position(before.clone()), text)?;
                     frames.push(Frame { line, done: 0, pos: before, before: None, last_to: None });
                 }

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 104] = [
+const GOLDEN: [(&str, &str, u8); 106] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -131,6 +131,10 @@ const GOLDEN: [(&str, &str, u8); 104] = [
     ("lichess.pgn", "lichess.pgn.l1.c6.chz", 1),
     ("lichess.pgn", "lichess.pgn.l2.c6.chz", 2),
     ("notations.pgn", "notations.pgn.l2.c6.chz", 2),
+    // Version 10: level 10 with the transformer's Elo inputs from PGN games' rating tags (coding
+    // 6), the committed random Chessformer; movetext codes as version 9 under a new model id.
+    ("movetext.txt", "movetext.l10.v10.random.chz", 10),
+    ("lichess.pgn", "lichess.pgn.l10.v10.random.chz", 10),
 ];
 
 /// `(input, level)` that the name of golden archive `name` says:
@@ -261,6 +265,11 @@ fn golden_inputs_cover_the_awkward_cases() {
         assert_eq!(info.header.coding, chesszip::container::Coding::PgnPredicted, "{archive}");
         assert_eq!(info.raw_lines, 0, "{archive}: {info:?}");
     }
+    // Level 10's PGN archive: model version 10 (the rating tags as Elo inputs), coding 6.
+    let info = chesszip::info(std::io::Cursor::new(read("lichess.pgn.l10.v10.random.chz"))).expect("info");
+    assert_eq!(info.header.coding, chesszip::container::Coding::PgnPredicted);
+    assert!(chesszip::model::Model::by_id(info.header.model_id).is_some_and(|m| m.transformer_elo.tags), "model version 10");
+    assert_eq!(info.raw_lines, 0, "{info:?}");
     // The raw-form archives cover its held codecs.
     use chesszip::container::raw::Codec;
     let raw = [("notes.txt.l2.raw.chz", Codec::Zstd), ("prose.md.l2.raw.chz", Codec::Lzma2), ("tiny.txt.l2.raw.chz", Codec::Stored)];

@@ -315,3 +315,59 @@ fn info_and_extract_take_the_weights_of_level_10() {
     let first = input.split_inclusive(|&b| b == b'\n').next().unwrap();
     assert_eq!(out.stdout, first, "game 1 is the input's first line");
 }
+
+/// Level 10's model versions 9 and 10 with the committed random Chessformer's weights.
+fn level10_models() -> (chesszip::model::Model, chesszip::model::Model) {
+    use chesszip::model::{Level, Model, RELEASES};
+    let w = chesszip::model::transformer::Weights::load(&committed()).unwrap();
+    let find = |name: &str| Model::released(Level::new(10).unwrap(), RELEASES.iter().find(|r| r.name == name).unwrap().id).unwrap();
+    (Model { transformer: Some(w), ..find("v9/level10.txt").clone() }, Model { transformer: Some(w), ..find("v10/level10.txt").clone() })
+}
+
+/// Model version 10 takes the transformer's Elo inputs from PGN games' rating tags, in the
+/// codings that decode the tags before the moves (5 on): there it codes other move bits than
+/// version 9; in older codings, on games without ratings, and in movetext it codes the same.
+#[test]
+fn level10_version_10_reads_the_rating_tags_of_pgn_codings_5_on() {
+    use chesszip::container::Coding;
+    use chesszip::pgn::encode_block_in;
+    let (v9, v10) = level10_models();
+    assert!(v10.transformer_elo.tags && !v9.transformer_elo.tags);
+    let pgn = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/lichess.pgn")).unwrap();
+    let bits = |m: &chesszip::model::Model, coding: Coding, text: &[u8]| encode_block_in(m, coding, text).2.move_choice_bits;
+    for coding in [Coding::PgnTagStream, Coding::PgnPredicted] {
+        let (a, b) = (bits(&v9, coding, &pgn), bits(&v10, coding, &pgn));
+        assert!(a != b, "coding {coding:?}: the tags change the move bits ({a} vs {b})");
+    }
+    for coding in [Coding::PgnFacts, Coding::PgnStreams] {
+        assert_eq!(bits(&v9, coding, &pgn), bits(&v10, coding, &pgn), "coding {coding:?} decodes the ratings after the moves");
+    }
+    // Without rating tags (and with ones that are not numbers): 1500, as version 9.
+    let text = String::from_utf8(pgn.clone()).unwrap();
+    let unrated: String =
+        text.lines().filter(|l| !l.starts_with("[WhiteElo") && !l.starts_with("[BlackElo")).map(|l| format!("{l}\n")).collect();
+    let unknown = text.replace("[WhiteElo \"", "[WhiteElo \"?").replace("[BlackElo \"", "[BlackElo \"x");
+    for t in [unrated, unknown] {
+        assert_eq!(bits(&v9, Coding::PgnPredicted, t.as_bytes()), bits(&v10, Coding::PgnPredicted, t.as_bytes()));
+    }
+    // Movetext: the same move bits.
+    let movetext = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/movetext.txt")).unwrap();
+    let mt = |m: &chesszip::model::Model| chesszip::movetext::block::encode_block(m, &movetext).1.move_bits;
+    assert_eq!(mt(&v9), mt(&v10));
+}
+
+/// PGN at level 10 (model version 10: the rating tags as Elo inputs) round trips, through the
+/// library as the command line calls it, with 1 and 2 threads.
+#[test]
+fn level10_pgn_with_ratings_round_trips() {
+    use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
+    let w = chesszip::model::transformer::Weights::load(&committed()).unwrap();
+    let pgn = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/lichess.pgn")).unwrap();
+    let opts = CompressOptions { level: chesszip::Level::MAX, block_lines: 3, threads: 2, weights: Some(w), ..CompressOptions::default() };
+    let archive = compress_bytes(&pgn, &opts);
+    let info = chesszip::info(std::io::Cursor::new(&archive)).unwrap();
+    assert_eq!(info.header.model_id, chesszip::model::Model::builtin_id(chesszip::Level::MAX));
+    for threads in [1, 2] {
+        assert!(expand_bytes(&archive, &ExpandOptions { threads, ..Default::default() }).unwrap() == pgn);
+    }
+}
