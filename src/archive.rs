@@ -21,7 +21,7 @@ pub mod regions;
 mod rounds;
 
 pub(crate) use block::expand_one;
-pub use block::{block_format, model_for};
+pub use block::model_for;
 use encode::compress_blocks;
 pub use limits::DecodeLimits;
 use limits::Meter;

@@ -104,7 +104,7 @@ impl Limit {
     }
 
     /// The Python keyword argument that sets it.
-    pub fn kwarg(self) -> &'static str {
+    pub(crate) fn kwarg(self) -> &'static str {
         match self {
             Limit::Plies => "max_plies",
             Limit::Work => "max_plies_per_byte",

@@ -13,7 +13,7 @@ use crate::pgn;
 use crate::pgn::Pgn;
 
 /// The block format of `format`: picked once per archive.
-pub fn block_format(format: InputFormat) -> &'static dyn BlockFormat {
+pub(crate) fn block_format(format: InputFormat) -> &'static dyn BlockFormat {
     match format {
         InputFormat::Movetext => &Movetext,
         InputFormat::Pgn => &Pgn,

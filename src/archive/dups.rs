@@ -68,7 +68,7 @@ pub struct Run {
 }
 
 /// Whether blocks of `format` coded in `coding` carry references.
-pub fn has_refs(format: InputFormat, coding: Coding) -> bool {
+pub(crate) fn has_refs(format: InputFormat, coding: Coding) -> bool {
     format == InputFormat::Movetext && coding >= Coding::Duplicates
 }
 
@@ -98,7 +98,7 @@ fn overflow() -> Error {
 }
 
 /// The reference section of `runs` (in block order), as the block's raw stream starts.
-pub fn write_runs(runs: &[Run], out: &mut Vec<u8>) {
+pub(crate) fn write_runs(runs: &[Run], out: &mut Vec<u8>) {
     put_varint(out, runs.len() as u64);
     let (mut end, mut predicted) = (0u32, 0u64);
     for r in runs {
@@ -116,7 +116,7 @@ pub fn write_runs(runs: &[Run], out: &mut Vec<u8>) {
 ///
 /// # Errors
 /// [`Error::Corrupt`] for a section that no compressor wrote.
-pub fn read_runs(raw: &[u8], lines: u64) -> Result<(Vec<Run>, &[u8]), Error> {
+pub(crate) fn read_runs(raw: &[u8], lines: u64) -> Result<(Vec<Run>, &[u8]), Error> {
     if raw.is_empty() {
         return Ok((Vec::new(), raw));
     }
@@ -222,7 +222,7 @@ impl Partial {
     ///
     /// # Errors
     /// [`Error::Corrupt`] if the coded lines and references do not make `text`.
-    pub fn check_against(&self, text: &[u8]) -> Result<Vec<u8>, Error> {
+    pub(crate) fn check_against(&self, text: &[u8]) -> Result<Vec<u8>, Error> {
         let lines: Vec<&[u8]> = pieces(text).collect();
         let n = self.n;
         let back = self.assemble(None, |i, _, _| {
@@ -246,7 +246,7 @@ impl Decoded {
     ///
     /// # Errors
     /// [`Error::Corrupt`] for a block with references (the caller cannot resolve them).
-    pub fn into_text(self) -> Result<Vec<u8>, Error> {
+    pub(crate) fn into_text(self) -> Result<Vec<u8>, Error> {
         match self {
             Decoded::Text(t) => Ok(t),
             Decoded::Refs(p) => Err(Error::Corrupt(format!("block {}: references to earlier games where none can be", p.n))),

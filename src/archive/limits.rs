@@ -173,7 +173,7 @@ impl Meter {
     }
 
     /// Moves on to the next member, the one before having taken `archive_bytes` bytes.
-    pub fn next_member(&mut self, archive_bytes: u64) {
+    pub(crate) fn next_member(&mut self, archive_bytes: u64) {
         self.base += archive_bytes;
     }
 
@@ -184,7 +184,7 @@ impl Meter {
     }
 
     /// Counts the `text_len` bytes a raw member expanded to.
-    pub fn add_raw(&mut self, text_len: u64) {
+    pub(crate) fn add_raw(&mut self, text_len: u64) {
         self.text = self.text.saturating_add(text_len);
     }
 
@@ -193,7 +193,7 @@ impl Meter {
     ///
     /// # Errors
     /// [`Error::DecodeLimit`] naming the first limit the block would exceed.
-    pub fn admit(&mut self, n: u64, h: &BlockHeader, archive_bytes: u64) -> Result<(), Error> {
+    pub(crate) fn admit(&mut self, n: u64, h: &BlockHeader, archive_bytes: u64) -> Result<(), Error> {
         let archive_bytes = archive_bytes.saturating_add(self.base);
         let l = &self.limits;
         let plies = self.plies + h.plies as u64;

@@ -54,7 +54,7 @@ pub struct CompressOptions {
 
 impl CompressOptions {
     /// [`CompressOptions::block_lines`], or the level's default when it is 0.
-    pub fn block_lines_or_default(&self) -> u32 {
+    pub(crate) fn block_lines_or_default(&self) -> u32 {
         if self.block_lines == 0 { default_block_lines(self.level) } else { self.block_lines }
     }
 }

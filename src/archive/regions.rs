@@ -153,7 +153,7 @@ impl<R: BufRead> Splitter<R> {
     ///
     /// # Errors
     /// Errors of reading the input.
-    pub fn next_region(&mut self) -> io::Result<Option<Kind>> {
+    pub(crate) fn next_region(&mut self) -> io::Result<Option<Kind>> {
         debug_assert!(self.at == self.ready.len(), "a region read to its end");
         if !self.started {
             self.started = true;

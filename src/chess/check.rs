@@ -72,7 +72,7 @@ impl CheckInfo {
     /// [`CheckInfo::gives_check`] for a packed move (the common case without matching on a
     /// [`Move`]).
     #[inline]
-    pub fn gives_check_packed(&self, pos: &Chess, p: Packed) -> bool {
+    pub(crate) fn gives_check_packed(&self, pos: &Chess, p: Packed) -> bool {
         let Some(king) = self.king else { return false };
         if p.is_plain() {
             let (from, to) = (Square::new(p.from() as u32), Square::new(p.to() as u32));

@@ -47,7 +47,7 @@ pub fn play_null(pos: &Chess) -> Option<Chess> {
 ///
 /// # Panics
 /// On a null move where [`play_null`] refuses one (the caller checked that it may pass).
-pub fn play_ply(pos: &mut Chess, m: Move) {
+pub(crate) fn play_ply(pos: &mut Chess, m: Move) {
     if m == NULL_MOVE {
         *pos = play_null(pos).expect("a null move only where passing is possible");
     } else {

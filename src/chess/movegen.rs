@@ -125,7 +125,7 @@ impl Packed {
 
     /// A normal move that does not promote: the common case that needs no special handling.
     #[inline]
-    pub const fn is_plain(self) -> bool {
+    pub(crate) const fn is_plain(self) -> bool {
         self.0 >> 18 == 0
     }
 }

@@ -28,7 +28,7 @@ impl GameResult {
     }
 
     /// Parses a result token; `None` for anything else.
-    pub fn from_token(token: &[u8]) -> Option<GameResult> {
+    pub(crate) fn from_token(token: &[u8]) -> Option<GameResult> {
         GameResult::ALL.into_iter().find(|r| r.token() == token)
     }
 }

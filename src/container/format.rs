@@ -7,16 +7,16 @@ use crate::error::Error;
 pub const MAGIC: [u8; 8] = *b"\x89CHZ\r\n\x1a\n";
 
 /// Format version written by this build.
-pub const VERSION: u8 = 1;
+pub(crate) const VERSION: u8 = 1;
 
 pub use crate::entropy::budget::MAX_BLOCK_TEXT;
 
 /// Largest compressed stream of one block, in bytes: raw data can expand a little under zstd,
 /// and the range coder's output is bounded by the symbols of `MAX_BLOCK_TEXT` bytes.
-pub const MAX_BLOCK_STREAM: usize = 2 * MAX_BLOCK_TEXT + (1 << 16);
+pub(crate) const MAX_BLOCK_STREAM: usize = 2 * MAX_BLOCK_TEXT + (1 << 16);
 
 /// Most blocks an index may list (4 G lines at one line per block; far beyond real files).
-pub const MAX_BLOCKS: u32 = 1 << 28;
+pub(crate) const MAX_BLOCKS: u32 = 1 << 28;
 
 const BLOCK_TAG: [u8; 4] = *b"BLK\0";
 const INDEX_TAG: [u8; 4] = *b"IDX\0";
@@ -152,7 +152,7 @@ impl FileHeader {
     }
 
     /// Bytes of the header with its extension, if any: where the first block starts.
-    pub fn encoded_len(&self) -> usize {
+    pub(crate) fn encoded_len(&self) -> usize {
         if self.has_extension() { Self::LEN + Self::EXT_LEN } else { Self::LEN }
     }
 
@@ -171,7 +171,7 @@ impl FileHeader {
     ///
     /// # Errors
     /// [`Error::Corrupt`] if its checksum does not match.
-    pub fn parse_extension(&mut self, ext: &[u8; Self::EXT_LEN]) -> Result<(), Error> {
+    pub(crate) fn parse_extension(&mut self, ext: &[u8; Self::EXT_LEN]) -> Result<(), Error> {
         let mut v = self.to_bytes().to_vec();
         v.extend_from_slice(&ext[..32]);
         if crc(&v) != u32_at(ext, 32) {
@@ -185,7 +185,7 @@ impl FileHeader {
     ///
     /// # Errors
     /// As [`FileHeader::parse`]; [`Error::Corrupt`] for a short or damaged extension.
-    pub fn read_from<R: std::io::Read>(input: &mut R, b: &[u8; Self::LEN]) -> Result<FileHeader, Error> {
+    pub(crate) fn read_from<R: std::io::Read>(input: &mut R, b: &[u8; Self::LEN]) -> Result<FileHeader, Error> {
         let mut h = FileHeader::parse(b)?;
         if h.has_extension() {
             let mut ext = [0u8; Self::EXT_LEN];
@@ -298,7 +298,7 @@ impl BlockHeader {
     }
 
     /// Whether these bytes start with the block tag (as opposed to the index tag).
-    pub fn is_block(b: &[u8]) -> bool {
+    pub(crate) fn is_block(b: &[u8]) -> bool {
         b.starts_with(&BLOCK_TAG)
     }
 
@@ -421,7 +421,7 @@ pub fn index_len(count: u32) -> usize {
 ///
 /// # Errors
 /// [`Error::Corrupt`] for a wrong tag or an impossible count.
-pub fn index_count(head: &[u8; 8]) -> Result<u32, Error> {
+pub(crate) fn index_count(head: &[u8; 8]) -> Result<u32, Error> {
     if head[..4] != INDEX_TAG {
         return Err(Error::Corrupt("index: missing index tag".into()));
     }
@@ -436,7 +436,7 @@ pub fn index_count(head: &[u8; 8]) -> Result<u32, Error> {
 ///
 /// # Errors
 /// [`Error::Corrupt`] on a checksum mismatch.
-pub fn parse_index(b: &[u8]) -> Result<Vec<IndexEntry>, Error> {
+pub(crate) fn parse_index(b: &[u8]) -> Result<Vec<IndexEntry>, Error> {
     let head: &[u8; 8] = b.get(..8).and_then(|h| h.try_into().ok()).ok_or_else(|| Error::Corrupt("index: truncated".into()))?;
     let count = index_count(head)?;
     if b.len() != index_len(count) {

@@ -41,7 +41,7 @@ impl<R: Read + Seek> IndexedReader<R> {
     ///
     /// # Errors
     /// As [`IndexedReader::open`], for the file header, footer and index.
-    pub fn open_index(mut input: R) -> Result<Self, Error> {
+    pub(crate) fn open_index(mut input: R) -> Result<Self, Error> {
         let file_len = input.seek(SeekFrom::End(0))?;
         input.seek(SeekFrom::Start(0))?;
         if file_len < FileHeader::LEN as u64 {

@@ -52,7 +52,7 @@ pub struct Member {
 
 /// `e` as an error of member `m`: unchanged for the first member, else its message prefixed
 /// with `member m: `.
-pub fn in_member(m: usize, e: Error) -> Error {
+pub(crate) fn in_member(m: usize, e: Error) -> Error {
     if m == 0 {
         return e;
     }
@@ -65,13 +65,13 @@ pub fn in_member(m: usize, e: Error) -> Error {
 }
 
 /// The error of bytes after a member that start no archive.
-pub fn trailing_garbage() -> Error {
+pub(crate) fn trailing_garbage() -> Error {
     Error::Corrupt("unexpected data after the end of the archive".into())
 }
 
 /// Whether `prefix` (the first 4 bytes at least, when there are that many) starts a member of
 /// either form.
-pub fn starts_member(prefix: &[u8]) -> bool {
+pub(crate) fn starts_member(prefix: &[u8]) -> bool {
     raw::is_raw(prefix) || (prefix.len() >= 4 && prefix[..4] == MAGIC[..4])
 }
 

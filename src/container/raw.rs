@@ -46,16 +46,16 @@ pub const MAX_HELD: usize = 16 << 20;
 pub const STREAMED_WINDOW_LOG: u32 = 27;
 
 /// zstd level of the raw streams (as `zstd -19`).
-pub const ZSTD_LEVEL: i32 = 19;
+pub(crate) const ZSTD_LEVEL: i32 = 19;
 
 /// LZMA2 preset of the raw streams (as `xz -9e`).
-pub const LZMA_PRESET: u32 = 9 | PRESET_EXTREME;
+pub(crate) const LZMA_PRESET: u32 = 9 | PRESET_EXTREME;
 
 /// Smallest LZMA2 dictionary (liblzma's minimum).
 const LZMA_DICT_MIN: u32 = 4096;
 
 /// Bytes of the streamed form's trailer.
-pub const TRAILER_LEN: usize = 20;
+pub(crate) const TRAILER_LEN: usize = 20;
 
 /// How the text is compressed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,7 +228,7 @@ impl RawHeader {
     }
 
     /// The totals of a streamed archive from its `trailer` (its last bytes).
-    pub fn parse_trailer(trailer: &[u8; TRAILER_LEN]) -> Totals {
+    pub(crate) fn parse_trailer(trailer: &[u8; TRAILER_LEN]) -> Totals {
         let u64_at = |at: usize| u64::from_le_bytes(trailer[at..at + 8].try_into().expect("8 bytes"));
         Totals { crc: u32::from_le_bytes(trailer[..4].try_into().expect("4 bytes")), text_len: u64_at(4), lines: u64_at(12) }
     }
@@ -254,7 +254,7 @@ pub fn is_raw(prefix: &[u8]) -> bool {
 ///
 /// # Errors
 /// [`Error::Io`] from seeking or reading.
-pub fn starts_raw<R: Read + Seek>(input: &mut R) -> Result<bool, Error> {
+pub(crate) fn starts_raw<R: Read + Seek>(input: &mut R) -> Result<bool, Error> {
     input.seek(SeekFrom::Start(0))?;
     let mut b = [0u8; RAW_MAGIC.len()];
     let got = read_up_to(input, &mut b)?;
@@ -266,7 +266,7 @@ pub fn starts_raw<R: Read + Seek>(input: &mut R) -> Result<bool, Error> {
 ///
 /// # Errors
 /// [`Error::Io`] from reading.
-pub fn read_up_to<R: Read>(input: &mut R, buf: &mut [u8]) -> Result<usize, Error> {
+pub(crate) fn read_up_to<R: Read>(input: &mut R, buf: &mut [u8]) -> Result<usize, Error> {
     let mut got = 0;
     while got < buf.len() {
         match input.read(&mut buf[got..]) {
@@ -281,7 +281,7 @@ pub fn read_up_to<R: Read>(input: &mut R, buf: &mut [u8]) -> Result<usize, Error
 
 /// The bytes the decoder of an archive with `header` holds at most: its zstd window or LZMA2
 /// dictionary (the held text's size, or [`STREAMED_WINDOW_LOG`]), nothing for stored text.
-pub fn decoder_window(header: &RawHeader) -> u64 {
+pub(crate) fn decoder_window(header: &RawHeader) -> u64 {
     match (header.codec, header.held) {
         (Codec::Stored, _) => 0,
         (Codec::Lzma2, Some(t)) => lzma_dict(t.text_len) as u64,
@@ -330,7 +330,7 @@ fn zstd_encoder(window_log: u32) -> zstd::stream::raw::Encoder<'static> {
 ///
 /// # Panics
 /// If `text` is longer than [`MAX_HELD`] or `codec` is [`Codec::ZstdStreamed`].
-pub fn encode_held(text: &[u8], format: InputFormat, codec: Codec) -> Vec<u8> {
+pub(crate) fn encode_held(text: &[u8], format: InputFormat, codec: Codec) -> Vec<u8> {
     assert!(text.len() <= MAX_HELD, "held raw archives hold at most {MAX_HELD} bytes");
     let len = text.len() as u64;
     let mut out = RawHeader { codec, format, held: Some(Totals::of(text)) }.to_bytes();

@@ -28,7 +28,7 @@ pub(crate) fn read_vec<R: Read>(r: &mut R, len: usize, what: &str) -> Result<Vec
 ///
 /// # Errors
 /// [`Error::Corrupt`] naming block `n` on a mismatch.
-pub fn check_streams(h: &BlockHeader, range: &[u8], raw: &[u8], n: u64) -> Result<(), Error> {
+pub(crate) fn check_streams(h: &BlockHeader, range: &[u8], raw: &[u8], n: u64) -> Result<(), Error> {
     if BlockHeader::streams_crc(range, raw) != h.stream_crc {
         return Err(Error::Corrupt(format!("block {n}: data checksum mismatch, the block is damaged")));
     }
@@ -89,7 +89,7 @@ impl<R: Read> Reader<R> {
     }
 
     /// Number of blocks read so far.
-    pub fn blocks_read(&self) -> u64 {
+    pub(crate) fn blocks_read(&self) -> u64 {
         self.seen.len() as u64
     }
 

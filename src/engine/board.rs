@@ -125,7 +125,7 @@ impl<'a> MoveList<'a> {
 
     /// Pushes `m` if `keep` (branch-free: the slot after the last move is scratch space).
     #[inline(always)]
-    pub fn push_if(&mut self, keep: bool, m: Scored) {
+    pub(crate) fn push_if(&mut self, keep: bool, m: Scored) {
         self.buf[self.len] = m;
         self.len += keep as usize;
     }
@@ -142,7 +142,7 @@ pub(crate) struct CastleInfo {
 }
 
 impl CastleInfo {
-    pub fn from_chess(pos: &Chess) -> CastleInfo {
+    pub(crate) fn from_chess(pos: &Chess) -> CastleInfo {
         let castles = pos.castles();
         let mut info = CastleInfo { rook: [[64; 2]; 2], path: [[0; 2]; 2] };
         for color in Color::ALL {
@@ -190,7 +190,7 @@ pub(crate) struct Board {
 }
 
 impl Board {
-    pub fn from_chess(pos: &Chess) -> Board {
+    pub(crate) fn from_chess(pos: &Chess) -> Board {
         let board = pos.board();
         let mut b = Board {
             roles: [0; 6],
@@ -245,7 +245,7 @@ impl Board {
 
     /// Whether the side that just moved left its king attacked (the move was illegal).
     #[inline]
-    pub fn mover_in_check(&self) -> bool {
+    pub(crate) fn mover_in_check(&self) -> bool {
         let mover = self.us() ^ 1;
         self.attacked(self.king_sq(mover), mover ^ 1, self.occupied())
     }
@@ -352,7 +352,7 @@ impl Board {
     /// promotion gain (the first entry of the swap list, which the exchange can only lower);
     /// 0 for a quiet move and castling.
     #[inline]
-    pub fn see_bound(m: Mv) -> i32 {
+    pub(crate) fn see_bound(m: Mv) -> i32 {
         match m.kind() {
             KIND_NORMAL => {
                 let victim = m.victim();
@@ -573,7 +573,7 @@ impl Board {
     /// Returns `true`, possibly before generating everything, if the opponent's king can be
     /// captured, i.e. the move that led here was illegal.
     #[inline(always)]
-    pub fn gen_captures(&self, out: &mut MoveList, floor: i32) -> bool {
+    pub(crate) fn gen_captures(&self, out: &mut MoveList, floor: i32) -> bool {
         let us = self.us();
         let our = self.colors[us];
         let their = self.colors[us ^ 1];
@@ -626,7 +626,7 @@ impl Board {
     ///
     /// Returns `true`, possibly before generating everything, if the opponent's king can be
     /// captured, i.e. the move that led here was illegal.
-    pub fn gen_all(&self, out: &mut MoveList, castling: &CastleInfo) -> bool {
+    pub(crate) fn gen_all(&self, out: &mut MoveList, castling: &CastleInfo) -> bool {
         let us = self.us();
         let them = us ^ 1;
         let our = self.colors[us];

@@ -65,7 +65,7 @@ impl Bit {
     /// # Errors
     /// As [`SymbolCoder::code`].
     #[inline]
-    pub fn code_value<C: SymbolCoder>(&mut self, c: &mut C, bit: bool) -> Result<bool, Error> {
+    pub(crate) fn code_value<C: SymbolCoder>(&mut self, c: &mut C, bit: bool) -> Result<bool, Error> {
         let mut b = bit;
         self.code(c, &mut b)?;
         Ok(b)
@@ -187,7 +187,7 @@ impl NumberModel {
     ///
     /// # Errors
     /// As [`SymbolCoder::code`].
-    pub fn code_value<C: SymbolCoder>(&mut self, c: &mut C, v: u64) -> Result<u64, Error> {
+    pub(crate) fn code_value<C: SymbolCoder>(&mut self, c: &mut C, v: u64) -> Result<u64, Error> {
         let mut x = v;
         self.code(c, &mut x)?;
         Ok(x)
@@ -237,7 +237,7 @@ impl SignedModel {
     ///
     /// # Errors
     /// As [`SymbolCoder::code`].
-    pub fn code_value<C: SymbolCoder>(&mut self, c: &mut C, v: i64) -> Result<i64, Error> {
+    pub(crate) fn code_value<C: SymbolCoder>(&mut self, c: &mut C, v: i64) -> Result<i64, Error> {
         let mut x = v;
         self.code(c, &mut x)?;
         Ok(x)

@@ -95,7 +95,7 @@ impl WorkBudget {
     /// # Errors
     /// [`Error::LimitExceeded`] when the symbol cap is reached.
     #[inline]
-    pub fn before_symbol(&mut self) -> Result<(), Error> {
+    pub(crate) fn before_symbol(&mut self) -> Result<(), Error> {
         if self.symbols_left == 0 {
             return Err(Error::LimitExceeded("block decodes to more symbols than its recorded length allows".into()));
         }
@@ -109,7 +109,7 @@ impl WorkBudget {
     /// [`Error::LimitExceeded`] when the symbols so far carry more information than the
     /// stream can hold.
     #[inline]
-    pub fn after_symbol(&mut self, frequency: u32) -> Result<(), Error> {
+    pub(crate) fn after_symbol(&mut self, frequency: u32) -> Result<(), Error> {
         self.info.add(frequency);
         if self.info.exceeds(self.max_bits) {
             return Err(Error::LimitExceeded("block decodes to more symbols than its stream holds".into()));
@@ -125,7 +125,7 @@ impl WorkBudget {
 
 /// The range decoder of a block under its [`WorkBudget`]: what every block decoder reads
 /// symbols through.
-pub struct BudgetedDecoder {
+pub(crate) struct BudgetedDecoder {
     inner: Decoder,
     /// The limits, charged by every symbol and by [`SymbolCoder::spend`].
     pub budget: WorkBudget,

@@ -77,7 +77,7 @@ impl DecoderModel<PRECISION> for Cdf<'_> {
 /// reciprocal `floor((2^64 - 1) / d)` is the true quotient or one less, and one comparison
 /// corrects it. Same results as `/`, at a fraction of the cost of a 64-bit division.
 #[derive(Clone, Copy, Debug)]
-pub struct Divisor {
+pub(crate) struct Divisor {
     d: u64,
     inv: u64,
 }
@@ -92,7 +92,7 @@ impl Divisor {
 
     /// `x / d`, for `x < 2^63`.
     #[inline]
-    pub fn div(&self, x: u64) -> u64 {
+    pub(crate) fn div(&self, x: u64) -> u64 {
         debug_assert!(x < 1 << 63);
         let q = ((x as u128 * self.inv as u128) >> 64) as u64;
         let q = q + (x - q * self.d >= self.d) as u64;

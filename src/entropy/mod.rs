@@ -16,7 +16,7 @@ pub mod range;
 pub mod text;
 
 pub use adaptive::AdaptiveModel;
-pub use budget::{BudgetedDecoder, WorkBudget};
+pub use budget::WorkBudget;
 pub use cdf::{Cdf, CdfBuf, PRECISION, TOTAL};
 pub use coder::SymbolCoder;
 pub use info::Information;

@@ -19,7 +19,7 @@ use crate::error::Error;
 ///
 /// # Panics
 /// If `encode` returns `None` for [`Notations::Coded`] or [`Notations::Raw`].
-pub fn notation_ladder<T>(
+pub(crate) fn notation_ladder<T>(
     text: &[u8],
     mut encode: impl FnMut(Notations) -> Option<T>,
     decode: impl FnOnce(&T, &mut Vec<u8>) -> Result<BlockStats, Error>,

@@ -17,7 +17,7 @@ use crate::text::notation::{GLYPH_SYMBOLS, Notation, Written, fit, same_text};
 /// The uniform table of a block's first symbol in coding
 /// [`crate::container::Coding::Notations`] (movetext and PGN blocks): whether some game of the
 /// block is written in another notation than canonical SAN (one bit).
-pub const NOTATIONS_FLAG: [u32; 3] = [0, TOTAL / 2, TOTAL];
+pub(crate) const NOTATIONS_FLAG: [u32; 3] = [0, TOTAL / 2, TOTAL];
 
 /// What a block encoder does with games in other notations than canonical SAN (movetext and
 /// PGN blocks).
@@ -139,7 +139,7 @@ impl NotationCoder {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_null<C: SymbolCoder>(&mut self, c: &mut C, after_null: bool, null: &mut bool) -> Result<(), Error> {
+    pub(crate) fn code_null<C: SymbolCoder>(&mut self, c: &mut C, after_null: bool, null: &mut bool) -> Result<(), Error> {
         let mut v = *null as usize;
         self.null[after_null as usize].code(c, &mut v)?;
         *null = v == 1;
@@ -152,7 +152,7 @@ impl NotationCoder {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_ply<C: SymbolCoder>(
+    pub(crate) fn code_ply<C: SymbolCoder>(
         &mut self,
         c: &mut C,
         game: &GameNotation,
@@ -185,7 +185,7 @@ impl NotationCoder {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_glyph<C: SymbolCoder>(&mut self, c: &mut C, glyph: &mut u8) -> Result<(), Error> {
+    pub(crate) fn code_glyph<C: SymbolCoder>(&mut self, c: &mut C, glyph: &mut u8) -> Result<(), Error> {
         let mut v = *glyph as usize;
         self.glyph.code(c, &mut v)?;
         *glyph = v as u8;

@@ -98,7 +98,7 @@ static DISTANCE: [[u8; 64]; 64] = {
 pub const LOSS_KNOTS: [i32; 8] = [0, 15, 40, 80, 150, 300, 600, 1200];
 
 /// Buckets of a move's static exchange evaluation (centipawns).
-pub const SEE_EDGES: [i32; 7] = [-400, -150, -1, 1, 150, 400, 800];
+pub(crate) const SEE_EDGES: [i32; 7] = [-400, -150, -1, 1, 150, 400, 800];
 
 /// Game phases, by non-pawn material on the board.
 pub const PHASES: usize = 3;
@@ -106,23 +106,23 @@ pub const PHASES: usize = 3;
 pub use super::game::SKILLS;
 
 /// Buckets of the side to move's evaluation (centipawns) for end and result features.
-pub const EVAL_EDGES: [i32; 11] = [-900, -500, -300, -150, -60, 0, 60, 150, 300, 500, 900];
+pub(crate) const EVAL_EDGES: [i32; 11] = [-900, -500, -300, -150, -60, 0, 60, 150, 300, 500, 900];
 
 /// Buckets of the last move's loss (centipawns) for end and result features.
-pub const LAST_LOSS_EDGES: [i32; 5] = [1, 50, 150, 300, 600];
+pub(crate) const LAST_LOSS_EDGES: [i32; 5] = [1, 50, 150, 300, 600];
 
 /// Buckets of the ply number for end and result features.
-pub const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
+pub(crate) const PLY_EDGES: [u32; 9] = [1, 2, 10, 20, 40, 60, 80, 120, 200];
 
 /// Game phases by ply for the end and result models' evaluation x phase features (4 phases).
-pub const OUTCOME_PHASE_EDGES: [u32; 3] = [40, 80, 120];
+pub(crate) const OUTCOME_PHASE_EDGES: [u32; 3] = [40, 80, 120];
 
 /// Buckets of the number of pieces on the board (kings and pawns included) for end and
 /// result features.
-pub const PIECES_EDGES: [u32; 9] = [4, 6, 8, 10, 12, 16, 20, 24, 28];
+pub(crate) const PIECES_EDGES: [u32; 9] = [4, 6, 8, 10, 12, 16, 20, 24, 28];
 
 /// Buckets of the number of legal moves for the end feature `legal`.
-pub const LEGAL_EDGES: [usize; 8] = [2, 3, 4, 6, 10, 20, 30, 40];
+pub(crate) const LEGAL_EDGES: [usize; 8] = [2, 3, 4, 6, 10, 20, 30, 40];
 
 crate::model::params::feature_layout! {
     /// Weights of the move model.
@@ -186,7 +186,7 @@ crate::model::params::feature_layout! {
 pub const END_GROUPS_V1: usize = 9;
 
 /// Result classes from the side to move's point of view.
-pub const RESULT_CLASSES: usize = 4;
+pub(crate) const RESULT_CLASSES: usize = 4;
 
 crate::model::params::feature_layout! {
     /// Weights of the result model: for each context feature, 4 weights (side to move wins,
@@ -214,7 +214,7 @@ pub fn result_class(result: GameResult, turn: Color) -> usize {
 }
 
 /// Inverse of [`result_class`].
-pub fn class_result(class: usize, turn: Color) -> GameResult {
+pub(crate) fn class_result(class: usize, turn: Color) -> GameResult {
     match (class, turn) {
         (0, Color::White) | (1, Color::Black) => GameResult::WhiteWins,
         (0, Color::Black) | (1, Color::White) => GameResult::BlackWins,
@@ -615,7 +615,7 @@ impl EndContext {
     }
 
     /// Emits the features of "the game ends here".
-    pub fn end_features(&self, sink: &mut impl Sink) {
+    pub(crate) fn end_features(&self, sink: &mut impl Sink) {
         use end_layout::*;
         sink.put_one(BIAS);
         sink.put_one(EVAL + bucket(self.eval, &EVAL_EDGES));
@@ -641,7 +641,7 @@ impl EndContext {
 
     /// Emits the features of result class `class` (0 side to move wins, 1 loses, 2 draw,
     /// 3 unknown).
-    pub fn result_features(&self, class: usize, sink: &mut impl Sink) {
+    pub(crate) fn result_features(&self, class: usize, sink: &mut impl Sink) {
         use result_layout::*;
         sink.put_one(BIAS + class);
         sink.put_one(EVAL + 4 * bucket(self.eval, &EVAL_EDGES) + class);

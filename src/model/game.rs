@@ -1,22 +1,16 @@
 //! The state of a game being coded: position, ply, history, and the canonical move order.
 
-use shakmaty::{Chess, EnPassantMode, Move, MoveList, Position, zobrist::Zobrist64};
+use shakmaty::{Chess, EnPassantMode, Move, Position, zobrist::Zobrist64};
 
 use crate::chess::{NULL_MOVE, move_value, static_eval};
 
 /// Skill classes of the side to move ([`GameState::skill`]).
 pub const SKILLS: usize = 5;
 
-/// The legal moves of `pos` sorted by [`crate::chess::move_key`], into `out`.
-pub fn legal_moves_sorted(pos: &Chess, out: &mut MoveList) {
-    out.clear();
-    let _ = crate::chess::legal_moves_sorted_into(pos, out);
-}
-
 /// Plays legal move `m` in `pos`, whose hash is `hash` ([`GameState::hash`]); returns the hash
 /// of the new position (updated incrementally when shakmaty can, else computed afresh).
 #[inline]
-pub fn play_hashed(pos: &mut Chess, hash: u64, m: Move) -> u64 {
+pub(crate) fn play_hashed(pos: &mut Chess, hash: u64, m: Move) -> u64 {
     let next = pos.update_zobrist_hash::<Zobrist64>(Zobrist64(hash), m, EnPassantMode::Legal);
     pos.play_unchecked(m);
     match next {
@@ -125,7 +119,7 @@ impl GameState {
     }
 
     /// Records the loss (centipawns, >= 0) of the move the side to move is playing.
-    pub fn record_loss(&mut self, loss: i32) {
+    pub(crate) fn record_loss(&mut self, loss: i32) {
         let side = &mut self.losses[self.pos.turn() as usize];
         self.last_loss = loss.clamp(0, 1200);
         side.0 += self.last_loss as u32;
@@ -168,7 +162,7 @@ impl GameState {
 
     /// How many times the current position occurred before in this game, looking back at most
     /// 100 plies (the fifty-move rule's horizon), so that the cost per ply stays bounded.
-    pub fn repetitions(&self) -> usize {
+    pub(crate) fn repetitions(&self) -> usize {
         let reversible = (self.pos.halfmoves() as usize).min(100);
         self.history.iter().rev().take(reversible).filter(|&&h| h == self.hash).count()
     }

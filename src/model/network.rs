@@ -70,7 +70,7 @@ mod weights;
 mod x86;
 
 pub use accumulator::Accumulator;
-pub use inputs::{BOARD_INPUTS, MAX_HAND, SQUARE_INPUTS, board_inputs, move_rows, piece_input, state_inputs};
+pub use inputs::{BOARD_INPUTS, MAX_HAND, SQUARE_INPUTS, board_inputs, move_rows, state_inputs};
 pub use simd::Simd;
 pub use state::NetworkState;
 pub use weights::{MAGIC, Network};

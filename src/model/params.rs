@@ -46,7 +46,7 @@ pub(crate) use feature_layout;
 
 /// Parsed contents of a parameter file: settings and weight groups by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ParamFile {
+pub(crate) struct ParamFile {
     /// Every `name value...` line, PST rows merged into their group.
     pub entries: BTreeMap<String, Vec<i64>>,
 }
@@ -147,7 +147,7 @@ impl ParamFile {
 
 /// Writes `weights` laid out by `groups` as parameter-file lines under `prefix.`; 64-weight
 /// groups as eight rank lines.
-pub fn write_weights(out: &mut String, prefix: &str, groups: &[Group], weights: &[i32]) {
+pub(crate) fn write_weights(out: &mut String, prefix: &str, groups: &[Group], weights: &[i32]) {
     for g in groups {
         let values = &weights[g.offset..g.offset + g.len];
         if g.len == 64 {
@@ -163,7 +163,7 @@ pub fn write_weights(out: &mut String, prefix: &str, groups: &[Group], weights: 
 }
 
 /// FNV-1a 64-bit hash, used for model ids (stable across platforms and Rust versions).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= b as u64;

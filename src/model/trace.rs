@@ -5,7 +5,7 @@
 use crate::entropy::{Cdf, TOTAL};
 
 /// Number of ply-number buckets (one per ply up to this, the rest in the last).
-pub const PLY_BUCKETS: usize = 200;
+pub(crate) const PLY_BUCKETS: usize = 200;
 
 /// Calibration bins per factor of 10 of probability.
 const BINS_PER_DECADE: usize = 5;
@@ -51,7 +51,7 @@ impl Trace {
     }
 
     /// Adds another trace's counts to this one.
-    pub fn merge(&mut self, other: &Trace) {
+    pub(crate) fn merge(&mut self, other: &Trace) {
         for (a, b) in self.by_ply.iter_mut().zip(&other.by_ply) {
             a.0 += b.0;
             a.1 += b.1;

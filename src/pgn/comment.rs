@@ -249,7 +249,7 @@ fn assemble(shape: &[u8], payloads: &[Payload], out: &mut Vec<u8>) -> Result<(),
 
 /// Comment models of one block, with the evaluation state of the current game.
 #[derive(Debug)]
-pub struct CommentModel {
+pub(crate) struct CommentModel {
     shapes: Vec<Vec<u8>>,
     rank: Vec<NumberModel>,
     last_rank: usize,

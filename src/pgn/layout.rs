@@ -46,13 +46,13 @@ fn gap_class(gap: &[u8], nl: &[u8]) -> usize {
 }
 
 /// Whether the first line break in `text` is `\r\n` rather than `\n`.
-pub fn uses_crlf(text: &[u8]) -> bool {
+pub(crate) fn uses_crlf(text: &[u8]) -> bool {
     memchr::memchr(b'\n', text).is_some_and(|i| i > 0 && text[i - 1] == b'\r')
 }
 
 /// The layout models of one block.
 #[derive(Debug)]
-pub struct LayoutModel {
+pub(crate) struct LayoutModel {
     kinds: Vec<BitTree>,
     moveno_hit: [Bit; 2],
     moveno_delta: SignedModel,
@@ -95,7 +95,7 @@ impl Default for LayoutModel {
 
 /// What the item model knows at a point of the move text.
 #[derive(Clone, Copy, Debug)]
-pub struct ItemContext {
+pub(crate) struct ItemContext {
     /// Kind of the previous item (`None` at the start).
     pub prev: Option<usize>,
     /// The current line has moves left.
@@ -116,7 +116,7 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_kind<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, ctx: ItemContext, kind: &mut usize) -> Result<(), Error> {
+    pub(crate) fn code_kind<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, ctx: ItemContext, kind: &mut usize) -> Result<(), Error> {
         let i = ctx.prev.unwrap_or(START) * 8 + (ctx.moves_left as usize) * 4 + (ctx.in_variation as usize) * 2 + ctx.white as usize;
         self.kinds[i].code(c, kind)?;
         if *kind > Item::END {
@@ -129,7 +129,7 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_move_number<C: SymbolCoder>(
+    pub(crate) fn code_move_number<C: SymbolCoder>(
         &mut self,
         c: &mut Metered<'_, C>,
         fullmoves: u32,
@@ -154,7 +154,7 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_glyph<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, g: &mut u8) -> Result<(), Error> {
+    pub(crate) fn code_glyph<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, g: &mut u8) -> Result<(), Error> {
         let mut s = *g as usize;
         self.glyph.code(c, &mut s)?;
         if s >= super::lexer::GLYPHS.len() {
@@ -168,7 +168,7 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_nag<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, n: &mut u8) -> Result<(), Error> {
+    pub(crate) fn code_nag<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, n: &mut u8) -> Result<(), Error> {
         let v = self.nag.code_value(c, *n as u64)?;
         *n = u8::try_from(v).map_err(|_| Error::Corrupt("NAG out of range".into()))?;
         Ok(())
@@ -199,7 +199,7 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_crlf<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, crlf: &mut bool) -> Result<(), Error> {
+    pub(crate) fn code_crlf<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, crlf: &mut bool) -> Result<(), Error> {
         self.crlf.code(c, crlf)
     }
 
@@ -209,7 +209,7 @@ impl LayoutModel {
     ///
     /// # Errors
     /// The decoder's [`Error::Corrupt`].
-    pub fn code_gaps<C: SymbolCoder>(
+    pub(crate) fn code_gaps<C: SymbolCoder>(
         &mut self,
         c: &mut Metered<'_, C>,
         crlf: bool,

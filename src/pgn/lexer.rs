@@ -44,7 +44,7 @@ pub struct Token<'a> {
 
 /// A lexed game: `gaps[0] tokens[0] gaps[1] ... tokens[n-1] gaps[n]` is the input.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Lexed<'a> {
+pub(crate) struct Lexed<'a> {
     /// The tokens.
     pub tokens: Vec<Token<'a>>,
     /// Whitespace before each token and after the last; one more than `tokens`.
@@ -52,7 +52,7 @@ pub struct Lexed<'a> {
 }
 
 /// The UTF-8 byte order mark.
-pub const BOM: &[u8] = "\u{feff}".as_bytes();
+pub(crate) const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// The move-quality glyphs, indexed by their symbol value.
 pub const GLYPHS: [&[u8]; 6] = [b"!", b"?", b"!!", b"??", b"!?", b"?!"];
@@ -80,7 +80,7 @@ fn tag_len(s: &[u8]) -> Option<usize> {
 }
 
 /// The name and raw value (escapes kept) of a canonical tag token.
-pub fn tag_parts(text: &[u8]) -> (&[u8], &[u8]) {
+pub(crate) fn tag_parts(text: &[u8]) -> (&[u8], &[u8]) {
     let space = text.iter().position(|&b| b == b' ').expect("tag tokens have a space");
     (&text[1..space], &text[space + 2..text.len() - 2])
 }
@@ -102,7 +102,7 @@ fn move_len(s: &[u8]) -> usize {
 }
 
 /// Splits `s` into tokens and gaps; `None` if some part is not a token this lexer knows.
-pub fn lex(s: &[u8]) -> Option<Lexed<'_>> {
+pub(crate) fn lex(s: &[u8]) -> Option<Lexed<'_>> {
     let mut out = Lexed::default();
     // A byte order mark at the start is part of the first gap.
     let mut i = if s.starts_with(BOM) { BOM.len() } else { 0 };
@@ -189,7 +189,7 @@ enum LastLine {
 }
 
 /// Whether `line` (without its terminator) is a tag line for [`GameSplitter`].
-pub fn is_tag_line(line: &[u8]) -> bool {
+pub(crate) fn is_tag_line(line: &[u8]) -> bool {
     let line = line.trim_ascii_start();
     line.first() == Some(&b'[') && line.get(1).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
 }

@@ -36,7 +36,7 @@ pub fn parse_diff(v: &[u8]) -> Option<i64> {
 }
 
 /// Writes a rating change as [`parse_diff`] reads it.
-pub fn write_diff(d: i64) -> Vec<u8> {
+pub(crate) fn write_diff(d: i64) -> Vec<u8> {
     if d < 0 { d.to_string().into_bytes() } else { format!("+{d}").into_bytes() }
 }
 
@@ -63,7 +63,7 @@ const K_DEFAULT: i64 = 20 * 16;
 
 /// The models of rating changes of one block.
 #[derive(Debug, Default)]
-pub struct DiffModel {
+pub(crate) struct DiffModel {
     /// `K` per player and pool, in 1/16.
     k: HashMap<Vec<u8>, i64>,
     exact: [Bit; 2],
@@ -72,7 +72,7 @@ pub struct DiffModel {
 
 /// What is known when a change is coded.
 #[derive(Clone, Debug)]
-pub struct DiffContext {
+pub(crate) struct DiffContext {
     /// The player's key (name and pool), if the player is named.
     pub player: Option<Vec<u8>>,
     /// The player's and the opponent's ratings in this game.
@@ -88,11 +88,6 @@ pub struct DiffContext {
 }
 
 impl DiffModel {
-    /// Fresh models.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Codes `diff` (decoding: returns it) in context `x`.
     ///
     /// # Errors

@@ -84,7 +84,7 @@ fn kind_of(name: &[u8], facts: bool) -> Kind {
 }
 
 /// A canonical decimal integer (optional `-`, no leading zeros, at most 18 digits).
-pub fn canonical_int(v: &[u8]) -> Option<i64> {
+pub(crate) fn canonical_int(v: &[u8]) -> Option<i64> {
     let digits = v.strip_prefix(b"-").unwrap_or(v);
     if digits.is_empty()
         || digits.len() > 18
@@ -200,20 +200,20 @@ impl TagModel {
 
     /// Fresh models of coding 3 ([`crate::container::Coding::PgnFacts`]): value models for at
     /// most [`MAX_TAG_STATES`] names, and the models of what the game says (`Facts`).
-    pub fn with_facts() -> Self {
+    pub(crate) fn with_facts() -> Self {
         TagModel { facts: Some(Box::default()), ..Self::new(true) }
     }
 
     /// Fresh models of coding 5 ([`crate::container::Coding::PgnTagStream`]): those of coding
     /// 3, with every value coded before the moves ([`TagModel::code_header_values`]).
-    pub fn with_tag_stream() -> Self {
+    pub(crate) fn with_tag_stream() -> Self {
         TagModel { stream: true, ..Self::with_facts() }
     }
 
     /// Fresh models of coding 6 ([`crate::container::Coding::PgnPredicted`]): those of coding
     /// 5, with `ECO` and `Opening` left out of the head and coded after the main line
     /// ([`TagModel::code_openings`]).
-    pub fn with_openings_after() -> Self {
+    pub(crate) fn with_openings_after() -> Self {
         TagModel { openings_after: true, ..Self::with_tag_stream() }
     }
 

@@ -36,7 +36,7 @@ pub struct Line<'a> {
 
 /// Splits `input` into lines. Concatenating `content` and `terminator.bytes()` of all lines
 /// gives back `input`. Empty input gives no lines; input ending in `\n` has no empty last line.
-pub fn split_lines(input: &[u8]) -> impl Iterator<Item = Line<'_>> {
+pub(crate) fn split_lines(input: &[u8]) -> impl Iterator<Item = Line<'_>> {
     let mut rest = input;
     std::iter::from_fn(move || {
         if rest.is_empty() {

@@ -7,6 +7,7 @@ pub mod movetext;
 pub mod notation;
 pub mod spelling;
 
-pub use lines::{Line, Terminator, split_lines};
+pub(crate) use lines::split_lines;
+pub use lines::{Line, Terminator};
 pub use movetext::{Game, PlyMoves, parse_game, parse_game_into, parse_lenient_into, render_game};
 pub use spelling::Spelling;

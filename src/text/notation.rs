@@ -90,7 +90,7 @@ pub enum EnPassant {
 
 impl EnPassant {
     /// The bytes before a mark written apart (a token of its own).
-    pub fn separator(self) -> Option<&'static [u8]> {
+    pub(crate) fn separator(self) -> Option<&'static [u8]> {
         match self {
             EnPassant::Unmarked | EnPassant::Glued => None,
             EnPassant::Spaced => Some(b" "),
@@ -160,7 +160,7 @@ impl Notation {
     }
 
     /// Sets field `i` to `v` (in `0..SIZES[i]`; larger values saturate to the last one).
-    pub fn set_field(&mut self, i: usize, v: usize) {
+    pub(crate) fn set_field(&mut self, i: usize, v: usize) {
         match i {
             0 => self.pieces = [Pieces::Letters, Pieces::Lowercase, Pieces::Figurines, Pieces::ColouredFigurines][v.min(3)],
             1 => self.castling = [Castling::Letters, Castling::Zeros, Castling::KingTakesRook][v.min(2)],
@@ -179,7 +179,7 @@ impl Notation {
 pub const GLYPHS: [&[u8]; 6] = [b"!", b"?", b"!!", b"??", b"!?", b"?!"];
 
 /// Number of glyph symbols: none, then [`GLYPHS`].
-pub const GLYPH_SYMBOLS: usize = GLYPHS.len() + 1;
+pub(crate) const GLYPH_SYMBOLS: usize = GLYPHS.len() + 1;
 
 /// How one ply is written beyond its [`Spelling`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -338,7 +338,7 @@ pub fn parse(pos: &Chess, legal: &[Packed], token: &[u8], spaced_ep: bool, buf: 
 
 /// [`parse`], reading a leading `b` as a bishop if `bishop` (lowercase piece letters make
 /// `bxc3` either a pawn's or a bishop's move; a caller that can look ahead tries both).
-pub fn parse_as(
+pub(crate) fn parse_as(
     pos: &Chess,
     legal: &[Packed],
     token: &[u8],
@@ -524,7 +524,7 @@ pub fn parse_as(
 
 /// Whether ply `m` (in a position where `mover` is to move) written with `spelling` and
 /// `written` gives the same text as with `notation` in its place.
-pub fn same_text(m: &Move, mover: Color, spelling: Spelling, written: Written, notation: Notation, buf: &mut Vec<u8>) -> bool {
+pub(crate) fn same_text(m: &Move, mover: Color, spelling: Spelling, written: Written, notation: Notation, buf: &mut Vec<u8>) -> bool {
     if written.notation == notation {
         return true;
     }

@@ -141,7 +141,7 @@ pub fn expected_with(pos: &Chess, m: &Move, legal: &[Packed], convention: Conven
 /// disambiguating among `legal` (the position's legal moves, as [`expected_with`] takes them,
 /// without pseudo-legal disambiguation): what [`expected_with`] gives for them, without the
 /// position.
-pub fn legal_disambiguation(m: &Move, legal: &[Packed]) -> (bool, bool) {
+pub(crate) fn legal_disambiguation(m: &Move, legal: &[Packed]) -> (bool, bool) {
     match *m {
         Move::Normal { role: Role::Pawn, capture, .. } => (capture.is_some(), false),
         Move::EnPassant { .. } => (true, false),
@@ -189,7 +189,7 @@ pub fn parse_token(pos: &Chess, token: &[u8]) -> Option<(Move, Spelling)> {
 }
 
 /// [`parse_token`] with a caller-provided scratch buffer (avoids an allocation per move).
-pub fn parse_token_with(pos: &Chess, token: &[u8], buf: &mut Vec<u8>) -> Option<(Move, Spelling)> {
+pub(crate) fn parse_token_with(pos: &Chess, token: &[u8], buf: &mut Vec<u8>) -> Option<(Move, Spelling)> {
     let san_plus = SanPlus::from_ascii(token).ok()?;
     let m = san_plus.san.to_move(pos).ok()?;
     let spelling = match san_plus.san {

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 /// Minimises `f` from `x`, where `f(x, grad)` returns the value and overwrites `grad`.
 /// Stops after `max_iter` iterations or when an iteration improves by less than `tol`
 /// relative. Returns the final value.
-pub fn minimize(x: &mut [f64], max_iter: usize, tol: f64, mut f: impl FnMut(&[f64], &mut [f64]) -> f64) -> f64 {
+pub(crate) fn minimize(x: &mut [f64], max_iter: usize, tol: f64, mut f: impl FnMut(&[f64], &mut [f64]) -> f64) -> f64 {
     let n = x.len();
     let memory = 12;
     let mut g = vec![0.0; n];

@@ -211,7 +211,7 @@ pub fn fit(problem: &Problem, start: &[f64], floor: f64, l2: f64, mask: &[bool],
 }
 
 /// Cross-entropy of `problem` under float weights `w`, in bits per decision.
-pub fn bits_per_decision(problem: &Problem, w: &[f64], floor: f64) -> f64 {
+pub(crate) fn bits_per_decision(problem: &Problem, w: &[f64], floor: f64) -> f64 {
     problem.loss_and_gradient(w, floor, None) / problem.len().max(1) as f64 / std::f64::consts::LN_2
 }
 
@@ -277,7 +277,7 @@ fn book_saving(
 
 /// Builds a prior book from the games' first `max_ply` plies (positions played from at least
 /// twice), as text and parsed.
-pub fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
+pub(crate) fn build_prior(games: &[Game], max_ply: usize) -> (String, Book) {
     let lines: Vec<Vec<shakmaty::Move>> = games.iter().map(|g| g.moves.clone()).collect();
     let text = PriorBook::build_text(&lines, max_ply, 2);
     let book = PriorBook::parse("built", &text).expect("a built book parses").book;

@@ -37,18 +37,18 @@ impl Problem {
     }
 
     /// Closes the current candidate.
-    pub fn end_candidate(&mut self) {
+    pub(crate) fn end_candidate(&mut self) {
         self.feat_start.push(self.features.len() as u32);
     }
 
     /// Closes the current decision with `label` chosen.
-    pub fn end_decision(&mut self, label: usize) {
+    pub(crate) fn end_decision(&mut self, label: usize) {
         self.cand_start.push((self.feat_start.len() - 1) as u32);
         self.label.push(label as u16);
     }
 
     /// Appends all decisions of `other`.
-    pub fn append(&mut self, other: &Problem) {
+    pub(crate) fn append(&mut self, other: &Problem) {
         let cand_base = (self.feat_start.len() - 1) as u32;
         let feat_base = self.features.len() as u32;
         self.features.extend_from_slice(&other.features);
@@ -59,7 +59,7 @@ impl Problem {
 
     /// Cross-entropy in nats summed over decisions, and its gradient (added to `grad`), for
     /// weights `w` in nats per feature unit and uniform floor `floor`.
-    pub fn loss_and_gradient(&self, w: &[f64], floor: f64, grad: Option<&mut [f64]>) -> f64 {
+    pub(crate) fn loss_and_gradient(&self, w: &[f64], floor: f64, grad: Option<&mut [f64]>) -> f64 {
         let n = self.len();
         let chunk = 4096;
         let want_grad = grad.is_some();

@@ -90,7 +90,7 @@ impl PriorBook {
 
     /// Builds the book text from games (move lists from the initial position): positions before
     /// ply `max_ply` from which at least `min_count` moves were played.
-    pub fn build_text(games: &[Vec<Move>], max_ply: usize, min_count: u32) -> String {
+    pub(crate) fn build_text(games: &[Vec<Move>], max_ply: usize, min_count: u32) -> String {
         // Count moves per position, remembering one path (parent hash + move) per position.
         let mut counts: HashMap<u64, Vec<(Move, u32)>> = HashMap::new();
         let mut first_path: HashMap<u64, (u64, Move, Chess)> = HashMap::new();

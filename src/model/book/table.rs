@@ -61,7 +61,7 @@ impl Book {
     /// of a block holds tens of thousands of positions (megabytes of slots), so without this
     /// nearly every lookup of a new position is a cache miss (about 7% of level 1's time).
     #[inline]
-    pub fn prefetch(&self, hash: u64) {
+    pub(crate) fn prefetch(&self, hash: u64) {
         let slot = &self.slots[hash as usize & (self.slots.len() - 1)];
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `_mm_prefetch` needs SSE, part of the x86_64 baseline; a prefetch only hints

@@ -37,7 +37,7 @@ fn flip(turn: Color) -> usize {
 /// Piece-square input of a piece of colour `piece` and role `role` on `sq`, seen by
 /// `perspective`.
 #[inline]
-pub fn piece_input(perspective: Color, piece: Color, role: Role, sq: usize) -> usize {
+pub(crate) fn piece_input(perspective: Color, piece: Color, role: Role, sq: usize) -> usize {
     let side = if piece == perspective { 0 } else { 6 };
     (side + role as usize - 1) * 64 + (sq ^ flip(perspective))
 }

@@ -83,7 +83,7 @@ impl NetworkState {
 
     /// [`NetworkState::new`] with the code path `simd`, narrowed to what the processor runs.
     /// Every path computes the same integers.
-    pub fn with_simd(net: &Network, linear: &[i32], simd: Simd) -> Self {
+    pub(crate) fn with_simd(net: &Network, linear: &[i32], simd: Simd) -> Self {
         assert_eq!(linear.len(), move_layout::LEN, "one linear weight per hand feature");
         let d = net.d;
         let fold = |e: &[i16], first: usize| -> Vec<i32> {

@@ -11,7 +11,7 @@ use std::arch::x86_64::*;
 /// # Panics
 /// Unless `x.len()` is a multiple of 16 and `out` at least as long.
 #[target_feature(enable = "avx2")]
-pub unsafe fn clamp_to_i16(x: &[i32], out: &mut [i16]) {
+pub(crate) unsafe fn clamp_to_i16(x: &[i32], out: &mut [i16]) {
     assert!(x.len().is_multiple_of(16) && out.len() >= x.len());
     let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi16(512));
     for (i, o) in x.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
