@@ -61,7 +61,7 @@ pub fn softmax_into(logits: &[i32], floor: u64, weights: &mut Vec<u64>, table: &
 /// weights `(w_i >> 16) * (2^16 - floor) + u`, quantised by [`CdfBuf::set_weights`]. It is done
 /// in two passes: the sum of the mixed weights follows from `S` and the sum of `w_i >> 16`, so
 /// the quantiser recomputes each mixed weight from `w_i` instead of storing it.
-pub(crate) fn softmax_with_max(logits: &[i32], z_max: i32, floor: u64, weights: &mut Vec<u64>, table: &mut CdfBuf) {
+pub fn softmax_with_max(logits: &[i32], z_max: i32, floor: u64, weights: &mut Vec<u64>, table: &mut CdfBuf) {
     let n = logits.len();
     assert!(n >= 1, "at least one candidate");
     weights.clear();
