@@ -47,7 +47,7 @@ from ._native import (
     DecodeLimitError,
     UnsupportedArchiveError,
 )
-from ._api import ArchiveInfo, ChesszipCompressor, Limits, compress, decompress, info
+from ._api import ArchiveInfo, ChesszipCompressor, Limits, compress, decompress, info, load_weights
 from ._file import ChesszipFile, open
 from ._games import Archive, chess_game, game, iter_chess_games, iter_games, read_tags
 from ._table import to_arrow, to_pandas
@@ -75,6 +75,7 @@ __all__ = [
     "info",
     "iter_chess_games",
     "iter_games",
+    "load_weights",
     "open",
     "read_tags",
     "to_arrow",

