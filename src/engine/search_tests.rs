@@ -2,7 +2,7 @@
 //! [`crate::chess::see()`], and hand-checked positions. Exact agreement with the reference
 //! implementation (the test oracle) is tested in tests/it/search.rs.
 
-use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, san::San, uci::UciMove};
+use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, uci::UciMove};
 
 use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
 use super::search::{MATE, SearchConfig, Searcher};

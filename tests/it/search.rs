@@ -2,7 +2,7 @@
 //! (tests/it/reference.rs): exactly the same scores on positions of `data/Chess_Games.txt`,
 //! tricky positions and Chess960 positions, for many search configurations.
 
-use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, san::San};
+use shakmaty::{CastlingMode, Chess, fen::Fen};
 
 use super::reference;
 use chesszip::engine::{SearchConfig, Searcher};
