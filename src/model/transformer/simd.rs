@@ -330,8 +330,14 @@ impl Dense {
         match path {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512 if best() >= Simd::Avx512 => {
-                // SAFETY: the processor has the features (checked by `best`).
-                unsafe { x86::dense512u8(self, n, xq, shifts, y) }
+                if n >= 16 && self.kq.is_multiple_of(16) && amx_ready() {
+                    // SAFETY: the processor has the features (checked by `best`), AMX is
+                    // enabled (`amx_ready`).
+                    unsafe { x86::dense_amx(self, n, xq, shifts, y) }
+                } else {
+                    // SAFETY: the processor has the features (checked by `best`).
+                    unsafe { x86::dense512u8(self, n, xq, shifts, y) }
+                }
             }
             _ => self.run_u8_scalar(n, xq, shifts, y),
         }
@@ -789,6 +795,44 @@ pub(crate) fn scale_row(path: Simd, acc: &[i64], inv: u64, out: &mut [i32]) -> b
 }
 
 /// Whether the processor has AVX-512 IFMA (52-bit multiply-add), for [`weighted_sum`].
+/// Whether the `u8` dense layers use AMX (`tdpbusd`) on the AVX-512 path: the processor has
+/// AMX-TILE and AMX-INT8, Linux granted this process the tile data
+/// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`), and `CHESSZIP_AMX` is not `0`
+/// (for measuring and comparing: the integers are the same either way).
+pub fn amx_ready() -> bool {
+    static AMX: OnceLock<bool> = OnceLock::new();
+    *AMX.get_or_init(|| {
+        if std::env::var("CHESSZIP_AMX").is_ok_and(|v| v.trim() == "0") {
+            return false;
+        }
+        amx_available()
+    })
+}
+
+/// The processor and the operating system allow AMX (whatever `CHESSZIP_AMX` says).
+#[allow(unreachable_code)]
+fn amx_available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        {
+            if best() < Simd::Avx512 {
+                return false;
+            }
+            // CPUID leaf 7, subleaf 0, EDX: bit 24 AMX-TILE, bit 25 AMX-INT8.
+            let l7 = std::arch::x86_64::__cpuid_count(7, 0);
+            if l7.edx & (3 << 24) != 3 << 24 {
+                return false;
+            }
+            const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+            const XFEATURE_XTILEDATA: libc::c_long = 18;
+            // SAFETY: a request for a permission; on failure nothing changes.
+            return unsafe { libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) } == 0;
+        }
+        false
+    })
+}
+
 fn has_ifma() -> bool {
     static IFMA: OnceLock<bool> = OnceLock::new();
     *IFMA.get_or_init(|| {
@@ -998,10 +1042,16 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     pub(super) fn dense512u8(d: &Dense, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
+        dense512u8_from(d, 0, n, xq, shifts, y)
+    }
+
+    /// [`dense512u8`] of the tokens `t0..n` only.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn dense512u8_from(d: &Dense, t0: usize, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
         let mut b = 0;
         while b < d.blocks {
             let c = (d.blocks - b).min(TC);
-            let mut t = 0;
+            let mut t = t0;
             while t < n {
                 let r = (n - t).min(TR);
                 tile_dispatch!(tile512u8, r, c, d, b, t, xq, shifts, y);
@@ -1038,6 +1088,150 @@ mod x86 {
             }
         }
         epilogue512!(d, b0, t0, &acc, shifts, y, R, C, d.s_free8);
+    }
+
+    /// The AMX tile configuration of [`dense_amx`] (palette 1): every tile 16 rows of 64 bytes.
+    /// `tmm0..=3` the sums (2 groups of 16 tokens x 2 blocks of 16 channels, `i32`), `tmm4`,
+    /// `tmm5` the two groups' input quads (`u8`), `tmm6`, `tmm7` the two blocks' weight lines
+    /// (16 lines of 16 channels x 4 `i8`: AMX's packed layout of `B`, as [`Dense::with_u8`]
+    /// already packs them).
+    #[repr(C, align(64))]
+    struct TileCfg([u8; 64]);
+
+    const fn tile_cfg() -> TileCfg {
+        let mut c = [0u8; 64];
+        c[0] = 1;
+        let mut t = 0;
+        while t < 8 {
+            c[16 + 2 * t] = 64;
+            c[48 + t] = 16;
+            t += 1;
+        }
+        TileCfg(c)
+    }
+
+    static TILE_CFG: TileCfg = tile_cfg();
+
+    /// One tile's sums, as `tilestored` writes them: 16 rows (tokens) of 16 `i32` (channels).
+    #[repr(C, align(64))]
+    struct Sums([[i32; BLOCK * BLOCK]; 4]);
+
+    /// [`dense512u8`] with AMX (`tdpbusd`: `u8` x `i8` quads into `i32`, the same products as
+    /// `vpdpbusd`) for the whole groups of 16 tokens, the rest by [`dense512u8_from`]. The sums
+    /// start at 0 and get the channel's correction `-128 sum w` in the epilogue: every partial
+    /// sum `sum w (q + 128)` is below `cols * 127 * 255 < 2^31`, and the wrapping `i32`
+    /// additions give `sum w q` exactly, the same integers as every other path. Needs
+    /// `d.kq % 16 == 0` and [`super::amx_ready`] on this thread's process.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) fn dense_amx(d: &Dense, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
+        assert!(d.kq.is_multiple_of(16) && d.kq > 0 && xq.len() >= n * d.kq && y.len() >= n * d.rows && shifts.len() >= n);
+        let groups = n / 16;
+        if groups > 0 {
+            // SAFETY: AMX is enabled for this process (the caller checked `amx_ready`); the
+            // configuration is 64 bytes, aligned.
+            unsafe { std::arch::asm!("ldtilecfg [{}]", in(reg) TILE_CFG.0.as_ptr(), options(nostack, readonly)) };
+            let mut sums = Sums([[0; BLOCK * BLOCK]; 4]);
+            let mut b = 0;
+            while b < d.blocks {
+                let c = (d.blocks - b).min(2);
+                let mut g = 0;
+                while g < groups {
+                    let gs = (groups - g).min(2);
+                    match (gs, c) {
+                        (1, 1) => amx_tile::<1, 1>(d, b, 16 * g, xq, shifts, y, &mut sums),
+                        (1, _) => amx_tile::<1, 2>(d, b, 16 * g, xq, shifts, y, &mut sums),
+                        (_, 1) => amx_tile::<2, 1>(d, b, 16 * g, xq, shifts, y, &mut sums),
+                        (_, _) => amx_tile::<2, 2>(d, b, 16 * g, xq, shifts, y, &mut sums),
+                    }
+                    g += gs;
+                }
+                b += c;
+            }
+            // SAFETY: as above.
+            unsafe { std::arch::asm!("tilerelease", options(nostack, nomem)) };
+        }
+        if 16 * groups < n {
+            dense512u8_from(d, 16 * groups, n, xq, shifts, y);
+        }
+    }
+
+    /// `G` groups of 16 tokens from `t0` x `C` blocks from `b0`: the sums by `tdpbusd` over the
+    /// whole input (64 inputs a step), stored, then [`epilogue512`] on 4 tokens at a time.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn amx_tile<const G: usize, const C: usize>(
+        d: &Dense,
+        b0: usize,
+        t0: usize,
+        xq: &[i32],
+        shifts: &[i32],
+        y: &mut [i32],
+        sums: &mut Sums,
+    ) {
+        use std::arch::asm;
+        let kq = d.kq;
+        // The tokens' quads and the blocks' lines, bounds checked once here.
+        let x = xq[t0 * kq..(t0 + 16 * G) * kq].as_ptr() as *const u8;
+        let w = d.w8[b0 * kq..(b0 + C) * kq].as_ptr() as *const u8;
+        let xs = 4 * kq;
+        // SAFETY (every `asm!` below): tiles configured by `dense_amx`; every load reads 16
+        // rows of 64 bytes inside the ranges checked above (`kq` a multiple of 16), every store
+        // writes one of `sums`' 1 KiB arrays.
+        unsafe {
+            asm!("tilezero tmm0", options(nostack, nomem));
+            if C == 2 {
+                asm!("tilezero tmm1", options(nostack, nomem));
+            }
+            if G == 2 {
+                asm!("tilezero tmm2", options(nostack, nomem));
+                if C == 2 {
+                    asm!("tilezero tmm3", options(nostack, nomem));
+                }
+            }
+            for j in 0..kq / 16 {
+                asm!("tileloadd tmm4, [{p} + {s} * 1]", p = in(reg) x.wrapping_add(64 * j), s = in(reg) xs, options(nostack, readonly));
+                asm!("tileloadd tmm6, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(1024 * j), s = in(reg) 64usize, options(nostack, readonly));
+                asm!("tdpbusd tmm0, tmm4, tmm6", options(nostack, nomem));
+                if C == 2 {
+                    asm!("tileloadd tmm7, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(64 * kq + 1024 * j), s = in(reg) 64usize, options(nostack, readonly));
+                    asm!("tdpbusd tmm1, tmm4, tmm7", options(nostack, nomem));
+                }
+                if G == 2 {
+                    asm!("tileloadd tmm5, [{p} + {s} * 1]", p = in(reg) x.wrapping_add(16 * xs + 64 * j), s = in(reg) xs, options(nostack, readonly));
+                    asm!("tdpbusd tmm2, tmm5, tmm6", options(nostack, nomem));
+                    if C == 2 {
+                        asm!("tdpbusd tmm3, tmm5, tmm7", options(nostack, nomem));
+                    }
+                }
+            }
+            asm!("tilestored [{p} + {s} * 1], tmm0", p = in(reg) sums.0[0].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+            if C == 2 {
+                asm!("tilestored [{p} + {s} * 1], tmm1", p = in(reg) sums.0[1].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+            }
+            if G == 2 {
+                asm!("tilestored [{p} + {s} * 1], tmm2", p = in(reg) sums.0[2].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+                if C == 2 {
+                    asm!("tilestored [{p} + {s} * 1], tmm3", p = in(reg) sums.0[3].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+                }
+            }
+        }
+        let corr: [__m512i; C] = std::array::from_fn(|c| {
+            let a: &[i32; BLOCK] = d.corr[(b0 + c) * BLOCK..(b0 + c + 1) * BLOCK].try_into().unwrap();
+            // SAFETY: 16 values.
+            unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+        });
+        for g in 0..G {
+            for q in 0..BLOCK / TR {
+                let acc: [[__m512i; C]; TR] = std::array::from_fn(|r| {
+                    std::array::from_fn(|c| {
+                        let row = &sums.0[2 * g + c][(TR * q + r) * BLOCK..(TR * q + r + 1) * BLOCK];
+                        // SAFETY: 16 values.
+                        _mm512_add_epi32(unsafe { _mm512_loadu_si512(row.as_ptr() as *const __m512i) }, corr[c])
+                    })
+                });
+                epilogue512!(d, b0, t0 + 16 * g + TR * q, &acc, shifts, y, TR, C, d.s_free8);
+            }
+        }
     }
 
     /// The 16 `i32` lanes of `v` as two vectors of 8 `i64`.
