@@ -185,6 +185,9 @@ pub struct Dense {
     /// The `u8` form ([`Dense::with_u8`]), empty without it: line `b * kq + p`, byte `4 l + h`:
     /// weight `(16 b + l, 4 p + h)`, zero outside the matrix.
     w8: Vec<Line8>,
+    /// `w8` again with each block's lines padded with zero lines to a multiple of 16 (AMX
+    /// takes 16 lines a step), only where `kq` is not one already (else empty: `w8` is that).
+    w8a: Vec<Line8>,
     /// Per channel (padded to whole blocks): `-128 * sum_c w[r][c]`, the zero point's share
     /// of a sum over `u8` inputs `q + 128`.
     corr: Vec<i32>,
@@ -240,6 +243,7 @@ impl Dense {
             e_max,
             kq: cols.div_ceil(4),
             w8: Vec::new(),
+            w8a: Vec::new(),
             corr: Vec::new(),
             wabs,
             s_free: -1,
@@ -302,6 +306,14 @@ impl Dense {
                 corr[b * BLOCK + l] = -128 * sum;
             }
         }
+        let kq16 = kq.next_multiple_of(16);
+        if kq16 != kq {
+            let mut w8a = vec![Line8::default(); self.blocks * kq16];
+            for b in 0..self.blocks {
+                w8a[b * kq16..b * kq16 + kq].copy_from_slice(&w8[b * kq..(b + 1) * kq]);
+            }
+            self.w8a = w8a;
+        }
         self.w8 = w8;
         self.corr = corr;
         self.s_free8 = self.sat_free(128);
@@ -330,7 +342,7 @@ impl Dense {
         match path {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512 if best() >= Simd::Avx512 => {
-                if n >= 16 && self.kq.is_multiple_of(16) && amx_ready() {
+                if n >= 4 && amx_ready() {
                     // SAFETY: the processor has the features (checked by `best`), AMX is
                     // enabled (`amx_ready`).
                     unsafe { x86::dense_amx(self, n, xq, shifts, y) }
@@ -1117,66 +1129,100 @@ mod x86 {
     struct Sums([[i32; BLOCK * BLOCK]; 4]);
 
     /// [`dense512u8`] with AMX (`tdpbusd`: `u8` x `i8` quads into `i32`, the same products as
-    /// `vpdpbusd`) for the whole groups of 16 tokens, the rest by [`dense512u8_from`]. The sums
-    /// start at 0 and get the channel's correction `-128 sum w` in the epilogue: every partial
-    /// sum `sum w (q + 128)` is below `cols * 127 * 255 < 2^31`, and the wrapping `i32`
-    /// additions give `sum w q` exactly, the same integers as every other path. Needs
-    /// `d.kq % 16 == 0` and [`super::amx_ready`] on this thread's process.
+    /// `vpdpbusd`). The sums start at 0 and get the channel's correction `-128 sum w` in the
+    /// epilogue: every partial sum `sum w (q + 128)` is below `cols * 127 * 255 < 2^31`, and
+    /// the wrapping `i32` additions give `sum w q` exactly, the same integers as every other
+    /// path. The inputs are read in place where `kq` is a multiple of 16, else (and for the
+    /// last tokens short of 16) from a copy padded to whole tiles, against weight lines padded
+    /// with zeros (`w8a`): a padding byte, whatever it holds, meets a zero weight. A last group
+    /// of fewer than 4 tokens goes through [`dense512u8_from`]. Needs [`super::amx_ready`].
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     pub(super) fn dense_amx(d: &Dense, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
-        assert!(d.kq.is_multiple_of(16) && d.kq > 0 && xq.len() >= n * d.kq && y.len() >= n * d.rows && shifts.len() >= n);
-        let groups = n / 16;
-        if groups > 0 {
-            // SAFETY: AMX is enabled for this process (the caller checked `amx_ready`); the
-            // configuration is 64 bytes, aligned.
-            unsafe { std::arch::asm!("ldtilecfg [{}]", in(reg) TILE_CFG.0.as_ptr(), options(nostack, readonly)) };
-            let mut sums = Sums([[0; BLOCK * BLOCK]; 4]);
-            let mut b = 0;
-            while b < d.blocks {
-                let c = (d.blocks - b).min(2);
-                let mut g = 0;
-                while g < groups {
-                    let gs = (groups - g).min(2);
-                    match (gs, c) {
-                        (1, 1) => amx_tile::<1, 1>(d, b, 16 * g, xq, shifts, y, &mut sums),
-                        (1, _) => amx_tile::<1, 2>(d, b, 16 * g, xq, shifts, y, &mut sums),
-                        (_, 1) => amx_tile::<2, 1>(d, b, 16 * g, xq, shifts, y, &mut sums),
-                        (_, _) => amx_tile::<2, 2>(d, b, 16 * g, xq, shifts, y, &mut sums),
-                    }
-                    g += gs;
-                }
-                b += c;
-            }
-            // SAFETY: as above.
-            unsafe { std::arch::asm!("tilerelease", options(nostack, nomem)) };
+        let kq = d.kq;
+        assert!(kq > 0 && xq.len() >= n * kq && y.len() >= n * d.rows && shifts.len() >= n);
+        let kq16 = kq.next_multiple_of(16);
+        let w = if kq16 == kq { &d.w8[..] } else { &d.w8a[..] };
+        assert_eq!(w.len(), d.blocks * kq16);
+        // Tokens read in place (whole groups of 16, `kq` a multiple of 16), then the padded copy.
+        let direct = if kq16 == kq { n / 16 * 16 } else { 0 };
+        let rest = n - direct;
+        let padded = if rest >= 4 { rest.next_multiple_of(16) } else { 0 };
+        // SAFETY: AMX is enabled for this process (the caller checked `amx_ready`); the
+        // configuration is 64 bytes, aligned.
+        unsafe { std::arch::asm!("ldtilecfg [{}]", in(reg) TILE_CFG.0.as_ptr(), options(nostack, readonly)) };
+        let mut sums = Sums([[0; BLOCK * BLOCK]; 4]);
+        if direct > 0 {
+            amx_rows(d, w, kq16, &xq[..direct * kq], kq, 0, direct, shifts, y, &mut sums);
         }
-        if 16 * groups < n {
-            dense512u8_from(d, 16 * groups, n, xq, shifts, y);
+        if padded > 0 {
+            let mut copy = vec![0i32; padded * kq16];
+            for t in 0..rest {
+                copy[t * kq16..t * kq16 + kq].copy_from_slice(&xq[(direct + t) * kq..(direct + t + 1) * kq]);
+            }
+            amx_rows(d, w, kq16, &copy, kq16, direct, rest, shifts, y, &mut sums);
+        }
+        // SAFETY: as above.
+        unsafe { std::arch::asm!("tilerelease", options(nostack, nomem)) };
+        if padded == 0 && rest > 0 {
+            dense512u8_from(d, direct, n, xq, shifts, y);
         }
     }
 
-    /// `G` groups of 16 tokens from `t0` x `C` blocks from `b0`: the sums by `tdpbusd` over the
-    /// whole input (64 inputs a step), stored, then [`epilogue512`] on 4 tokens at a time.
+    /// The `live` tokens from `t0` whose quads are rows of `xs` quads in `x` (whole groups of 16
+    /// rows there, the first `kq16` quads of each read), against weight lines `w` (`kq16` per
+    /// block), through [`amx_tile`].
     #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn amx_rows(d: &Dense, w: &[Line8], kq16: usize, x: &[i32], xs: usize, t0: usize, live: usize, shifts: &[i32], y: &mut [i32], sums: &mut Sums) {
+        let groups = live.div_ceil(16);
+        assert!(x.len() >= 16 * groups * xs && xs >= kq16 && kq16.is_multiple_of(16) && w.len() >= d.blocks * kq16);
+        let mut b = 0;
+        while b < d.blocks {
+            let c = (d.blocks - b).min(2);
+            let mut g = 0;
+            while g < groups {
+                let gs = (groups - g).min(2);
+                let l = (live - 16 * g).min(16 * gs);
+                // SAFETY: blocks b..b + c of `w`, rows 16 g..16 (g + gs) of `x`, inside the
+                // lengths checked above.
+                let (wp, xp) = (w[b * kq16..].as_ptr() as *const u8, x[16 * g * xs..].as_ptr() as *const u8);
+                let t = t0 + 16 * g;
+                match (gs, c) {
+                    (1, 1) => amx_tile::<1, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
+                    (1, _) => amx_tile::<1, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
+                    (_, 1) => amx_tile::<2, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
+                    (_, _) => amx_tile::<2, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
+                }
+                g += gs;
+            }
+            b += c;
+        }
+    }
+
+    /// `G` groups of 16 token rows at `x` (`xs` bytes apart) x `C` blocks from `b0` (lines at
+    /// `w`, `kq16` per block): the sums by `tdpbusd` over the whole input (64 inputs a step),
+    /// stored, then [`epilogue512`] for the first `live` tokens, written from token `t0`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     fn amx_tile<const G: usize, const C: usize>(
         d: &Dense,
         b0: usize,
         t0: usize,
-        xq: &[i32],
+        live: usize,
+        w: *const u8,
+        kq16: usize,
+        x: *const u8,
+        xs: usize,
         shifts: &[i32],
         y: &mut [i32],
         sums: &mut Sums,
     ) {
         use std::arch::asm;
-        let kq = d.kq;
-        // The tokens' quads and the blocks' lines, bounds checked once here.
-        let x = xq[t0 * kq..(t0 + 16 * G) * kq].as_ptr() as *const u8;
-        let w = d.w8[b0 * kq..(b0 + C) * kq].as_ptr() as *const u8;
-        let xs = 4 * kq;
         // SAFETY (every `asm!` below): tiles configured by `dense_amx`; every load reads 16
-        // rows of 64 bytes inside the ranges checked above (`kq` a multiple of 16), every store
-        // writes one of `sums`' 1 KiB arrays.
+        // rows of 64 bytes inside the ranges `amx_rows` checked (`kq16` lines per block, 16 G
+        // rows of `xs` bytes, of which the first `4 kq16` are read), every store writes one of
+        // `sums`' 1 KiB arrays.
         unsafe {
             asm!("tilezero tmm0", options(nostack, nomem));
             if C == 2 {
@@ -1188,12 +1234,12 @@ mod x86 {
                     asm!("tilezero tmm3", options(nostack, nomem));
                 }
             }
-            for j in 0..kq / 16 {
+            for j in 0..kq16 / 16 {
                 asm!("tileloadd tmm4, [{p} + {s} * 1]", p = in(reg) x.wrapping_add(64 * j), s = in(reg) xs, options(nostack, readonly));
                 asm!("tileloadd tmm6, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(1024 * j), s = in(reg) 64usize, options(nostack, readonly));
                 asm!("tdpbusd tmm0, tmm4, tmm6", options(nostack, nomem));
                 if C == 2 {
-                    asm!("tileloadd tmm7, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(64 * kq + 1024 * j), s = in(reg) 64usize, options(nostack, readonly));
+                    asm!("tileloadd tmm7, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(64 * kq16 + 1024 * j), s = in(reg) 64usize, options(nostack, readonly));
                     asm!("tdpbusd tmm1, tmm4, tmm7", options(nostack, nomem));
                 }
                 if G == 2 {
@@ -1220,17 +1266,22 @@ mod x86 {
             // SAFETY: 16 values.
             unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
         });
-        for g in 0..G {
-            for q in 0..BLOCK / TR {
-                let acc: [[__m512i; C]; TR] = std::array::from_fn(|r| {
-                    std::array::from_fn(|c| {
-                        let row = &sums.0[2 * g + c][(TR * q + r) * BLOCK..(TR * q + r + 1) * BLOCK];
-                        // SAFETY: 16 values.
-                        _mm512_add_epi32(unsafe { _mm512_loadu_si512(row.as_ptr() as *const __m512i) }, corr[c])
-                    })
-                });
-                epilogue512!(d, b0, t0 + 16 * g + TR * q, &acc, shifts, y, TR, C, d.s_free8);
-            }
+        let sums = &*sums;
+        let row = |t: usize, c: usize| {
+            let v = &sums.0[2 * (t / 16) + c][(t % 16) * BLOCK..(t % 16 + 1) * BLOCK];
+            // SAFETY: 16 values.
+            _mm512_add_epi32(unsafe { _mm512_loadu_si512(v.as_ptr() as *const __m512i) }, corr[c])
+        };
+        let mut t = 0;
+        while t + TR <= live {
+            let acc: [[__m512i; C]; TR] = std::array::from_fn(|r| std::array::from_fn(|c| row(t + r, c)));
+            epilogue512!(d, b0, t0 + t, &acc, shifts, y, TR, C, d.s_free8);
+            t += TR;
+        }
+        while t < live {
+            let acc: [[__m512i; C]; 1] = [std::array::from_fn(|c| row(t, c))];
+            epilogue512!(d, b0, t0 + t, &acc, shifts, y, 1, C, d.s_free8);
+            t += 1;
         }
     }
 
