@@ -1187,11 +1187,14 @@ mod x86 {
                 // lengths checked above.
                 let (wp, xp) = (w[b * kq16..].as_ptr() as *const u8, x[16 * g * xs..].as_ptr() as *const u8);
                 let t = t0 + 16 * g;
+                // While the first tokens meet blocks b, b + 1, the next two blocks' lines are
+                // fetched (2 KiB a step: the same number of steps).
+                let pf = if g == 0 && b + 4 <= d.blocks { w[(b + 2) * kq16..].as_ptr() as *const u8 } else { std::ptr::null() };
                 match (gs, c) {
-                    (1, 1) => amx_tile::<1, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
-                    (1, _) => amx_tile::<1, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
-                    (_, 1) => amx_tile::<2, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
-                    (_, _) => amx_tile::<2, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, shifts, y, sums),
+                    (1, 1) => amx_tile::<1, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
+                    (1, _) => amx_tile::<1, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
+                    (_, 1) => amx_tile::<2, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
+                    (_, _) => amx_tile::<2, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
                 }
                 g += gs;
             }
@@ -1214,6 +1217,7 @@ mod x86 {
         kq16: usize,
         x: *const u8,
         xs: usize,
+        pf: *const u8,
         shifts: &[i32],
         y: &mut [i32],
         sums: &mut Sums,
@@ -1235,6 +1239,11 @@ mod x86 {
                 }
             }
             for j in 0..kq16 / 16 {
+                if !pf.is_null() {
+                    for l in 0..32 {
+                        _mm_prefetch::<_MM_HINT_T0>(pf.wrapping_add(2048 * j + 64 * l) as *const i8);
+                    }
+                }
                 asm!("tileloadd tmm4, [{p} + {s} * 1]", p = in(reg) x.wrapping_add(64 * j), s = in(reg) xs, options(nostack, readonly));
                 asm!("tileloadd tmm6, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(1024 * j), s = in(reg) 64usize, options(nostack, readonly));
                 asm!("tdpbusd tmm0, tmm4, tmm6", options(nostack, nomem));
