@@ -695,6 +695,21 @@ pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64
     false
 }
 
+/// The policy head's scores of one query row: `out_j = sat(rshift(dot_j * m, sh_j))` for 64
+/// keys (the same integers as `int.rs`'s `scale_dot` with nothing added), on AVX-512 where `0
+/// <= m < 2^31`, every `|dot_j| < 2^40` and every shift is in `1..=62` ([`softmax_row`]'s
+/// scores). Returns `false`, writing nothing meaningful, where it does not apply.
+pub(crate) fn scores_row(path: Simd, dots: &[i64; 64], sh: &[i32; 64], m: i64, out: &mut [i32]) -> bool {
+    let out: &mut [i32; 64] = out.try_into().expect("64 scores");
+    #[cfg(target_arch = "x86_64")]
+    if path == Simd::Avx512 && best() >= Simd::Avx512 && (0..1 << 31).contains(&m) {
+        // SAFETY: the processor has the features (checked by `best`).
+        return unsafe { x86::scores_row512(dots, sh, m, out) };
+    }
+    let _ = (path, dots, sh, m, out);
+    false
+}
+
 /// [`weighted_sum`] of two rows of weights over the same values (each value row read once).
 /// Returns `false` (nothing written) where it does not apply.
 pub(crate) fn weighted_sum2(e: &[[i64; 64]; 2], vu: &[u64], dh: usize, z: [i64; 2], acc: [&mut [i64]; 2]) -> bool {
@@ -1173,7 +1188,18 @@ mod x86 {
     /// block), through [`amx_tile`].
     #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
-    fn amx_rows(d: &Dense, w: &[Line8], kq16: usize, x: &[i32], xs: usize, t0: usize, live: usize, shifts: &[i32], y: &mut [i32], sums: &mut Sums) {
+    fn amx_rows(
+        d: &Dense,
+        w: &[Line8],
+        kq16: usize,
+        x: &[i32],
+        xs: usize,
+        t0: usize,
+        live: usize,
+        shifts: &[i32],
+        y: &mut [i32],
+        sums: &mut Sums,
+    ) {
         let groups = live.div_ceil(16);
         assert!(x.len() >= 16 * groups * xs && xs >= kq16 && kq16.is_multiple_of(16) && w.len() >= d.blocks * kq16);
         let mut b = 0;
@@ -1679,16 +1705,12 @@ mod x86 {
         _mm512_mask_mov_epi64(clamped, ovf, sgn)
     }
 
-    /// See [`super::softmax_row`]. The scores in 64-bit lanes (`vpmuldq` where every `|dot| <
-    /// 2^31`, the 64-bit product below `3 2^30`, the 128-bit one above), saturated to `i32`;
-    /// the weights in 16 `i32` lanes: `d = max - s` (below `2^32`, unsigned) clamped to `2^21`
-    /// (from there on `n >= 46` and the weight is 0 either way), `y = (d 94548 + 2^15) >> 16`
-    /// as `d + 29012 dh + ((29012 dl + 2^15) >> 16)` with `d = 2^16 dh + dl` (`94548 = 2^16 +
-    /// 29012`; every term below `2^31`), the two neighbours by two `vpgatherdd`, the
-    /// interpolation in `i32` (`|b - a| r < 2^30`), and `(v + 2^(sh-1)) >> sh` (`sh = 10 + n`)
-    /// as an unsigned shift, which gives 0 for `sh >= 32` as `exp_neg` does (`v <= 2^30`).
+    /// The scores of [`softmax512`]: `sat(rshift(dot m, sh) + bias)` of 64 keys (`0 <= m <
+    /// 2^31`), as 8 vectors of 8 `i32`; `None` where some key is off the path (`|dot| >= 2^40`
+    /// or a shift outside `1..=62`).
+    #[inline]
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
+    fn scores512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64) -> Option<[__m256i; 8]> {
         let one = _mm512_set1_epi64(1);
         let mv = _mm512_set1_epi64(m);
         let mut s8 = [_mm256_setzero_si256(); 8];
@@ -1723,8 +1745,37 @@ mod x86 {
             s8[k] = _mm512_cvtsepi64_epi32(_mm512_add_epi64(v, bv));
         }
         if bad != 0 {
-            return false;
+            return None;
         }
+        Some(s8)
+    }
+
+    /// See [`super::scores_row`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn scores_row512(dots: &[i64; 64], sh: &[i32; 64], m: i64, out: &mut [i32; 64]) -> bool {
+        let Some(s8) = scores512(dots, sh, &[0; 64], m) else {
+            return false;
+        };
+        for (k, v) in s8.iter().enumerate() {
+            // SAFETY: 8 values at 8 k of 64.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().wrapping_add(8 * k) as *mut __m256i, *v) };
+        }
+        true
+    }
+
+    /// See [`super::softmax_row`]. The scores in 64-bit lanes (`vpmuldq` where every `|dot| <
+    /// 2^31`, the 64-bit product below `3 2^30`, the 128-bit one above), saturated to `i32`;
+    /// the weights in 16 `i32` lanes: `d = max - s` (below `2^32`, unsigned) clamped to `2^21`
+    /// (from there on `n >= 46` and the weight is 0 either way), `y = (d 94548 + 2^15) >> 16`
+    /// as `d + 29012 dh + ((29012 dl + 2^15) >> 16)` with `d = 2^16 dh + dl` (`94548 = 2^16 +
+    /// 29012`; every term below `2^31`), the two neighbours by two `vpgatherdd`, the
+    /// interpolation in `i32` (`|b - a| r < 2^30`), and `(v + 2^(sh-1)) >> sh` (`sh = 10 + n`)
+    /// as an unsigned shift, which gives 0 for `sh >= 32` as `exp_neg` does (`v <= 2^30`).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
+        let Some(s8) = scores512(dots, sh, bias, m) else {
+            return false;
+        };
         let s: [__m512i; 4] = std::array::from_fn(|q| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(s8[2 * q]), s8[2 * q + 1]));
         let mx = _mm512_set1_epi32(_mm512_reduce_max_epi32(_mm512_max_epi32(_mm512_max_epi32(s[0], s[1]), _mm512_max_epi32(s[2], s[3]))));
         let (lim, lo16, lo8) = (_mm512_set1_epi32(1 << 21), _mm512_set1_epi32(0xFFFF), _mm512_set1_epi32(0xFF));
@@ -2115,6 +2166,71 @@ mod tests {
                     d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "pairs {p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
                 }
+            }
+        }
+    }
+
+    /// AMX (where this machine has it) against the `vpdpbusd` tiles and the portable loop, on
+    /// the `u8` form: token counts around whole groups of 16 (in place, the padded copy of the
+    /// last tokens, a last group under 4 left to `vpdpbusd`), widths a multiple of 64 inputs
+    /// (read in place) or not (padded copies, any padding byte), odd and partial blocks, inputs
+    /// and weights at the overflow bound and at random.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn dense_amx_agrees_with_the_other_paths() {
+        if !amx_ready() {
+            eprintln!("no AMX here: nothing to compare");
+            return;
+        }
+        let mut g = Rng(12);
+        for &(rows, cols, n) in &[
+            (16, 64, 16),
+            (48, 256, 64),
+            (80, 256, 70),
+            (17, 100, 33),
+            (33, 1000, 47),
+            (64, 1028, 19),
+            (4096, 64, 8),
+            (40, 96, 64),
+            (24, 512, 31),
+            (16, 64, 4),
+            (16, 64, 17),
+            (50, 320, 18),
+        ] {
+            for extreme in [true, false] {
+                let w: Vec<i16> = (0..rows * cols)
+                    .map(|_| if extreme { if g.next().is_multiple_of(2) { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .collect();
+                let mult: Vec<(i64, i32)> = (0..rows)
+                    .map(|r| if r % 11 == 5 { (0, 0) } else { (g.range(1 << 30, (1 << 31) - 1), g.range(-2, 70) as i32) })
+                    .collect();
+                let bias: Vec<i32> = (0..rows).map(|_| g.range(i32::MIN as i64, i32::MAX as i64) as i32 / 4).collect();
+                let d = Dense::new(rows, cols, &w, &mult, &bias).with_u8();
+                let kq = d.quads();
+                let mut xq = vec![0i32; n * kq];
+                for t in 0..n {
+                    for c in 0..4 * kq {
+                        let b = if c >= cols {
+                            g.range(0, 255) as u32
+                        } else if extreme {
+                            [255, 1, if c % 2 == 0 { 255 } else { 1 }][t % 3]
+                        } else {
+                            g.range(1, 255) as u32
+                        };
+                        xq[t * kq + c / 4] |= (b << (8 * (c % 4))) as i32;
+                    }
+                }
+                let shifts: Vec<i32> = (0..n).map(|_| g.range(0, 40) as i32).collect();
+                let mut want = vec![0i32; n * rows];
+                d.run_u8(n, &xq, &shifts, &mut want, Simd::Scalar);
+                let mut tiles = vec![0i32; n * rows];
+                // SAFETY: AVX-512 VNNI and AMX checked by `amx_ready`.
+                unsafe { x86::dense512u8(&d, n, &xq, &shifts, &mut tiles) };
+                assert_eq!(tiles, want, "vpdpbusd {rows}x{cols} n {n} extreme {extreme}");
+                let mut amx = vec![0i32; n * rows];
+                // SAFETY: as above.
+                unsafe { x86::dense_amx(&d, n, &xq, &shifts, &mut amx) };
+                assert_eq!(amx, want, "AMX {rows}x{cols} n {n} extreme {extreme}");
             }
         }
     }
