@@ -1709,52 +1709,51 @@ mod x86 {
     /// The scores of [`softmax512`]: `sat(rshift(dot m, sh) + bias)` of 64 keys (`0 <= m <
     /// 2^31`), as 8 vectors of 8 `i32`; `None` where some key is off the path (`|dot| >= 2^40`
     /// or a shift outside `1..=62`).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
-    fn scores512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64) -> Option<[__m256i; 8]> {
-        let one = _mm512_set1_epi64(1);
-        let mv = _mm512_set1_epi64(m);
-        let mut s8 = [_mm256_setzero_si256(); 8];
-        let mut bad = 0u8;
-        for k in 0..8 {
-            // SAFETY: 8 values at 8 k of 64.
-            let (dv, shv, bv) = unsafe {
-                (
-                    _mm512_loadu_si512(dots.as_ptr().wrapping_add(8 * k) as *const __m512i),
-                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(sh.as_ptr().wrapping_add(8 * k) as *const __m256i)),
-                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
-                )
-            };
-            let adv = _mm512_abs_epi64(dv);
-            bad |= _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 40))
-                | _mm512_cmplt_epi64_mask(shv, one)
-                | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
-            let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
-            let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 31)) == 0 {
-                // |dot| < 2^31 and 0 <= m < 2^31: the signed product of the low halves is
-                // exact, below 2^62, and with the half (<= 2^61) below 2^63.
-                let p = _mm512_mul_epi32(dv, mv);
-                _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
-            } else if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
-                // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61)
-                // it stays below 2^63.
-                let p = _mm512_mullo_epi64(dv, mv);
-                _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
-            } else {
-                wide_round_shift(dv, mv, half, shv)
-            };
-            s8[k] = _mm512_cvtsepi64_epi32(_mm512_add_epi64(v, bv));
-        }
-        if bad != 0 {
-            return None;
-        }
-        Some(s8)
+    /// (A macro: as a function it was not inlined, and its vectors went through memory.)
+    macro_rules! scores512 {
+        ($dots:expr, $sh:expr, $bias:expr, $m:expr) => {{
+            let (dots, sh, bias, m): (&[i64; 64], &[i32; 64], &[i32; 64], i64) = ($dots, $sh, $bias, $m);
+            let one = _mm512_set1_epi64(1);
+            let mv = _mm512_set1_epi64(m);
+            let mut s8 = [_mm256_setzero_si256(); 8];
+            let mut bad = 0u8;
+            for k in 0..8 {
+                // SAFETY: 8 values at 8 k of 64.
+                let (dv, shv, bv) = unsafe {
+                    (
+                        _mm512_loadu_si512(dots.as_ptr().wrapping_add(8 * k) as *const __m512i),
+                        _mm512_cvtepi32_epi64(_mm256_loadu_si256(sh.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                        _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                    )
+                };
+                let adv = _mm512_abs_epi64(dv);
+                bad |= _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 40))
+                    | _mm512_cmplt_epi64_mask(shv, one)
+                    | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
+                let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
+                let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 31)) == 0 {
+                    // |dot| < 2^31 and 0 <= m < 2^31: the signed product of the low halves is
+                    // exact, below 2^62, and with the half (<= 2^61) below 2^63.
+                    let p = _mm512_mul_epi32(dv, mv);
+                    _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
+                } else if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
+                    // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61)
+                    // it stays below 2^63.
+                    let p = _mm512_mullo_epi64(dv, mv);
+                    _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
+                } else {
+                    wide_round_shift(dv, mv, half, shv)
+                };
+                s8[k] = _mm512_cvtsepi64_epi32(_mm512_add_epi64(v, bv));
+            }
+            if bad != 0 { None } else { Some(s8) }
+        }};
     }
 
     /// See [`super::scores_row`].
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     pub(super) fn scores_row512(dots: &[i64; 64], sh: &[i32; 64], m: i64, out: &mut [i32; 64]) -> bool {
-        let Some(s8) = scores512(dots, sh, &[0; 64], m) else {
+        let Some(s8) = scores512!(dots, sh, &[0; 64], m) else {
             return false;
         };
         for (k, v) in s8.iter().enumerate() {
@@ -1774,7 +1773,7 @@ mod x86 {
     /// as an unsigned shift, which gives 0 for `sh >= 32` as `exp_neg` does (`v <= 2^30`).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
-        let Some(s8) = scores512(dots, sh, bias, m) else {
+        let Some(s8) = scores512!(dots, sh, bias, m) else {
             return false;
         };
         let s: [__m512i; 4] = std::array::from_fn(|q| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(s8[2 * q]), s8[2 * q + 1]));
