@@ -756,8 +756,15 @@ impl IntModel {
             let [d0, d1] = &mut dots2;
             rhs.dots2([q0, q1], [d0, d1], path);
             for u in 0..2 {
+                let row = &mut out[(i0 + u) * TOKENS..(i0 + u + 1) * TOKENS];
+                let mut shs = [0i32; TOKENS];
                 for j in 0..TOKENS {
-                    out[(i0 + u) * TOKENS + j] = scale_dot(dots2[u][j], m, ex + FRAC as i32 - sq[u] - ksh[j], 0);
+                    shs[j] = ex + FRAC as i32 - sq[u] - ksh[j];
+                }
+                if !simd::scores_row(path, &dots2[u], &shs, m, row) {
+                    for j in 0..TOKENS {
+                        row[j] = scale_dot(dots2[u][j], m, shs[j], 0);
+                    }
                 }
             }
         }
@@ -870,6 +877,44 @@ mod tests {
             assert_eq!(&e[..], &want[..], "round {round}");
         }
         // Without AVX-512 the row is never taken: nothing to compare.
+        if simd::best() >= Simd::Avx512 {
+            assert!(checked > 1000, "{checked} rows on the fast path");
+        }
+    }
+
+    /// The policy head's AVX-512 scores (`simd::scores_row`) against `scale_dot`, with dots up to
+    /// and past the path's `2^40`, shifts across `1..=62` and past them, saturating scores.
+    #[test]
+    fn policy_scores_match_scale_dot() {
+        let mut g = 0x0fed_cba9_8765_4321u64;
+        let mut next = move || {
+            g ^= g << 13;
+            g ^= g >> 7;
+            g ^= g << 17;
+            g
+        };
+        let mut checked = 0;
+        for round in 0..3000 {
+            let m = [(1i64 << 30) + (next() % (1 << 30)) as i64, (next() % (1 << 31)) as i64, 0, (1 << 31) - 1][round % 4];
+            let lim = [3i64 << 30, 1 << 28, 1 << 31, 1 << 36, 1 << 40, 1 << 41][round % 6];
+            let mut dots = [0i64; TOKENS];
+            let mut sh = [0i32; TOKENS];
+            for j in 0..TOKENS {
+                dots[j] = (next() % (2 * lim as u64)) as i64 - lim;
+                sh[j] = match round % 7 {
+                    0 => (next() % 66) as i32 - 2,
+                    1 => 1 + (next() % 62) as i32,
+                    _ => 1 + (next() % 20) as i32 + 20,
+                };
+            }
+            let mut got = [0i32; TOKENS];
+            if !simd::scores_row(Simd::Avx512, &dots, &sh, m, &mut got) {
+                continue;
+            }
+            checked += 1;
+            let want: Vec<i32> = (0..TOKENS).map(|j| scale_dot(dots[j], m, sh[j], 0)).collect();
+            assert_eq!(&got[..], &want[..], "round {round}");
+        }
         if simd::best() >= Simd::Avx512 {
             assert!(checked > 1000, "{checked} rows on the fast path");
         }

@@ -185,6 +185,9 @@ pub struct Dense {
     /// The `u8` form ([`Dense::with_u8`]), empty without it: line `b * kq + p`, byte `4 l + h`:
     /// weight `(16 b + l, 4 p + h)`, zero outside the matrix.
     w8: Vec<Line8>,
+    /// `w8` again with each block's lines padded with zero lines to a multiple of 16 (AMX
+    /// takes 16 lines a step), only where `kq` is not one already (else empty: `w8` is that).
+    w8a: Vec<Line8>,
     /// Per channel (padded to whole blocks): `-128 * sum_c w[r][c]`, the zero point's share
     /// of a sum over `u8` inputs `q + 128`.
     corr: Vec<i32>,
@@ -240,6 +243,7 @@ impl Dense {
             e_max,
             kq: cols.div_ceil(4),
             w8: Vec::new(),
+            w8a: Vec::new(),
             corr: Vec::new(),
             wabs,
             s_free: -1,
@@ -302,6 +306,14 @@ impl Dense {
                 corr[b * BLOCK + l] = -128 * sum;
             }
         }
+        let kq16 = kq.next_multiple_of(16);
+        if kq16 != kq {
+            let mut w8a = vec![Line8::default(); self.blocks * kq16];
+            for b in 0..self.blocks {
+                w8a[b * kq16..b * kq16 + kq].copy_from_slice(&w8[b * kq..(b + 1) * kq]);
+            }
+            self.w8a = w8a;
+        }
         self.w8 = w8;
         self.corr = corr;
         self.s_free8 = self.sat_free(128);
@@ -330,8 +342,14 @@ impl Dense {
         match path {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx512 if best() >= Simd::Avx512 => {
-                // SAFETY: the processor has the features (checked by `best`).
-                unsafe { x86::dense512u8(self, n, xq, shifts, y) }
+                if n >= 4 && amx_ready() {
+                    // SAFETY: the processor has the features (checked by `best`), AMX is
+                    // enabled (`amx_ready`).
+                    unsafe { x86::dense_amx(self, n, xq, shifts, y) }
+                } else {
+                    // SAFETY: the processor has the features (checked by `best`).
+                    unsafe { x86::dense512u8(self, n, xq, shifts, y) }
+                }
             }
             _ => self.run_u8_scalar(n, xq, shifts, y),
         }
@@ -677,6 +695,21 @@ pub(crate) fn softmax_row(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32], m: i64
     false
 }
 
+/// The policy head's scores of one query row: `out_j = sat(rshift(dot_j * m, sh_j))` for 64
+/// keys (the same integers as `int.rs`'s `scale_dot` with nothing added), on AVX-512 where `0
+/// <= m < 2^31`, every `|dot_j| < 2^40` and every shift is in `1..=62` ([`softmax_row`]'s
+/// scores). Returns `false`, writing nothing meaningful, where it does not apply.
+pub(crate) fn scores_row(path: Simd, dots: &[i64; 64], sh: &[i32; 64], m: i64, out: &mut [i32]) -> bool {
+    let out: &mut [i32; 64] = out.try_into().expect("64 scores");
+    #[cfg(target_arch = "x86_64")]
+    if path == Simd::Avx512 && best() >= Simd::Avx512 && (0..1 << 31).contains(&m) {
+        // SAFETY: the processor has the features (checked by `best`).
+        return unsafe { x86::scores_row512(dots, sh, m, out) };
+    }
+    let _ = (path, dots, sh, m, out);
+    false
+}
+
 /// [`weighted_sum`] of two rows of weights over the same values (each value row read once).
 /// Returns `false` (nothing written) where it does not apply.
 pub(crate) fn weighted_sum2(e: &[[i64; 64]; 2], vu: &[u64], dh: usize, z: [i64; 2], acc: [&mut [i64]; 2]) -> bool {
@@ -789,6 +822,44 @@ pub(crate) fn scale_row(path: Simd, acc: &[i64], inv: u64, out: &mut [i32]) -> b
 }
 
 /// Whether the processor has AVX-512 IFMA (52-bit multiply-add), for [`weighted_sum`].
+/// Whether the `u8` dense layers use AMX (`tdpbusd`) on the AVX-512 path: the processor has
+/// AMX-TILE and AMX-INT8, Linux granted this process the tile data
+/// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`), and `CHESSZIP_AMX` is not `0`
+/// (for measuring and comparing: the integers are the same either way).
+pub fn amx_ready() -> bool {
+    static AMX: OnceLock<bool> = OnceLock::new();
+    *AMX.get_or_init(|| {
+        if std::env::var("CHESSZIP_AMX").is_ok_and(|v| v.trim() == "0") {
+            return false;
+        }
+        amx_available()
+    })
+}
+
+/// The processor and the operating system allow AMX (whatever `CHESSZIP_AMX` says).
+#[allow(unreachable_code)]
+fn amx_available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+        {
+            if best() < Simd::Avx512 {
+                return false;
+            }
+            // CPUID leaf 7, subleaf 0, EDX: bit 24 AMX-TILE, bit 25 AMX-INT8.
+            let l7 = std::arch::x86_64::__cpuid_count(7, 0);
+            if l7.edx & (3 << 24) != 3 << 24 {
+                return false;
+            }
+            const ARCH_REQ_XCOMP_PERM: libc::c_long = 0x1023;
+            const XFEATURE_XTILEDATA: libc::c_long = 18;
+            // SAFETY: a request for a permission; on failure nothing changes.
+            return unsafe { libc::syscall(libc::SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) } == 0;
+        }
+        false
+    })
+}
+
 fn has_ifma() -> bool {
     static IFMA: OnceLock<bool> = OnceLock::new();
     *IFMA.get_or_init(|| {
@@ -998,10 +1069,16 @@ mod x86 {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
     pub(super) fn dense512u8(d: &Dense, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
+        dense512u8_from(d, 0, n, xq, shifts, y)
+    }
+
+    /// [`dense512u8`] of the tokens `t0..n` only.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn dense512u8_from(d: &Dense, t0: usize, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
         let mut b = 0;
         while b < d.blocks {
             let c = (d.blocks - b).min(TC);
-            let mut t = 0;
+            let mut t = t0;
             while t < n {
                 let r = (n - t).min(TR);
                 tile_dispatch!(tile512u8, r, c, d, b, t, xq, shifts, y);
@@ -1038,6 +1115,210 @@ mod x86 {
             }
         }
         epilogue512!(d, b0, t0, &acc, shifts, y, R, C, d.s_free8);
+    }
+
+    /// The AMX tile configuration of [`dense_amx`] (palette 1): every tile 16 rows of 64 bytes.
+    /// `tmm0..=3` the sums (2 groups of 16 tokens x 2 blocks of 16 channels, `i32`), `tmm4`,
+    /// `tmm5` the two groups' input quads (`u8`), `tmm6`, `tmm7` the two blocks' weight lines
+    /// (16 lines of 16 channels x 4 `i8`: AMX's packed layout of `B`, as [`Dense::with_u8`]
+    /// already packs them).
+    #[repr(C, align(64))]
+    struct TileCfg([u8; 64]);
+
+    const fn tile_cfg() -> TileCfg {
+        let mut c = [0u8; 64];
+        c[0] = 1;
+        let mut t = 0;
+        while t < 8 {
+            c[16 + 2 * t] = 64;
+            c[48 + t] = 16;
+            t += 1;
+        }
+        TileCfg(c)
+    }
+
+    static TILE_CFG: TileCfg = tile_cfg();
+
+    /// One tile's sums, as `tilestored` writes them: 16 rows (tokens) of 16 `i32` (channels).
+    #[repr(C, align(64))]
+    struct Sums([[i32; BLOCK * BLOCK]; 4]);
+
+    /// [`dense512u8`] with AMX (`tdpbusd`: `u8` x `i8` quads into `i32`, the same products as
+    /// `vpdpbusd`). The sums start at 0 and get the channel's correction `-128 sum w` in the
+    /// epilogue: every partial sum `sum w (q + 128)` is below `cols * 127 * 255 < 2^31`, and
+    /// the wrapping `i32` additions give `sum w q` exactly, the same integers as every other
+    /// path. The inputs are read in place where `kq` is a multiple of 16, else (and for the
+    /// last tokens short of 16) from a copy padded to whole tiles, against weight lines padded
+    /// with zeros (`w8a`): a padding byte, whatever it holds, meets a zero weight. A last group
+    /// of fewer than 4 tokens goes through [`dense512u8_from`]. Needs [`super::amx_ready`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    pub(super) fn dense_amx(d: &Dense, n: usize, xq: &[i32], shifts: &[i32], y: &mut [i32]) {
+        let kq = d.kq;
+        assert!(kq > 0 && xq.len() >= n * kq && y.len() >= n * d.rows && shifts.len() >= n);
+        let kq16 = kq.next_multiple_of(16);
+        let w = if kq16 == kq { &d.w8[..] } else { &d.w8a[..] };
+        assert_eq!(w.len(), d.blocks * kq16);
+        // Tokens read in place (whole groups of 16, `kq` a multiple of 16), then the padded copy.
+        let direct = if kq16 == kq { n / 16 * 16 } else { 0 };
+        let rest = n - direct;
+        let padded = if rest >= 4 { rest.next_multiple_of(16) } else { 0 };
+        // SAFETY: AMX is enabled for this process (the caller checked `amx_ready`); the
+        // configuration is 64 bytes, aligned.
+        unsafe { std::arch::asm!("ldtilecfg [{}]", in(reg) TILE_CFG.0.as_ptr(), options(nostack, readonly)) };
+        let mut sums = Sums([[0; BLOCK * BLOCK]; 4]);
+        if direct > 0 {
+            amx_rows(d, w, kq16, &xq[..direct * kq], kq, 0, direct, shifts, y, &mut sums);
+        }
+        if padded > 0 {
+            let mut copy = vec![0i32; padded * kq16];
+            for t in 0..rest {
+                copy[t * kq16..t * kq16 + kq].copy_from_slice(&xq[(direct + t) * kq..(direct + t + 1) * kq]);
+            }
+            amx_rows(d, w, kq16, &copy, kq16, direct, rest, shifts, y, &mut sums);
+        }
+        // SAFETY: as above.
+        unsafe { std::arch::asm!("tilerelease", options(nostack, nomem)) };
+        if padded == 0 && rest > 0 {
+            dense512u8_from(d, direct, n, xq, shifts, y);
+        }
+    }
+
+    /// The `live` tokens from `t0` whose quads are rows of `xs` quads in `x` (whole groups of 16
+    /// rows there, the first `kq16` quads of each read), against weight lines `w` (`kq16` per
+    /// block), through [`amx_tile`].
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn amx_rows(
+        d: &Dense,
+        w: &[Line8],
+        kq16: usize,
+        x: &[i32],
+        xs: usize,
+        t0: usize,
+        live: usize,
+        shifts: &[i32],
+        y: &mut [i32],
+        sums: &mut Sums,
+    ) {
+        let groups = live.div_ceil(16);
+        assert!(x.len() >= 16 * groups * xs && xs >= kq16 && kq16.is_multiple_of(16) && w.len() >= d.blocks * kq16);
+        let mut b = 0;
+        while b < d.blocks {
+            let c = (d.blocks - b).min(2);
+            let mut g = 0;
+            while g < groups {
+                let gs = (groups - g).min(2);
+                let l = (live - 16 * g).min(16 * gs);
+                // SAFETY: blocks b..b + c of `w`, rows 16 g..16 (g + gs) of `x`, inside the
+                // lengths checked above.
+                let (wp, xp) = (w[b * kq16..].as_ptr() as *const u8, x[16 * g * xs..].as_ptr() as *const u8);
+                let t = t0 + 16 * g;
+                // While the first tokens meet blocks b, b + 1, the next two blocks' lines are
+                // fetched (2 KiB a step: the same number of steps).
+                let pf = if g == 0 && b + 4 <= d.blocks { w[(b + 2) * kq16..].as_ptr() as *const u8 } else { std::ptr::null() };
+                match (gs, c) {
+                    (1, 1) => amx_tile::<1, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
+                    (1, _) => amx_tile::<1, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
+                    (_, 1) => amx_tile::<2, 1>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
+                    (_, _) => amx_tile::<2, 2>(d, b, t, l, wp, kq16, xp, 4 * xs, pf, shifts, y, sums),
+                }
+                g += gs;
+            }
+            b += c;
+        }
+    }
+
+    /// `G` groups of 16 token rows at `x` (`xs` bytes apart) x `C` blocks from `b0` (lines at
+    /// `w`, `kq16` per block): the sums by `tdpbusd` over the whole input (64 inputs a step),
+    /// stored, then [`epilogue512`] for the first `live` tokens, written from token `t0`.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")]
+    fn amx_tile<const G: usize, const C: usize>(
+        d: &Dense,
+        b0: usize,
+        t0: usize,
+        live: usize,
+        w: *const u8,
+        kq16: usize,
+        x: *const u8,
+        xs: usize,
+        pf: *const u8,
+        shifts: &[i32],
+        y: &mut [i32],
+        sums: &mut Sums,
+    ) {
+        use std::arch::asm;
+        // SAFETY (every `asm!` below): tiles configured by `dense_amx`; every load reads 16
+        // rows of 64 bytes inside the ranges `amx_rows` checked (`kq16` lines per block, 16 G
+        // rows of `xs` bytes, of which the first `4 kq16` are read), every store writes one of
+        // `sums`' 1 KiB arrays.
+        unsafe {
+            asm!("tilezero tmm0", options(nostack, nomem));
+            if C == 2 {
+                asm!("tilezero tmm1", options(nostack, nomem));
+            }
+            if G == 2 {
+                asm!("tilezero tmm2", options(nostack, nomem));
+                if C == 2 {
+                    asm!("tilezero tmm3", options(nostack, nomem));
+                }
+            }
+            for j in 0..kq16 / 16 {
+                if !pf.is_null() {
+                    for l in 0..32 {
+                        _mm_prefetch::<_MM_HINT_T0>(pf.wrapping_add(2048 * j + 64 * l) as *const i8);
+                    }
+                }
+                asm!("tileloadd tmm4, [{p} + {s} * 1]", p = in(reg) x.wrapping_add(64 * j), s = in(reg) xs, options(nostack, readonly));
+                asm!("tileloadd tmm6, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(1024 * j), s = in(reg) 64usize, options(nostack, readonly));
+                asm!("tdpbusd tmm0, tmm4, tmm6", options(nostack, nomem));
+                if C == 2 {
+                    asm!("tileloadd tmm7, [{p} + {s} * 1]", p = in(reg) w.wrapping_add(64 * kq16 + 1024 * j), s = in(reg) 64usize, options(nostack, readonly));
+                    asm!("tdpbusd tmm1, tmm4, tmm7", options(nostack, nomem));
+                }
+                if G == 2 {
+                    asm!("tileloadd tmm5, [{p} + {s} * 1]", p = in(reg) x.wrapping_add(16 * xs + 64 * j), s = in(reg) xs, options(nostack, readonly));
+                    asm!("tdpbusd tmm2, tmm5, tmm6", options(nostack, nomem));
+                    if C == 2 {
+                        asm!("tdpbusd tmm3, tmm5, tmm7", options(nostack, nomem));
+                    }
+                }
+            }
+            asm!("tilestored [{p} + {s} * 1], tmm0", p = in(reg) sums.0[0].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+            if C == 2 {
+                asm!("tilestored [{p} + {s} * 1], tmm1", p = in(reg) sums.0[1].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+            }
+            if G == 2 {
+                asm!("tilestored [{p} + {s} * 1], tmm2", p = in(reg) sums.0[2].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+                if C == 2 {
+                    asm!("tilestored [{p} + {s} * 1], tmm3", p = in(reg) sums.0[3].as_mut_ptr(), s = in(reg) 64usize, options(nostack));
+                }
+            }
+        }
+        let corr: [__m512i; C] = std::array::from_fn(|c| {
+            let a: &[i32; BLOCK] = d.corr[(b0 + c) * BLOCK..(b0 + c + 1) * BLOCK].try_into().unwrap();
+            // SAFETY: 16 values.
+            unsafe { _mm512_loadu_si512(a.as_ptr() as *const __m512i) }
+        });
+        let sums = &*sums;
+        let row = |t: usize, c: usize| {
+            let v = &sums.0[2 * (t / 16) + c][(t % 16) * BLOCK..(t % 16 + 1) * BLOCK];
+            // SAFETY: 16 values.
+            _mm512_add_epi32(unsafe { _mm512_loadu_si512(v.as_ptr() as *const __m512i) }, corr[c])
+        };
+        let mut t = 0;
+        while t + TR <= live {
+            let acc: [[__m512i; C]; TR] = std::array::from_fn(|r| std::array::from_fn(|c| row(t + r, c)));
+            epilogue512!(d, b0, t0 + t, &acc, shifts, y, TR, C, d.s_free8);
+            t += TR;
+        }
+        while t < live {
+            let acc: [[__m512i; C]; 1] = [std::array::from_fn(|c| row(t, c))];
+            epilogue512!(d, b0, t0 + t, &acc, shifts, y, 1, C, d.s_free8);
+            t += 1;
+        }
     }
 
     /// The 16 `i32` lanes of `v` as two vectors of 8 `i64`.
@@ -1425,6 +1706,63 @@ mod x86 {
         _mm512_mask_mov_epi64(clamped, ovf, sgn)
     }
 
+    /// The scores of [`softmax512`]: `sat(rshift(dot m, sh) + bias)` of 64 keys (`0 <= m <
+    /// 2^31`), as 8 vectors of 8 `i32`; `None` where some key is off the path (`|dot| >= 2^40`
+    /// or a shift outside `1..=62`).
+    /// (A macro: as a function it was not inlined, and its vectors went through memory.)
+    macro_rules! scores512 {
+        ($dots:expr, $sh:expr, $bias:expr, $m:expr) => {{
+            let (dots, sh, bias, m): (&[i64; 64], &[i32; 64], &[i32; 64], i64) = ($dots, $sh, $bias, $m);
+            let one = _mm512_set1_epi64(1);
+            let mv = _mm512_set1_epi64(m);
+            let mut s8 = [_mm256_setzero_si256(); 8];
+            let mut bad = 0u8;
+            for k in 0..8 {
+                // SAFETY: 8 values at 8 k of 64.
+                let (dv, shv, bv) = unsafe {
+                    (
+                        _mm512_loadu_si512(dots.as_ptr().wrapping_add(8 * k) as *const __m512i),
+                        _mm512_cvtepi32_epi64(_mm256_loadu_si256(sh.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                        _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
+                    )
+                };
+                let adv = _mm512_abs_epi64(dv);
+                bad |= _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 40))
+                    | _mm512_cmplt_epi64_mask(shv, one)
+                    | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
+                let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
+                let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 31)) == 0 {
+                    // |dot| < 2^31 and 0 <= m < 2^31: the signed product of the low halves is
+                    // exact, below 2^62, and with the half (<= 2^61) below 2^63.
+                    let p = _mm512_mul_epi32(dv, mv);
+                    _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
+                } else if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
+                    // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61)
+                    // it stays below 2^63.
+                    let p = _mm512_mullo_epi64(dv, mv);
+                    _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
+                } else {
+                    wide_round_shift(dv, mv, half, shv)
+                };
+                s8[k] = _mm512_cvtsepi64_epi32(_mm512_add_epi64(v, bv));
+            }
+            if bad != 0 { None } else { Some(s8) }
+        }};
+    }
+
+    /// See [`super::scores_row`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+    pub(super) fn scores_row512(dots: &[i64; 64], sh: &[i32; 64], m: i64, out: &mut [i32; 64]) -> bool {
+        let Some(s8) = scores512!(dots, sh, &[0; 64], m) else {
+            return false;
+        };
+        for (k, v) in s8.iter().enumerate() {
+            // SAFETY: 8 values at 8 k of 64.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().wrapping_add(8 * k) as *mut __m256i, *v) };
+        }
+        true
+    }
+
     /// See [`super::softmax_row`]. The scores in 64-bit lanes (`vpmuldq` where every `|dot| <
     /// 2^31`, the 64-bit product below `3 2^30`, the 128-bit one above), saturated to `i32`;
     /// the weights in 16 `i32` lanes: `d = max - s` (below `2^32`, unsigned) clamped to `2^21`
@@ -1435,42 +1773,9 @@ mod x86 {
     /// as an unsigned shift, which gives 0 for `sh >= 32` as `exp_neg` does (`v <= 2^30`).
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     pub(super) fn softmax512(dots: &[i64; 64], sh: &[i32; 64], bias: &[i32; 64], m: i64, t: &[i32; 257], e: &mut [i64; 64]) -> bool {
-        let one = _mm512_set1_epi64(1);
-        let mv = _mm512_set1_epi64(m);
-        let mut s8 = [_mm256_setzero_si256(); 8];
-        let mut bad = 0u8;
-        for k in 0..8 {
-            // SAFETY: 8 values at 8 k of 64.
-            let (dv, shv, bv) = unsafe {
-                (
-                    _mm512_loadu_si512(dots.as_ptr().wrapping_add(8 * k) as *const __m512i),
-                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(sh.as_ptr().wrapping_add(8 * k) as *const __m256i)),
-                    _mm512_cvtepi32_epi64(_mm256_loadu_si256(bias.as_ptr().wrapping_add(8 * k) as *const __m256i)),
-                )
-            };
-            let adv = _mm512_abs_epi64(dv);
-            bad |= _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 40))
-                | _mm512_cmplt_epi64_mask(shv, one)
-                | _mm512_cmpgt_epi64_mask(shv, _mm512_set1_epi64(62));
-            let half = _mm512_sllv_epi64(one, _mm512_sub_epi64(shv, one));
-            let v = if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(1 << 31)) == 0 {
-                // |dot| < 2^31 and 0 <= m < 2^31: the signed product of the low halves is
-                // exact, below 2^62, and with the half (<= 2^61) below 2^63.
-                let p = _mm512_mul_epi32(dv, mv);
-                _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
-            } else if _mm512_cmpge_epu64_mask(adv, _mm512_set1_epi64(3 << 30)) == 0 {
-                // |dot| < 3 2^30 and m < 2^31: |product| < 3 2^61, and with the half (<= 2^61)
-                // it stays below 2^63.
-                let p = _mm512_mullo_epi64(dv, mv);
-                _mm512_srav_epi64(_mm512_add_epi64(p, half), shv)
-            } else {
-                wide_round_shift(dv, mv, half, shv)
-            };
-            s8[k] = _mm512_cvtsepi64_epi32(_mm512_add_epi64(v, bv));
-        }
-        if bad != 0 {
+        let Some(s8) = scores512!(dots, sh, bias, m) else {
             return false;
-        }
+        };
         let s: [__m512i; 4] = std::array::from_fn(|q| _mm512_inserti64x4::<1>(_mm512_castsi256_si512(s8[2 * q]), s8[2 * q + 1]));
         let mx = _mm512_set1_epi32(_mm512_reduce_max_epi32(_mm512_max_epi32(_mm512_max_epi32(s[0], s[1]), _mm512_max_epi32(s[2], s[3]))));
         let (lim, lo16, lo8) = (_mm512_set1_epi32(1 << 21), _mm512_set1_epi32(0xFFFF), _mm512_set1_epi32(0xFF));
@@ -1861,6 +2166,71 @@ mod tests {
                     d.run(n, &xp, &shifts, &mut y, p);
                     assert_eq!(y, want, "pairs {p:?} {rows}x{cols} n {n} extreme {extreme} narrow {narrow}");
                 }
+            }
+        }
+    }
+
+    /// AMX (where this machine has it) against the `vpdpbusd` tiles and the portable loop, on
+    /// the `u8` form: token counts around whole groups of 16 (in place, the padded copy of the
+    /// last tokens, a last group under 4 left to `vpdpbusd`), widths a multiple of 64 inputs
+    /// (read in place) or not (padded copies, any padding byte), odd and partial blocks, inputs
+    /// and weights at the overflow bound and at random.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn dense_amx_agrees_with_the_other_paths() {
+        // Without AMX (or with `CHESSZIP_AMX=0`) there is nothing to compare.
+        if !amx_ready() {
+            return;
+        }
+        let mut g = Rng(12);
+        for &(rows, cols, n) in &[
+            (16, 64, 16),
+            (48, 256, 64),
+            (80, 256, 70),
+            (17, 100, 33),
+            (33, 1000, 47),
+            (64, 1028, 19),
+            (4096, 64, 8),
+            (40, 96, 64),
+            (24, 512, 31),
+            (16, 64, 4),
+            (16, 64, 17),
+            (50, 320, 18),
+        ] {
+            for extreme in [true, false] {
+                let w: Vec<i16> = (0..rows * cols)
+                    .map(|_| if extreme { if g.next().is_multiple_of(2) { 127 } else { -127 } } else { g.range(-127, 127) as i16 })
+                    .collect();
+                let mult: Vec<(i64, i32)> = (0..rows)
+                    .map(|r| if r % 11 == 5 { (0, 0) } else { (g.range(1 << 30, (1 << 31) - 1), g.range(-2, 70) as i32) })
+                    .collect();
+                let bias: Vec<i32> = (0..rows).map(|_| g.range(i32::MIN as i64, i32::MAX as i64) as i32 / 4).collect();
+                let d = Dense::new(rows, cols, &w, &mult, &bias).with_u8();
+                let kq = d.quads();
+                let mut xq = vec![0i32; n * kq];
+                for t in 0..n {
+                    for c in 0..4 * kq {
+                        let b = if c >= cols {
+                            g.range(0, 255) as u32
+                        } else if extreme {
+                            [255, 1, if c % 2 == 0 { 255 } else { 1 }][t % 3]
+                        } else {
+                            g.range(1, 255) as u32
+                        };
+                        xq[t * kq + c / 4] |= (b << (8 * (c % 4))) as i32;
+                    }
+                }
+                let shifts: Vec<i32> = (0..n).map(|_| g.range(0, 40) as i32).collect();
+                let mut want = vec![0i32; n * rows];
+                d.run_u8(n, &xq, &shifts, &mut want, Simd::Scalar);
+                let mut tiles = vec![0i32; n * rows];
+                // SAFETY: AVX-512 VNNI and AMX checked by `amx_ready`.
+                unsafe { x86::dense512u8(&d, n, &xq, &shifts, &mut tiles) };
+                assert_eq!(tiles, want, "vpdpbusd {rows}x{cols} n {n} extreme {extreme}");
+                let mut amx = vec![0i32; n * rows];
+                // SAFETY: as above.
+                unsafe { x86::dense_amx(&d, n, &xq, &shifts, &mut amx) };
+                assert_eq!(amx, want, "AMX {rows}x{cols} n {n} extreme {extreme}");
             }
         }
     }
