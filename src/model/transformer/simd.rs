@@ -821,7 +821,6 @@ pub(crate) fn scale_row(path: Simd, acc: &[i64], inv: u64, out: &mut [i32]) -> b
     false
 }
 
-/// Whether the processor has AVX-512 IFMA (52-bit multiply-add), for [`weighted_sum`].
 /// Whether the `u8` dense layers use AMX (`tdpbusd`) on the AVX-512 path: the processor has
 /// AMX-TILE and AMX-INT8, Linux granted this process the tile data
 /// (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`), and `CHESSZIP_AMX` is not `0`
@@ -860,6 +859,7 @@ fn amx_available() -> bool {
     })
 }
 
+/// Whether the processor has AVX-512 IFMA (52-bit multiply-add), for [`weighted_sum`].
 fn has_ifma() -> bool {
     static IFMA: OnceLock<bool> = OnceLock::new();
     *IFMA.get_or_init(|| {
@@ -2178,10 +2178,10 @@ mod tests {
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn dense_amx_agrees_with_the_other_paths() {
-        // Without AMX (or with `CHESSZIP_AMX=0`) there is nothing to compare.
-        if !amx_ready() {
-            return;
-        }
+        // Every host checks the path `run_u8` picks for AVX-512 (AMX, `vpdpbusd` or the
+        // portable loop, whichever this machine has) against the portable loop; the kernels
+        // themselves are called where the machine has them.
+        let (vnni, amx) = (best() >= Simd::Avx512, amx_ready());
         let mut g = Rng(12);
         for &(rows, cols, n) in &[
             (16, 64, 16),
@@ -2223,14 +2223,21 @@ mod tests {
                 let shifts: Vec<i32> = (0..n).map(|_| g.range(0, 40) as i32).collect();
                 let mut want = vec![0i32; n * rows];
                 d.run_u8(n, &xq, &shifts, &mut want, Simd::Scalar);
-                let mut tiles = vec![0i32; n * rows];
-                // SAFETY: AVX-512 VNNI and AMX checked by `amx_ready`.
-                unsafe { x86::dense512u8(&d, n, &xq, &shifts, &mut tiles) };
-                assert_eq!(tiles, want, "vpdpbusd {rows}x{cols} n {n} extreme {extreme}");
-                let mut amx = vec![0i32; n * rows];
-                // SAFETY: as above.
-                unsafe { x86::dense_amx(&d, n, &xq, &shifts, &mut amx) };
-                assert_eq!(amx, want, "AMX {rows}x{cols} n {n} extreme {extreme}");
+                let mut picked = vec![0i32; n * rows];
+                d.run_u8(n, &xq, &shifts, &mut picked, Simd::Avx512);
+                assert_eq!(picked, want, "dispatch {rows}x{cols} n {n} extreme {extreme}");
+                if vnni {
+                    let mut tiles = vec![0i32; n * rows];
+                    // SAFETY: AVX-512 VNNI checked by `best`.
+                    unsafe { x86::dense512u8(&d, n, &xq, &shifts, &mut tiles) };
+                    assert_eq!(tiles, want, "vpdpbusd {rows}x{cols} n {n} extreme {extreme}");
+                }
+                if amx {
+                    let mut out = vec![0i32; n * rows];
+                    // SAFETY: AVX-512 VNNI and AMX checked by `amx_ready`.
+                    unsafe { x86::dense_amx(&d, n, &xq, &shifts, &mut out) };
+                    assert_eq!(out, want, "AMX {rows}x{cols} n {n} extreme {extreme}");
+                }
             }
         }
     }
