@@ -95,7 +95,7 @@ pub fn run(args: &CommonArgs, mode: Mode) -> Status {
             Ok(()) => Status::Success,
             Err(e) => match e.downcast::<Skip>() {
                 Ok(Skip(message)) => warning(args.quiet, message),
-                Err(e) if is_broken_pipe(&e) => return status,
+                Err(e) if is_broken_pipe(&e) => status::broken_pipe(),
                 Err(e) => error(format_args!("{}: {}", source.name(), describe(&e))),
             },
         };

@@ -68,7 +68,7 @@ pub fn info(args: &InfoArgs) -> Status {
                 let written = written.and_then(|()| write_info(&mut out, &source.name(), &info));
                 match written.and_then(|()| write_members(&mut out, &members)) {
                     Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status,
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::broken_pipe(),
                     // The output is lost: no use going on.
                     Err(e) => return error(format_args!("writing (stdout): {e}")),
                 }
@@ -113,7 +113,7 @@ pub fn list(files: &[PathBuf]) -> Status {
     }
     match result.and_then(|()| out.flush()) {
         Ok(()) => status,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::broken_pipe(),
         Err(e) => error(format_args!("writing (stdout): {e}")),
     }
 }
@@ -253,7 +253,7 @@ pub fn extract(args: &ExtractArgs) -> Status {
     let source = Source::from_arg(&args.file);
     match extract_one(args, &source) {
         Ok(status) => status,
-        Err(e) if is_broken_pipe(&e) => Status::Success,
+        Err(e) if is_broken_pipe(&e) => status::broken_pipe(),
         Err(e) => error(format_args!("{}: {}", source.name(), describe(&e))),
     }
 }
