@@ -195,7 +195,8 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
         (true, None) => "included in this build".to_string(),
         (true, Some(_)) => "level 10, with the transformer weights given".to_string(),
         (false, Some(w)) => format!(
-            "level 10: needs the transformer weights of sha256 {} (--weights FILE or CHESSZIP_WEIGHTS)",
+            "level 10: needs the transformer weights of sha256 {} (of the .onnx bytes followed by its data file's: \
+             `cat f.onnx f.onnx.data | sha256sum`; --weights FILE or CHESSZIP_WEIGHTS)",
             w.iter().map(|b| format!("{b:02x}")).collect::<String>()
         ),
         (false, None) => "NOT included in this build: cannot expand".to_string(),
