@@ -52,7 +52,13 @@ pub enum Command {
     #[command(visible_alias = "c")]
     Compress(CompressArgs),
     /// Expand FILE.chz archives (or standard input) back to FILE.
-    #[command(visible_alias = "x", alias = "decompress")]
+    #[command(
+        visible_alias = "x",
+        alias = "decompress",
+        mut_arg("force", |a| a.help(
+            "Overwrite existing output files; read an archive from a terminal; read devices and sockets (not regular files)"
+        ))
+    )]
     Expand(ExpandArgs),
     /// Print what archives hold (games, plies, level, size) from their index.
     Info(InfoArgs),
@@ -126,7 +132,7 @@ pub struct CommonArgs {
     pub stdout: bool,
 
     /// Overwrite existing output files; write archives to a terminal; compress files that
-    /// already end in .chz.
+    /// already end in .chz; read devices and sockets (not regular files).
     #[arg(short, long)]
     pub force: bool,
 

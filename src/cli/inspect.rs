@@ -146,7 +146,8 @@ impl Totals {
 }
 
 fn list_line(out: &mut impl Write, games: u64, plies: u64, level: &str, archive: u64, text: u64, name: &str) -> io::Result<()> {
-    let ratio = format!("{:.2}%", 100.0 * archive as f64 / text.max(1) as f64);
+    // As xz -l: no ratio of an empty text.
+    let ratio = if text == 0 { "---".to_string() } else { format!("{:.2}%", 100.0 * archive as f64 / text as f64) };
     writeln!(out, "{games:>10} {plies:>12} {level:>5} {archive:>14} {text:>14} {ratio:>8}  {name}")
 }
 
