@@ -32,7 +32,8 @@ pub use rounds::{MAX_THREADS, ROUND_TEXT_BYTES};
 use rounds::{Round, Rounds};
 pub(crate) use rounds::{round_len_within, worker_pool};
 
-/// Compresses `input` to `output` as an archive; `progress` gets the input bytes read so far.
+/// Compresses `input` to `output` as an archive; `progress` gets the input bytes coded so far
+/// (called as each block is finished, possibly from a worker thread).
 /// The archive is a block container, or the whole-input raw form when `opts.raw_form` allows
 /// it and it is smaller (see [`form`]).
 ///

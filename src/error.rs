@@ -42,11 +42,12 @@ pub enum Error {
     #[error("{0}")]
     Weights(String),
     /// A model parameter file could not be parsed.
-    #[error("model file {name}, line {line}: {message}")]
+    #[error("model file {name}{}: {message}", if *line > 0 { format!(", line {line}") } else { String::new() })]
     Model {
         /// The model file's name.
         name: String,
-        /// 1-based line number (0 when the error is not on one line, or the file is binary).
+        /// 1-based line number (0 when the error is not on one line, or the file is binary: the
+        /// message then names no line).
         line: usize,
         /// What is wrong.
         message: String,

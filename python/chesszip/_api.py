@@ -17,6 +17,35 @@ Source = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, BinaryIO]
 PathLike = Union[str, "os.PathLike[str]"]
 
 
+def _count(name: str, value: object) -> None:
+    """Raise ``ValueError`` for a negative whole number (the native layer would raise
+    ``OverflowError``, which says nothing about the argument)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        raise ValueError(f"{name} must be 0 or more, not {value}")
+
+
+def _threads(threads: object) -> object:
+    """``threads``, or ``ValueError`` if it is negative."""
+    _count("threads", threads)
+    return threads
+
+
+def _level(level: object) -> object:
+    """``level``, or ``ValueError`` if it is out of range (the native check covers 0 and up to
+    255; this one also negative and larger numbers)."""
+    from ._native import MAX_LEVEL, MIN_LEVEL
+
+    if isinstance(level, int) and not isinstance(level, bool) and not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise ValueError(f"level must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
+    return level
+
+
+def _block_lines(block_lines: object) -> object:
+    """``block_lines``, or ``ValueError`` if it is negative."""
+    _count("block_lines", block_lines)
+    return block_lines
+
+
 def _bytes(data: object) -> bytes:
     """``data`` (any bytes-like object) as :class:`bytes`, without copying a ``bytes``."""
     if isinstance(data, bytes):
@@ -70,6 +99,10 @@ class Limits:
     memlimit: Optional[int] = None
     no_limits: bool = False
 
+    def __post_init__(self) -> None:
+        for name in ("max_plies", "max_plies_per_byte", "max_game_bytes", "max_output", "memlimit"):
+            _count(f"Limits.{name}", getattr(self, name))
+
     @classmethod
     def unlimited(cls) -> "Limits":
         """No ceiling at all (each block's own work budget still holds)."""
@@ -113,7 +146,12 @@ def compress(
     :raises ChesszipError: at level 10 without weights, or for a damaged weights file.
     """
     return _native.compress(
-        _bytes(data), level, block_lines=block_lines, threads=threads, format=format, weights=_path(weights)
+        _bytes(data),
+        _level(level),
+        block_lines=_block_lines(block_lines),
+        threads=_threads(threads),
+        format=format,
+        weights=_path(weights),
     )
 
 
@@ -133,7 +171,7 @@ def decompress(
     :raises DecodeLimitError: when a limit would be exceeded (the message names it).
     :raises MemoryError: when the expanded text cannot be held.
     """
-    return _native.decompress(_bytes(data), threads=threads, limits=_limits(limits), weights=_path(weights))
+    return _native.decompress(_bytes(data), threads=_threads(threads), limits=_limits(limits), weights=_path(weights))
 
 
 def load_weights(path: PathLike) -> str:
@@ -231,7 +269,7 @@ class ChesszipCompressor:
     ) -> None:
         """Start a compressor; the parameters are those of :func:`compress`."""
         self._native = _native.Compressor(
-            level, block_lines=block_lines, threads=threads, format=format, weights=_path(weights)
+            _level(level), block_lines=_block_lines(block_lines), threads=_threads(threads), format=format, weights=_path(weights)
         )
 
     def compress(self, data: bytes) -> bytes:

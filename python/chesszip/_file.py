@@ -8,7 +8,7 @@ import os
 from typing import IO, Any, BinaryIO, Optional, Union
 
 from . import _native
-from ._api import ChesszipCompressor, PathLike, _bytes, load_weights
+from ._api import ChesszipCompressor, PathLike, _bytes, _threads, load_weights
 from ._native import DEFAULT_LEVEL
 
 #: A file name (``str``, ``bytes`` or :class:`os.PathLike`) or a binary file object.
@@ -122,9 +122,9 @@ class ChesszipFile(io.BufferedIOBase):
             if weights is not None:
                 load_weights(weights)
             if is_path:
-                reader = _native.BlockReader(os.fsdecode(filename), threads=threads)  # type: ignore[arg-type]
+                reader = _native.BlockReader(os.fsdecode(filename), threads=_threads(threads))  # type: ignore[arg-type]
             else:
-                reader = _native.BlockReader(_bytes(filename.read()), threads=threads)  # type: ignore[union-attr]
+                reader = _native.BlockReader(_bytes(filename.read()), threads=_threads(threads))  # type: ignore[union-attr]
             self._raw = _BlockRaw(reader)
             self._buffer = io.BufferedReader(self._raw, buffer_size=1 << 16)
         else:

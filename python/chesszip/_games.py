@@ -13,7 +13,7 @@ from operator import methodcaller
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._api import ArchiveInfo, Limits, Source, _limits, _source, info
+from ._api import ArchiveInfo, Limits, Source, _limits, _source, _threads, info
 
 if TYPE_CHECKING:  # pragma: no cover
     import chess.pgn
@@ -54,7 +54,7 @@ class Archive:
     ) -> None:
         """Open the archive; reads its header and index."""
         self._source = _source(source)
-        self._threads = threads
+        self._threads = _threads(threads)
         self._limits = _limits(limits)
         self.encoding = encoding
         self.errors = errors
@@ -208,7 +208,7 @@ def iter_games(
     :raises CorruptArchiveError: (while iterating) at a damaged block, after the games before it.
     :raises DecodeLimitError: (while iterating) when a limit would be exceeded.
     """
-    reader = _native.GameReader(_source(source), threads=threads, limits=_limits(limits))
+    reader = _native.GameReader(_source(source), threads=_threads(threads), limits=_limits(limits))
     decode = _decoder(binary, encoding, errors)
     return iter(reader) if decode is None else map(decode, reader)
 
@@ -232,7 +232,7 @@ def read_tags(
     :param limits: ceilings for an archive from elsewhere (:class:`Limits`).
     :raises CorruptArchiveError: at a damaged block.
     """
-    games = _native.read_tags(_source(source), threads=threads, limits=_limits(limits))
+    games = _native.read_tags(_source(source), threads=_threads(threads), limits=_limits(limits))
     return _tag_dicts(games, encoding, errors)
 
 

@@ -98,3 +98,25 @@ def test_os_errors(tmp_path: Path) -> None:
         list(chesszip.iter_games(tmp_path))
     with pytest.raises(TypeError):
         chesszip.info(12)  # type: ignore[arg-type]
+
+
+def test_negative_numbers_are_value_errors() -> None:
+    data = b"e4 e5 Nf3 Nc6 1-0\n"
+    archive = chesszip.compress(data, 1)
+    with pytest.raises(ValueError, match="level must be"):
+        chesszip.compress(data, -1)
+    with pytest.raises(ValueError, match="level must be"):
+        chesszip.compress(data, 300)
+    with pytest.raises(ValueError, match="threads must be 0 or more"):
+        chesszip.compress(data, threads=-1)
+    with pytest.raises(ValueError, match="block_lines"):
+        chesszip.compress(data, block_lines=-5)
+    with pytest.raises(ValueError, match="threads"):
+        chesszip.decompress(archive, threads=-1)
+    with pytest.raises(ValueError, match="threads"):
+        chesszip.ChesszipCompressor(threads=-2)
+    with pytest.raises(ValueError, match="threads"):
+        list(chesszip.iter_games(archive, threads=-1))
+    with pytest.raises(ValueError, match="Limits.max_output"):
+        chesszip.Limits(max_output=-1)
+    assert chesszip.decompress(archive, threads=0, limits=chesszip.Limits(max_output=1 << 20)) == data

@@ -66,7 +66,11 @@ def test_level_10_agrees_with_the_command_line(cli: Path, tmp_path: Path) -> Non
 
 def test_level_10_without_weights_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CHESSZIP_WEIGHTS", raising=False)
-    with pytest.raises(chesszip.ChesszipError, match="CHESSZIP_WEIGHTS"):
+    with pytest.raises(chesszip.ChesszipError, match="CHESSZIP_WEIGHTS") as e:
+        chesszip.compress(GAMES, 10)
+    assert "weights=" in str(e.value) and "load_weights" in str(e.value)
+    monkeypatch.setenv("CHESSZIP_WEIGHTS", "")  # empty: as if unset
+    with pytest.raises(chesszip.ChesszipError, match="level 10 needs"):
         chesszip.compress(GAMES, 10)
 
 

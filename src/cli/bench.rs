@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use chesszip::model::Level;
+use chesszip::model::transformer::Weights;
 use chesszip::{CompressOptions, ExpandOptions, expand_bytes};
 
 use super::args::BenchArgs;
@@ -68,8 +69,15 @@ fn peer(name: &str, compress: &[&str], decompress: &[&str], data: &[u8], repeat:
 }
 
 /// Times chesszip at `level` with `threads` threads: median compress and expand times.
-fn measure(data: &[u8], level: Level, threads: usize, block_lines: u32, repeat: usize) -> Result<(u64, Duration, Duration, u64)> {
-    let opts = CompressOptions { level, threads, block_lines, ..CompressOptions::default() };
+fn measure(
+    data: &[u8],
+    level: Level,
+    threads: usize,
+    block_lines: u32,
+    repeat: usize,
+    weights: Option<&'static Weights>,
+) -> Result<(u64, Duration, Duration, u64)> {
+    let opts = CompressOptions { level, threads, block_lines, weights, ..CompressOptions::default() };
     let mut c_times = Vec::new();
     let mut e_times = Vec::new();
     let mut bytes = 0;
@@ -114,6 +122,8 @@ fn bench_file(file: Option<&Path>) -> Result<PathBuf> {
 
 /// Runs the benchmark and prints the table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
+    // Level 10's weights, read before anything is measured (expanding finds them by sha256).
+    let weights = args.weights.as_deref().map(Weights::load).transpose()?;
     let file = bench_file(args.file.as_deref())?;
     let data = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
     let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };
@@ -124,10 +134,10 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     let block_lines = args.block_lines.unwrap_or(0);
     for &level in &args.levels {
         say_part(format_args!("level {level}..."));
-        let (bytes, c, e, p) = measure(&data, level, threads, block_lines, repeat)?;
+        let (bytes, c, e, p) = measure(&data, level, threads, block_lines, repeat, weights)?;
         plies = p;
         let single = if args.per_core {
-            let (_, c1, e1, _) = measure(&data, level, 1, block_lines, repeat)?;
+            let (_, c1, e1, _) = measure(&data, level, 1, block_lines, repeat, weights)?;
             Some((c1, e1))
         } else {
             None

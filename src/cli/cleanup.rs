@@ -45,6 +45,16 @@ pub fn install() {
     });
 }
 
+/// Removes every registered temporary file now (the process is about to end without its
+/// owners' cleanup: [`super::status::broken_pipe`]); the registry stays locked until the end.
+pub fn remove_pending() {
+    let files = pending();
+    for (_, path) in files.iter() {
+        let _ = std::fs::remove_file(path);
+    }
+    std::mem::forget(files);
+}
+
 /// A file removed if the process is told to stop while this lives; dropping it releases the
 /// file (its owner then renames or removes it).
 #[derive(Debug)]

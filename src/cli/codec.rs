@@ -16,8 +16,8 @@ use super::labeled::Labeled;
 use super::progress::Progress;
 use super::status::{self, Status, describe, error, is_broken_pipe, say, stdout_failed, warning};
 use super::target::{
-    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix, movetext_name, open_device, open_input,
-    text_name,
+    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix, is_device, movetext_name, open_device,
+    open_input, text_name,
 };
 
 /// What to do with each input.
@@ -95,7 +95,7 @@ pub fn run(args: &CommonArgs, mode: Mode) -> Status {
             Ok(()) => Status::Success,
             Err(e) => match e.downcast::<Skip>() {
                 Ok(Skip(message)) => warning(args.quiet, message),
-                Err(e) if is_broken_pipe(&e) => return status,
+                Err(e) if is_broken_pipe(&e) => status::broken_pipe(),
                 Err(e) => error(format_args!("{}: {}", source.name(), describe(&e))),
             },
         };
@@ -156,15 +156,20 @@ fn output_key(path: &Path) -> PathBuf {
 }
 
 fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf>) -> Result<()> {
-    let (input, len, permissions): (Box<dyn BufRead>, Option<u64>, _) = match source {
-        Source::Stdin => (Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())), None, None),
+    let (input, len, permissions, modified): (Box<dyn BufRead>, Option<u64>, _, _) = match source {
+        Source::Stdin => (Box::new(BufReader::with_capacity(1 << 16, io::stdin().lock())), None, None, None),
         Source::File(path) => {
             let meta = fs::metadata(path).context("cannot open")?;
             if meta.is_dir() {
                 return Err(Skip(format!("{}: is a directory -- ignored", path.display())).into());
             }
+            if is_device(&meta) && !args.force {
+                return Err(Skip(format!("{}: not a regular file -- ignored (use -f to read it anyway)", path.display())).into());
+            }
             let file = open_input(path)?;
-            (Box::new(BufReader::with_capacity(1 << 16, file)), Some(meta.len()), Some(meta.permissions()))
+            // The output gets the input's mode and modification time (a regular file's).
+            let modified = if meta.is_file() { meta.modified().ok() } else { None };
+            (Box::new(BufReader::with_capacity(1 << 16, file)), Some(meta.len()), Some(meta.permissions()), modified)
         }
     };
     let input = Labeled::new(input, format!("reading {}", source.name()));
@@ -241,7 +246,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
             Sink::File(target) => {
                 let mut pending = PendingFile::create(target, args.force, permissions)?;
                 let s = code(mode, input, pending.writer(), args, source, &progress)?;
-                pending.commit()?;
+                pending.commit(modified)?;
                 Ok(s)
             }
         }

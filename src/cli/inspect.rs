@@ -68,7 +68,7 @@ pub fn info(args: &InfoArgs) -> Status {
                 let written = written.and_then(|()| write_info(&mut out, &source.name(), &info));
                 match written.and_then(|()| write_members(&mut out, &members)) {
                     Ok(()) => {}
-                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return status,
+                    Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::broken_pipe(),
                     // The output is lost: no use going on.
                     Err(e) => return error(format_args!("writing (stdout): {e}")),
                 }
@@ -113,7 +113,7 @@ pub fn list(files: &[PathBuf]) -> Status {
     }
     match result.and_then(|()| out.flush()) {
         Ok(()) => status,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::broken_pipe(),
         Err(e) => error(format_args!("writing (stdout): {e}")),
     }
 }
@@ -146,7 +146,8 @@ impl Totals {
 }
 
 fn list_line(out: &mut impl Write, games: u64, plies: u64, level: &str, archive: u64, text: u64, name: &str) -> io::Result<()> {
-    let ratio = format!("{:.2}%", 100.0 * archive as f64 / text.max(1) as f64);
+    // As xz -l: no ratio of an empty text.
+    let ratio = if text == 0 { "---".to_string() } else { format!("{:.2}%", 100.0 * archive as f64 / text as f64) };
     writeln!(out, "{games:>10} {plies:>12} {level:>5} {archive:>14} {text:>14} {ratio:>8}  {name}")
 }
 
@@ -195,7 +196,8 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
         (true, None) => "included in this build".to_string(),
         (true, Some(_)) => "level 10, with the transformer weights given".to_string(),
         (false, Some(w)) => format!(
-            "level 10: needs the transformer weights of sha256 {} (--weights FILE or CHESSZIP_WEIGHTS)",
+            "level 10: needs the transformer weights of sha256 {} (of the .onnx bytes followed by its data file's: \
+             `cat f.onnx f.onnx.data | sha256sum`; --weights FILE or CHESSZIP_WEIGHTS)",
             w.iter().map(|b| format!("{b:02x}")).collect::<String>()
         ),
         (false, None) => "NOT included in this build: cannot expand".to_string(),
@@ -253,7 +255,7 @@ pub fn extract(args: &ExtractArgs) -> Status {
     let source = Source::from_arg(&args.file);
     match extract_one(args, &source) {
         Ok(status) => status,
-        Err(e) if is_broken_pipe(&e) => Status::Success,
+        Err(e) if is_broken_pipe(&e) => status::broken_pipe(),
         Err(e) => error(format_args!("{}: {}", source.name(), describe(&e))),
     }
 }

@@ -116,7 +116,7 @@ fn run(cli: Cli) -> Status {
     };
     match generated {
         Ok(()) => Status::Success,
-        Err(e) if status::is_broken_pipe(&e) => Status::Success,
+        Err(e) if status::is_broken_pipe(&e) => status::broken_pipe(),
         Err(e) => error(describe(&e)),
     }
 }

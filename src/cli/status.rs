@@ -36,7 +36,8 @@ impl Status {
 /// Set once a write to standard error has failed.
 static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
 
-/// Set once a write to standard output has failed (other than to a closed pipe).
+/// Set once a write to standard output has failed (other than to a closed pipe, which ends the
+/// run at once: [`broken_pipe`]).
 static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
 
 /// Writes `message` and a line feed to standard error. A failed write (`2>/dev/full`) stops
@@ -77,7 +78,7 @@ pub fn stdout_failed() -> bool {
 }
 
 /// Standard output, locked, with its write errors remembered ([`stdout_failed`]) as well as
-/// returned. A closed pipe is not remembered: `chesszip -dc x.chz | head` is no failure.
+/// returned. A closed pipe is not remembered here: the caller ends the run by [`broken_pipe`].
 pub struct Stdout {
     inner: io::StdoutLock<'static>,
 }
@@ -143,11 +144,26 @@ pub fn warning(quiet: bool, message: impl Display) -> Status {
     Status::Warning
 }
 
-/// Whether `e` is a write to a closed pipe (`chesszip -dc x.chz | head`): the reader has all
-/// it wanted, so this is no error worth a message.
+/// Whether `e` is a write to a closed pipe (`chesszip -c big.txt | head -c 10`): the output
+/// was cut, so the run ends by [`broken_pipe`], never with success.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
             || matches!(c.downcast_ref::<chesszip::Error>(), Some(chesszip::Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Ends the process after a write to a closed pipe, as gzip, xz and zstd end: killed by
+/// SIGPIPE (exit status 141 in a shell), silently, after removing any temporary file. Where
+/// there is no SIGPIPE (or it cannot be raised), prints `chesszip: Broken pipe` and exits 1.
+/// Never returns: the output is cut, so the run cannot report success, whatever it was doing
+/// (compress, expand, extract, `info`, `-l`).
+pub fn broken_pipe() -> ! {
+    super::cleanup::remove_pending();
+    #[cfg(unix)]
+    {
+        let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGPIPE);
+    }
+    say!("chesszip: Broken pipe");
+    std::process::exit(1)
 }

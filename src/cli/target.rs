@@ -5,6 +5,7 @@ use std::ffi::OsStr;
 use std::fs::{self, File, Permissions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use chesszip::compressed::Compression;
@@ -189,6 +190,9 @@ pub struct PendingFile {
 impl PendingFile {
     /// Creates the temporary file in `target`'s directory with `permissions` (those of the
     /// input; the umask applies when there is none).
+    ///
+    /// The error of a directory where no file can be created names `target`, not the
+    /// temporary file (an internal name the user never asked for).
     pub fn create(target: &Path, force: bool, permissions: Option<Permissions>) -> Result<PendingFile> {
         let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
@@ -201,7 +205,7 @@ impl PendingFile {
         if let Some(p) = permissions {
             builder.permissions(p);
         }
-        let temp = builder.tempfile_in(dir).with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+        let temp = builder.tempfile_in(dir).map_err(without_temp_name).with_context(|| format!("cannot create {}", target.display()))?;
         let registration = cleanup::register(temp.path());
         let label = format!("writing {}", target.display());
         Ok(PendingFile {
@@ -218,13 +222,17 @@ impl PendingFile {
         &mut self.out
     }
 
-    /// Flushes the contents, syncs them to the disk, and renames the temporary file to the
-    /// target (over an existing file only with `force`), then syncs the directory: after a
+    /// Flushes the contents, gives the file the modification time `modified` (the input's, as
+    /// gzip and zstd do; best effort), syncs it to the disk, and renames the temporary file to
+    /// the target (over an existing file only with `force`), then syncs the directory: after a
     /// crash the target holds either its old contents or all the new ones.
-    pub fn commit(self) -> Result<()> {
+    pub fn commit(self, modified: Option<SystemTime>) -> Result<()> {
         let target = self.target;
         let temp =
             self.out.into_inner().into_inner().map_err(|e| e.into_error()).with_context(|| format!("writing {}", target.display()))?;
+        if let Some(t) = modified {
+            let _ = temp.as_file().set_modified(t);
+        }
         temp.as_file().sync_all().with_context(|| format!("syncing {}", target.display()))?;
         let persisted = if self.force { temp.persist(&target) } else { temp.persist_noclobber(&target) };
         persisted.map_err(|e| {
@@ -241,6 +249,32 @@ impl PendingFile {
             let _ = dir.sync_all();
         }
         Ok(())
+    }
+}
+
+/// `e` (tempfile's error, which ends with ` at path "TEMPORARY FILE"`) without the temporary
+/// file's name, which the user never asked for.
+fn without_temp_name(e: io::Error) -> io::Error {
+    let text = e.to_string();
+    match text.rsplit_once(" at path ") {
+        Some((message, _)) => io::Error::new(e.kind(), message.to_string()),
+        None => e,
+    }
+}
+
+/// Whether `meta` is of a device or socket: an input that is no file, refused without -f (as
+/// gzip does). FIFOs are read (`chesszip <(zcat games.gz)`, archives fed through a pipe).
+pub fn is_device(meta: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        t.is_char_device() || t.is_block_device() || t.is_socket()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        false
     }
 }
 

@@ -642,3 +642,54 @@ fn bench_says_what_each_ratio_divides_by() {
     assert_eq!((ratios[0], ratios[2]), (1.0, 1.0), "{table}");
     assert!(table.contains("/ xz expand: the row's expand time over xz -d's"), "{table}");
 }
+
+#[test]
+fn outputs_keep_the_input_modification_time() {
+    let (dir, path, text) = workdir();
+    let when = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800); // 2020-01-01
+    fs::File::options().write(true).open(&path).unwrap().set_modified(when).unwrap();
+    chesszip().args(["compress", "-1"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.txt.chz");
+    assert_eq!(fs::metadata(&archive).unwrap().modified().unwrap(), when, "compress");
+    let out = dir.path().join("back.txt");
+    chesszip().args(["expand", "-o"]).arg(&out).arg(&archive).assert().success();
+    assert_eq!(fs::read(&out).unwrap(), text);
+    assert_eq!(fs::metadata(&out).unwrap().modified().unwrap(), when, "expand");
+}
+
+#[test]
+fn devices_are_not_read_without_force() {
+    // As gzip: "not a regular file - ignored", status 2 (-c: nothing is created in /dev).
+    let out = chesszip().args(["-1", "-c", "/dev/null"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("/dev/null: not a regular file -- ignored"), "{}", stderr_of(&out));
+    assert!(out.stdout.is_empty());
+    let out = chesszip().args(["-dc", "/dev/null"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    // With -f it is read: an empty input.
+    let out = chesszip().args(["-1", "-c", "-f", "/dev/null"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(!out.stdout.is_empty());
+}
+
+#[test]
+fn small_messages_name_what_the_user_named() {
+    let (dir, path, _) = workdir();
+    // A directory that does not exist: the error names the output, not a temporary file.
+    let target = dir.path().join("nodir").join("x.chz");
+    let out = chesszip().args(["compress", "-1", "-o"]).arg(&target).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr_of(&out);
+    assert!(e.contains(&format!("cannot create {}", target.display())) && !e.contains(".chesszip-"), "{e}");
+    // expand's -f is about expanding.
+    let help = String::from_utf8(chesszip().args(["expand", "--help"]).output().unwrap().stdout).unwrap();
+    assert!(help.contains("read an archive from a terminal") && !help.contains("compress files that"), "{help}");
+    // -l of an empty archive: no ratio, as xz -l.
+    let empty = dir.path().join("empty.txt");
+    fs::write(&empty, b"").unwrap();
+    chesszip().args(["compress", "-1"]).arg(&empty).assert().success();
+    let out = chesszip().arg("-l").arg(dir.path().join("empty.txt.chz")).output().unwrap();
+    assert!(out.status.success());
+    let list = String::from_utf8(out.stdout).unwrap();
+    assert!(list.lines().nth(1).unwrap().contains("      ---  "), "{list}");
+}

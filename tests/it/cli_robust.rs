@@ -224,3 +224,43 @@ fn a_full_standard_output_is_exit_1_never_a_signal() {
     let out = exits_1(cmd, "-dc a a >/dev/full");
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// Runs `chesszip ARGS` with standard output a pipe whose reading end is closed before the run
+/// writes anything, and returns how it ended.
+fn with_closed_stdout(args: &[&str], dir: &Path) -> std::process::ExitStatus {
+    let mut child =
+        chesszip().args(args).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    drop(child.stdout.take());
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    status
+}
+
+#[test]
+fn a_broken_output_pipe_is_never_success() {
+    // `chesszip -c big.txt | head -c 10`: the output is cut, so the run ends as gzip, xz and
+    // zstd end, killed by SIGPIPE (exit status 141 in a shell), whatever it was writing.
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("g.txt"), first_games(300)).unwrap();
+    let archive = chesszip::compress_bytes(&first_games(300), &common::fast());
+    fs::write(dir.path().join("a.chz"), &archive).unwrap();
+    for args in [
+        &["-1", "-c", "g.txt"][..],
+        &["compress", "-1", "-c", "g.txt"],
+        &["-dc", "a.chz"],
+        &["expand", "-c", "a.chz"],
+        &["expand", "--format", "movetext", "-c", "a.chz"],
+        &["extract", "--game", "1..", "a.chz"],
+        &["info", "a.chz"],
+        &["-l", "a.chz"],
+    ] {
+        // A child that another test forks meanwhile may hold the reading end for a moment
+        // (until its exec), so that a short output still fits in the pipe: a few tries.
+        let status = (0..5).map(|_| with_closed_stdout(args, dir.path())).find(|s| !s.success()).unwrap_or_default();
+        assert!(!status.success(), "{args:?}: {status:?}");
+        assert_eq!(status.signal(), Some(13), "{args:?}: killed by SIGPIPE, as gzip is: {status:?}");
+    }
+    assert_eq!(listing(dir.path()), ["a.chz", "g.txt"], "no temporary file left");
+}

