@@ -89,6 +89,11 @@ class ChesszipFile(io.BufferedIOBase):
     :param format: ``"movetext"``, ``"pgn"`` or ``None`` to detect it (writing).
     :param weights: level 10's weights file (:func:`chesszip.load_weights`), to write at level
         10 or to read an archive made at level 10.
+
+    As with :func:`gzip.open`, closing the file (also when an exception leaves a ``with``
+    block) ends the archive: it is then a valid archive of what was written so far. For
+    all-or-nothing output, write to a temporary name and :func:`os.replace` it when done (the
+    command line does this itself).
     """
 
     def __init__(
