@@ -1338,6 +1338,30 @@ mod x86 {
         _mm512_cvtsepi64_epi32(v)
     }
 
+    /// The largest `|x_i|` of `x` (as `u32`, so `|i32::MIN|` too), 16 values at a time: the
+    /// row maximum [`quant512`] and [`quant512u8`] take their shift from.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    #[inline]
+    fn max_abs512(x: &[i32]) -> u32 {
+        let (n, p) = (x.len(), x.as_ptr());
+        let full = n / 16 * 16;
+        let k: __mmask16 = ((1u32 << (n - full)) - 1) as u16;
+        let mut mv = _mm512_setzero_si512();
+        let mut i = 0;
+        while i < full {
+            // SAFETY: 16 values at i of n.
+            let v = unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
+            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
+            i += 16;
+        }
+        if full < n {
+            // SAFETY: the mask covers the values at `full..n`.
+            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(full)) };
+            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
+        }
+        _mm512_reduce_max_epu32(mv)
+    }
+
     /// [`super::quantise_row`] of `x` into the `x.len()` values at `out`; the shift.
     ///
     /// # Safety
@@ -1349,20 +1373,7 @@ mod x86 {
         let full = n / 16 * 16;
         let tail = n - full;
         let k: __mmask16 = ((1u32 << tail) - 1) as u16;
-        let mut mv = _mm512_setzero_si512();
-        let mut i = 0;
-        while i < full {
-            // SAFETY: 16 values at i of n.
-            let v = unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
-            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
-            i += 16;
-        }
-        if tail > 0 {
-            // SAFETY: the mask covers the `tail` values at `full`.
-            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(full)) };
-            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
-        }
-        let s = super::shift_for(_mm512_reduce_max_epu32(mv), max);
+        let s = super::shift_for(max_abs512(x), max);
         let sv = _mm_cvtsi32_si128(s);
         let s1 = _mm_cvtsi32_si128((s - 1).max(0));
         let one = _mm512_set1_epi32((s > 0) as i32);
@@ -1397,20 +1408,7 @@ mod x86 {
         let full = n / 16 * 16;
         let tail = n - full;
         let k: __mmask16 = ((1u32 << tail) - 1) as u16;
-        let mut mv = _mm512_setzero_si512();
-        let mut i = 0;
-        while i < full {
-            // SAFETY: 16 values at i of n.
-            let v = unsafe { _mm512_loadu_si512(p.wrapping_add(i) as *const __m512i) };
-            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
-            i += 16;
-        }
-        if tail > 0 {
-            // SAFETY: the mask covers the `tail` values at `full`.
-            let v = unsafe { _mm512_maskz_loadu_epi32(k, p.wrapping_add(full)) };
-            mv = _mm512_max_epu32(mv, _mm512_abs_epi32(v));
-        }
-        let s = super::shift_for(_mm512_reduce_max_epu32(mv), max);
+        let s = super::shift_for(max_abs512(x), max);
         let sv = _mm_cvtsi32_si128(s);
         let s1 = _mm_cvtsi32_si128((s - 1).max(0));
         let one = _mm512_set1_epi32((s > 0) as i32);
