@@ -2,7 +2,8 @@
 
     python3 scripts/net/export.py net.pt --out models/v2/level2
 
-writes `models/v2/level2.net` (format: src/model/network.rs) and `models/v2/level2.linear.i32`
+writes `models/v2/level2.net` (format: src/model/network.rs; its header's input count is the
+checkpoint's, w1's rows: 977, or 1022 with the rating inputs) and `models/v2/level2.linear.i32`
 (the linear move weights in 1/256 nat, which `tune assemble` puts into a parameter file).
 Weights are rounded to their fixed-point grids exactly as the quantisation-aware forward pass
 rounds them.
@@ -15,7 +16,7 @@ import zlib
 import numpy as np
 import torch
 
-from model import BOARD_INPUTS, SQUARE_INPUTS, S_B2, S_E, S_P, S_PB, S_Q, S_V, S_W1, S_W2
+from model import SQUARE_INPUTS, S_B2, S_E, S_P, S_PB, S_Q, S_V, S_W1, S_W2
 
 MAGIC = b"CZNET\0\0\x01"
 
@@ -37,7 +38,7 @@ def main():
     a = ck["args"]
     h1, h2, d, hand = a["h1"], a["h2"], a["d"], ck["hand"]
     tensors = [
-        grid(st["w1.weight"], S_W1, np.int16),  # BOARD_INPUTS x h1
+        grid(st["w1.weight"], S_W1, np.int16),  # inputs x h1
         grid(st["b1"], S_W1, np.int32),
         grid(st["l2.weight"], S_W2, np.int16),  # h2 x h1
         grid(st["l2.bias"], S_B2, np.int32),
@@ -51,8 +52,10 @@ def main():
         grid(st["f.weight"], S_E, np.int16),  # hand x d
         grid(st["v"], S_V, np.int16),
     ]
-    assert tensors[0].shape == (BOARD_INPUTS, h1) and tensors[7].shape == (SQUARE_INPUTS, d) and tensors[11].shape == (hand, d)
-    body = MAGIC + struct.pack("<6I", BOARD_INPUTS, SQUARE_INPUTS, hand, h1, h2, d)
+    # The board inputs: 977, or 1022 for a network that also reads the ratings (model.py).
+    inputs = tensors[0].shape[0]
+    assert tensors[0].shape == (inputs, h1) and tensors[7].shape == (SQUARE_INPUTS, d) and tensors[11].shape == (hand, d)
+    body = MAGIC + struct.pack("<6I", inputs, SQUARE_INPUTS, hand, h1, h2, d)
     body += b"".join(np.ascontiguousarray(t).astype(t.dtype.newbyteorder("<")).tobytes() for t in tensors)
     body += struct.pack("<I", zlib.crc32(body))
     with open(args.out + ".net", "wb") as f:
