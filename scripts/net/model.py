@@ -11,6 +11,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 BOARD_INPUTS = 977
+# With the players' ratings (model version 11 on; src/model/network/inputs.rs, `rating_inputs`):
+# 977 + the mover's rating bucket (20), 997 + the opponent's (20), 1017 + the speed class (5).
+RATED_BOARD_INPUTS = 1022
 SQUARE_INPUTS = 384
 
 # Fixed-point scales (log2), as in src/model/network.rs.
@@ -39,10 +42,11 @@ def ste_floor(x, bits):
 
 
 class MoveNet(nn.Module):
-    def __init__(self, hand, linear_init, h1=256, h2=64, d=64):
+    def __init__(self, hand, linear_init, h1=256, h2=64, d=64, inputs=BOARD_INPUTS):
+        """`inputs`: board inputs, the data's `board_inputs` (meta.json): 977, or 1022 with ratings."""
         super().__init__()
-        self.hand, self.h1, self.h2, self.d = hand, h1, h2, d
-        self.w1 = nn.EmbeddingBag(BOARD_INPUTS, h1, mode="sum")
+        self.hand, self.h1, self.h2, self.d, self.inputs = hand, h1, h2, d, inputs
+        self.w1 = nn.EmbeddingBag(inputs, h1, mode="sum")
         nn.init.normal_(self.w1.weight, 0.0, 0.05)
         self.b1 = nn.Parameter(torch.full((h1,), 0.1))
         self.l2 = nn.Linear(h1, h2)
@@ -64,6 +68,24 @@ class MoveNet(nn.Module):
         # Ablations: leave out the hand features (linear model and F), or the board context.
         self.no_hand = False
         self.no_board = False
+
+    def load_init(self, state):
+        """Loads a checkpoint's state (`train.py --init`): of the same shape, or narrower
+        (`load_narrower`), or with fewer board inputs (977 into 1022): its rows of `w1` are copied
+        and the new rows are zero, so that without the new inputs (a game without ratings) the
+        network computes what the checkpoint computes."""
+        rows = state["w1.weight"].shape[0]
+        assert rows <= self.inputs, f"the checkpoint has {rows} board inputs, this network {self.inputs}"
+        if rows < self.inputs:
+            state = dict(state)
+            w1 = torch.zeros(self.inputs, state["w1.weight"].shape[1], dtype=state["w1.weight"].dtype)
+            w1[:rows] = state["w1.weight"]
+            state["w1.weight"] = w1
+        if state["b1"].shape[0] == self.h1 and state["l2.bias"].shape[0] == self.h2 and state["v"].shape[0] == self.d:
+            self.load_state_dict(state)
+        else:
+            self.load_narrower(state)
+        return state
 
     def load_narrower(self, state):
         """Loads a checkpoint's state whose `h1`, `h2` and `d` are at most this network's, so that

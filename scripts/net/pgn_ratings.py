@@ -7,7 +7,7 @@ writes `OUT_STEM.txt`, one game per line in the movetext format of ../shared/dat
 moves separated by single spaces, no move numbers, no `+`/`#`, then the result), and
 `OUT_STEM.ratings`, one line per game of it: `WHITE BLACK TIMECONTROL`, e.g. `2038 1331 60+0`,
 with `?` for a rating that is missing or not a number and `-` for a missing time control
-(lichess writes `?` and `-` itself). With `--heldout-every N`, every N-th game kept (the N-th,
+(lichess writes `?` and `-` itself; a time control is copied as the tag spells it). With `--heldout-every N`, every N-th game kept (the N-th,
 2N-th, ...) goes to `OUT_STEM.val.txt` and `OUT_STEM.val.ratings` instead: a validation split.
 
 The parser is a small state machine (no dependency): tag lines `[Name "value"]`, brace and
@@ -31,7 +31,7 @@ TAG = re.compile(r'\s*\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 TOKEN = re.compile(r"\{|;|\(|\)|\$\d+|[^\s{}();]+")
 MOVE_NUMBER = re.compile(r"^\d+\.*")
 RATING = re.compile(r"^\d{1,5}$")
-TIME_CONTROL = re.compile(r"^\d+\+\d+$")
+TIME_CONTROL = re.compile(r"^[^\s?]+$")  # copied as the tag has it (`tune export` parses it); lichess: `60+0`, `-`
 
 
 class Game:

@@ -10,6 +10,17 @@ uniform floor. With `--teacher-root` and `--alpha`, on the plies that the teache
 the coder's distribution against the teacher's over the legal moves (distillation).
 Quantisation-aware from `--qat-epoch` on. The checkpoint kept is the epoch with
 the best heldout bits (early stopping on validation data).
+
+The number of board inputs is the training data's (`board_inputs` of meta.json: 977, or 1022
+when exported with `tune export --ratings`). `--init` of a 977-input checkpoint into a 1022-input
+network copies its rows and starts the rating rows at zero. `--train-rows FROM` trains only the
+rows `FROM..` of the first layer (`w1`), quantisation-aware from the start, and keeps every other
+weight exactly as `--init` has it (their gradients are not computed, they are not given to the
+optimiser, and the frozen rows of `w1` are masked out of its gradient and restored after every
+step); at the end it checks that the saved checkpoint's frozen weights are bit-identical to the
+initial ones. Model version 11 of level 2: version 5's network (`import_net.py`) with the rating
+rows trained by `--init v5.pt --train-rows 977`, which on games without ratings computes
+version 5's integers exactly.
 """
 
 import argparse
@@ -22,7 +33,7 @@ import numpy as np
 import torch
 
 from data import Split
-from model import MoveNet, ply_log_probs, soft_cross_entropy
+from model import BOARD_INPUTS, MoveNet, ply_log_probs, soft_cross_entropy
 
 
 def evaluate(net, split, floor, batch):
@@ -58,6 +69,7 @@ def main():
     ap.add_argument("--alpha", type=float, default=0.0, help="weight of the teacher's soft targets on labelled plies")
     ap.add_argument("--temperature", type=float, default=1.0, help="teacher distribution ** (1/T), renormalised")
     ap.add_argument("--teacher-plies", type=int, help="use at most this many labelled plies (in split order)")
+    ap.add_argument("--train-rows", type=int, metavar="FROM", help="train only the rows FROM.. of w1 (e.g. 977: the rating inputs), freezing every other weight at --init's; quantisation-aware from the start")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
@@ -74,8 +86,11 @@ def main():
     labelled = sum(s.labelled for s in train)
     heldout = Split(args.heldout)
     hand = train[0].meta["hand"]
+    inputs = train[0].meta.get("board_inputs", BOARD_INPUTS)
     for s in train + [heldout]:
         assert s.meta["hand"] == hand and s.meta["level"] == train[0].meta["level"], s.folder
+        # Heldout may have fewer inputs (a movetext export without ratings), never more.
+        assert s.meta.get("board_inputs", BOARD_INPUTS) == inputs or (s is heldout and s.meta.get("board_inputs", BOARD_INPUTS) <= inputs), s.folder
     batches = []
     for s in train:
         ranges = s.ranges(args.batch)
@@ -83,17 +98,26 @@ def main():
     plies = sum(hi - lo for _, (lo, hi) in batches)
     print(f"training on {plies} plies in {len(batches)} batches ({labelled} teacher-labelled, alpha {args.alpha}); heldout {heldout.plies} plies", flush=True)
 
-    net = MoveNet(hand, train[0].linear, args.h1, args.h2, args.d)
+    net = MoveNet(hand, train[0].linear, args.h1, args.h2, args.d, inputs)
     net.no_hand, net.no_board = args.no_hand, args.no_board
     if args.init:
-        state = torch.load(args.init, map_location="cpu")["state"]
-        if state["b1"].shape[0] == args.h1 and state["l2.bias"].shape[0] == args.h2 and state["v"].shape[0] == args.d:
-            net.load_state_dict(state)
-        else:
-            net.load_narrower(state)
-    opt = torch.optim.Adam(net.parameters(), lr=args.lr)
+        net.load_init(torch.load(args.init, map_location="cpu")["state"])
+    frozen = None
+    if args.train_rows is not None:
+        assert args.init, "--train-rows needs --init (the weights it keeps)"
+        assert 0 <= args.train_rows < inputs, f"--train-rows {args.train_rows}: the network has {inputs} board inputs"
+        # Quantisation-aware from the start: the frozen weights are on their integer grids already.
+        args.qat_epoch = 0
+        frozen = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        for name, p in net.named_parameters():
+            p.requires_grad_(name == "w1.weight")
+        keep = torch.zeros(inputs, 1)
+        keep[args.train_rows :] = 1.0
+        net.w1.weight.register_hook(lambda g: g * keep)
+        print(f"training only w1 rows {args.train_rows}..{inputs}; every other weight frozen at {args.init}", flush=True)
+    opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=args.lr)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(batches), pct_start=0.1)
-    net.qat = False
+    net.qat = frozen is not None
     print(f"epoch 0 (start): heldout {evaluate(net, heldout, args.floor, 4096):.4f} bits/ply", flush=True)
     best = float("inf")
     for epoch in range(args.epochs):
@@ -112,6 +136,9 @@ def main():
             loss.backward()
             opt.step()
             sched.step()
+            if frozen is not None:
+                with torch.no_grad():
+                    net.w1.weight[: args.train_rows] = frozen["w1.weight"][: args.train_rows]
             run += loss.item() * (hi - lo)
             run_n += hi - lo
             if (step + 1) % 200 == 0:
@@ -122,8 +149,15 @@ def main():
         if h < best:
             # Early stopping on the heldout games (validation; the benchmark is never read).
             best = h
-            torch.save({"state": net.state_dict(), "args": vars(args), "hand": hand, "heldout_bits": h, "epoch": epoch + 1}, args.out)
+            torch.save({"state": net.state_dict(), "args": vars(args), "hand": hand, "inputs": inputs, "heldout_bits": h, "epoch": epoch + 1}, args.out)
     print(f"saved {args.out}: the epoch with the best heldout bits, {best:.4f}")
+    if frozen is not None:
+        saved = torch.load(args.out, map_location="cpu")["state"]
+        for k, v in frozen.items():
+            rows = slice(0, args.train_rows) if k == "w1.weight" else slice(None)
+            assert torch.equal(saved[k][rows], v[rows]), f"{k} moved: the frozen weights must stay bit-identical to --init"
+        moved = (saved["w1.weight"][args.train_rows :] != frozen["w1.weight"][args.train_rows :]).any(dim=1).sum().item()
+        print(f"checked: w1 rows 0..{args.train_rows} and every other tensor are bit-identical to --init; {moved} of {inputs - args.train_rows} trained rows moved")
 
 
 if __name__ == "__main__":
