@@ -12,7 +12,8 @@ Quantisation-aware from `--qat-epoch` on. The checkpoint kept is the epoch with
 the best heldout bits (early stopping on validation data).
 
 The number of board inputs is the training data's (`board_inputs` of meta.json: 977, or 1022
-when exported with `tune export --ratings`). `--init` of a 977-input checkpoint into a 1022-input
+when exported with `tune export --ratings`; the most of the splits' and `--init`'s, so exports
+with and without ratings can be mixed). `--init` of a 977-input checkpoint into a 1022-input
 network copies its rows and starts the rating rows at zero. `--train-rows FROM` trains only the
 rows `FROM..` of the first layer (`w1`), quantisation-aware from the start, and keeps every other
 weight exactly as `--init` has it (their gradients are not computed, they are not given to the
@@ -86,22 +87,23 @@ def main():
     labelled = sum(s.labelled for s in train)
     heldout = Split(args.heldout)
     hand = train[0].meta["hand"]
-    inputs = train[0].meta.get("board_inputs", BOARD_INPUTS)
     for s in train + [heldout]:
         assert s.meta["hand"] == hand and s.meta["level"] == train[0].meta["level"], s.folder
-        # Heldout may have fewer inputs (a movetext export without ratings), never more.
-        assert s.meta.get("board_inputs", BOARD_INPUTS) == inputs or (s is heldout and s.meta.get("board_inputs", BOARD_INPUTS) <= inputs), s.folder
+    init = torch.load(args.init, map_location="cpu")["state"] if args.init else None
+    # Board inputs: the most of any split's (exports with and without ratings mix: a ply without
+    # ratings just has no rating input) and of --init's.
+    inputs = max([s.meta.get("board_inputs", BOARD_INPUTS) for s in train + [heldout]] + ([init["w1.weight"].shape[0]] if init else []))
     batches = []
     for s in train:
         ranges = s.ranges(args.batch)
         batches += [(s, r) for r in ranges[: max(1, round(len(ranges) * args.fraction))]]
     plies = sum(hi - lo for _, (lo, hi) in batches)
-    print(f"training on {plies} plies in {len(batches)} batches ({labelled} teacher-labelled, alpha {args.alpha}); heldout {heldout.plies} plies", flush=True)
+    print(f"training on {plies} plies in {len(batches)} batches, {inputs} board inputs ({labelled} teacher-labelled, alpha {args.alpha}); heldout {heldout.plies} plies", flush=True)
 
     net = MoveNet(hand, train[0].linear, args.h1, args.h2, args.d, inputs)
     net.no_hand, net.no_board = args.no_hand, args.no_board
-    if args.init:
-        net.load_init(torch.load(args.init, map_location="cpu")["state"])
+    if init is not None:
+        net.load_init(init)
     frozen = None
     if args.train_rows is not None:
         assert args.init, "--train-rows needs --init (the weights it keeps)"
