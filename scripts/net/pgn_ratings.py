@@ -29,7 +29,7 @@ RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 TAG = re.compile(r'\s*\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
 # One movetext token: comment start, line comment, parentheses, NAG, or a word.
 TOKEN = re.compile(r"\{|;|\(|\)|\$\d+|[^\s{}();]+")
-MOVE_NUMBER = re.compile(r"^\d+\.*")
+MOVE_NUMBER = re.compile(r"^\d+\.+")
 RATING = re.compile(r"^\d{1,5}$")
 TIME_CONTROL = re.compile(r"^[^\s?]+$")  # copied as the tag has it (`tune export` parses it); lichess: `60+0`, `-`
 
@@ -97,7 +97,7 @@ def read_games(lines):
             else:
                 game.started = True
                 san = MOVE_NUMBER.sub("", tok).rstrip("+#!?")
-                if not san:
+                if not san or san.isdigit():  # a move number without its dot
                     continue
                 if san in ("--", "Z0", "null", "@@@@"):
                     game.bad = "null move"
