@@ -1,5 +1,5 @@
 """Reads an integer move network back into a checkpoint of `train.py`, so that training can start
-from a released network (`train.py --init X.pt`), e.g. model version 11's Elo rows on top of
+from a released network (`train.py --init X.pt`), e.g. the rating rows of docs/notes-ratings.md on top of
 version 5's level-2 network:
 
     python3 scripts/net/import_net.py models/v5/level2.net models/v5/level2.txt --out v5.pt

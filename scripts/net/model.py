@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 BOARD_INPUTS = 977
-# With the players' ratings (model version 11 on; src/model/network/inputs.rs, `rating_inputs`):
+# With the players' ratings (docs/notes-ratings.md; src/model/network/inputs.rs, `rating_inputs`):
 # 977 + the mover's rating bucket (20), 997 + the opponent's (20), 1017 + the speed class (5).
 RATED_BOARD_INPUTS = 1022
 SQUARE_INPUTS = 384

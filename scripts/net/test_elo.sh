@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end check of the Python side of the level-2 network's rating inputs (model version 11),
+# End-to-end check of the Python side of the level-2 network's rating inputs (docs/notes-ratings.md),
 # on a few hundred games; a few minutes on 2 cores:
 #   scripts/net/test_elo.sh [GAMES]        # GAMES: training games to use (default 300)
 #

@@ -19,9 +19,10 @@ rows `FROM..` of the first layer (`w1`), quantisation-aware from the start, and 
 weight exactly as `--init` has it (their gradients are not computed, they are not given to the
 optimiser, and the frozen rows of `w1` are masked out of its gradient and restored after every
 step); at the end it checks that the saved checkpoint's frozen weights are bit-identical to the
-initial ones. Model version 11 of level 2: version 5's network (`import_net.py`) with the rating
-rows trained by `--init v5.pt --train-rows 977`, which on games without ratings computes
-version 5's integers exactly.
+initial ones. The rating experiments of docs/notes-ratings.md: version 5's level-2 network
+(`import_net.py`) with rating rows trained by `--init v5.pt --train-rows 977` (on games without
+ratings it computes version 5's integers exactly); `--mover-rated` trains and evaluates only the
+plies whose mover's rating is known. None of them became a release.
 """
 
 import argparse
@@ -36,17 +37,31 @@ import torch
 from data import Split
 from model import BOARD_INPUTS, MoveNet, ply_log_probs, soft_cross_entropy
 
+RATING_BUCKETS = 20
 
-def evaluate(net, split, floor, batch):
+
+def mover_rated(b):
+    """Per ply of batch `b`, whether the mover's rating is known (a board input among the mover's
+    rating buckets, 977..996: src/model/network/inputs.rs)."""
+    idx, off = b["board_idx"], b["board_off"]
+    ply = torch.searchsorted(off, torch.arange(len(idx)), right=True) - 1
+    hit = ((idx >= BOARD_INPUTS) & (idx < BOARD_INPUTS + RATING_BUCKETS)).to(torch.float32)
+    return torch.zeros(len(off)).index_add(0, ply, hit) > 0
+
+
+def evaluate(net, split, floor, batch, only_rated=False):
+    """Heldout bits per ply (only the plies whose mover is rated, with `only_rated`)."""
     net.eval()
     total, n = 0.0, 0
     with torch.no_grad():
         for lo, hi in split.ranges(batch):
             b = split.batch(lo, hi)
-            total -= ply_log_probs(net(b), b, floor).sum().item()
-            n += hi - lo
+            per_ply = -ply_log_probs(net(b), b, floor)
+            rated = mover_rated(b) if only_rated else torch.ones(hi - lo, dtype=torch.bool)
+            total += per_ply[rated].sum().item()
+            n += int(rated.sum())
     net.train()
-    return total / n / math.log(2)
+    return total / max(n, 1) / math.log(2)
 
 
 def main():
@@ -71,6 +86,7 @@ def main():
     ap.add_argument("--temperature", type=float, default=1.0, help="teacher distribution ** (1/T), renormalised")
     ap.add_argument("--teacher-plies", type=int, help="use at most this many labelled plies (in split order)")
     ap.add_argument("--train-rows", type=int, metavar="FROM", help="train only the rows FROM.. of w1 (e.g. 977: the rating inputs), freezing every other weight at --init's; quantisation-aware from the start")
+    ap.add_argument("--mover-rated", action="store_true", help="train and evaluate only on plies whose mover's rating is known (rating rows learned from the moves of the rated players only)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
@@ -120,7 +136,7 @@ def main():
     opt = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=args.lr)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.epochs * len(batches), pct_start=0.1)
     net.qat = frozen is not None
-    print(f"epoch 0 (start): heldout {evaluate(net, heldout, args.floor, 4096):.4f} bits/ply", flush=True)
+    print(f"epoch 0 (start): heldout {evaluate(net, heldout, args.floor, 4096, args.mover_rated):.4f} bits/ply", flush=True)
     best = float("inf")
     for epoch in range(args.epochs):
         net.qat = epoch >= args.qat_epoch
@@ -133,7 +149,11 @@ def main():
             if args.alpha > 0 and "has" in b and b["has"].any():
                 soft = soft_cross_entropy(logits, b, args.floor, args.temperature)
                 per_ply = torch.where(b["has"], (1.0 - args.alpha) * per_ply + args.alpha * soft, per_ply)
-            loss = per_ply.mean() / math.log(2)
+            if args.mover_rated:
+                rated = mover_rated(b).to(per_ply.dtype)
+                loss = (per_ply * rated).sum() / rated.sum().clamp_min(1.0) / math.log(2)
+            else:
+                loss = per_ply.mean() / math.log(2)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -146,7 +166,7 @@ def main():
             if (step + 1) % 200 == 0:
                 print(f"  epoch {epoch + 1} step {step + 1}/{len(batches)}: train {run / run_n:.4f} bits/ply, {time.time() - t0:.0f} s", flush=True)
                 run, run_n = 0.0, 0
-        h = evaluate(net, heldout, args.floor, 4096)
+        h = evaluate(net, heldout, args.floor, 4096, args.mover_rated)
         print(f"epoch {epoch + 1}{' (qat)' if net.qat else ''}: heldout {h:.4f} bits/ply, {time.time() - t0:.0f} s", flush=True)
         if h < best:
             # Early stopping on the heldout games (validation; the benchmark is never read).

@@ -105,6 +105,11 @@ struct ExportArgs {
     /// Output folder.
     #[arg(long)]
     out: PathBuf,
+    /// Ratings of the games, one line per movetext line: `WHITE BLACK TIMECONTROL` as the PGN
+    /// tags spell them (`?`, `-` when unknown); each ply then also has its rating inputs (for a
+    /// network that reads ratings: docs/notes-ratings.md).
+    #[arg(long)]
+    ratings: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -328,8 +333,18 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
     }
     let model = load_model(args.level, args.model.as_ref(), None)?;
     single(&model, "export")?;
-    let games = load_games(&std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?);
-    let c = chesszip::tune::export::export(&model, &games, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
+    let text = std::fs::read(&args.input).with_context(|| format!("reading {}", args.input.display()))?;
+    let (games, ratings) = match &args.ratings {
+        None => (load_games(&text), None),
+        Some(path) => {
+            let r = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            let (games, ratings) =
+                chesszip::tune::export::games_with_ratings(&text, &r).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+            (games, Some(ratings))
+        }
+    };
+    let c = chesszip::tune::export::export(&model, &games, ratings.as_deref(), &args.out)
+        .with_context(|| format!("writing {}", args.out.display()))?;
     eprintln!(
         "{}: {} games, {} plies, {} moves, {} hand features -> {}",
         args.input.display(),

@@ -10,6 +10,7 @@ use crate::chess::movegen::{Packed, legal_moves_sorted_into};
 use crate::chess::{GameResult, NULL_MOVE, play_ply};
 use crate::entropy::{AdaptiveModel, Information, SymbolCoder};
 use crate::error::Error;
+use crate::model::elo::Ratings;
 use crate::model::features::{class_result, result_class};
 use crate::model::trace::Trace;
 use crate::model::{GameState, Model, Predictor};
@@ -100,6 +101,13 @@ impl<'m> GameCoder<'m> {
     /// now on ([`Predictor::set_elos`]; PGN coding 5 on, per game, from its rating tags).
     pub fn set_elos(&mut self, elos: [i32; 2]) {
         self.predictor.set_elos(elos);
+    }
+
+    /// Sets the ratings of the games coded from now on, for a move network that reads them
+    /// ([`Predictor::set_ratings`]; PGN coding 5 on, per game from its
+    /// rating tags).
+    pub fn set_ratings(&mut self, ratings: Ratings) {
+        self.predictor.set_ratings(ratings);
     }
 
     /// Codes a game's moves from `start`: the spelling convention and, if this coder takes

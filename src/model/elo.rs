@@ -1,4 +1,5 @@
-//! Level 10's Elo inputs from a PGN game's rating tags (model version 10 on).
+//! The models' view of a PGN game's rating tags: level 10's Elo inputs (model version 10 on,
+//! [`EloRule`]) and the level-2 network's rating inputs ([`Ratings`]; no release has them yet, docs/notes-ratings.md).
 //!
 //! The transformer takes the mover's and the opponent's Elo (`self_elo`, `oppo_elo`, clamped
 //! to `0..=5000` by the model itself). Without anything known, both are [`DEFAULT_ELO`]. In a
@@ -16,9 +17,10 @@ pub const DEFAULT_ELO: i32 = 1500;
 /// Time-control classes, by lichess's estimated game duration `base + 40 * increment`
 /// (seconds): the rating pools of lichess are per class, and a bullet rating is not the
 /// transformer's Elo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Speed {
     /// No `TimeControl` tag, or one that does not parse (`-`: correspondence, `?`).
+    #[default]
     Unknown = 0,
     /// Below 180 s (lichess's UltraBullet and Bullet).
     Bullet = 1,
@@ -97,6 +99,33 @@ impl EloRule {
     }
 }
 
+/// A game's ratings as its tags give them (`WhiteElo`, `BlackElo`, `TimeControl`): what the
+/// level-2 network's rating inputs see (PGN coding 5 on;
+/// [`crate::model::network::rating_inputs`]). A side whose tag is missing or not a plain
+/// number is `None`; movetext has no ratings at all.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ratings {
+    /// White's rating (Elo points, `0..=99999`), if its tag is a plain number.
+    pub white: Option<i32>,
+    /// Black's rating, likewise.
+    pub black: Option<i32>,
+    /// The game's time-control class.
+    pub speed: Speed,
+}
+
+impl Ratings {
+    /// The ratings of a game whose `WhiteElo`, `BlackElo` tag values are `white`, `black` and
+    /// whose time control is `control` (milliseconds, as `pgn::clock::time_control` reads it).
+    pub fn from_tags(white: Option<&[u8]>, black: Option<&[u8]>, control: Option<(u64, u64)>) -> Ratings {
+        Ratings { white: white.and_then(parse_rating), black: black.and_then(parse_rating), speed: Speed::of(control) }
+    }
+
+    /// Whether either side's rating is known.
+    pub fn any(&self) -> bool {
+        self.white.is_some() || self.black.is_some()
+    }
+}
+
 /// A rating tag's value: 1 to 5 ASCII digits, nothing else (lichess writes `?` for an unknown
 /// rating).
 fn parse_rating(v: &[u8]) -> Option<i32> {
@@ -145,5 +174,15 @@ mod tests {
         assert_eq!((rule.elo(Some(b"1501"), Speed::Blitz), rule.elo(Some(b"1499"), Speed::Blitz)), (1501, 1500));
         // A missing tag is 1500, without the class's offset.
         assert_eq!(rule.elos(None, Some(b"?"), Some((60_000, 0))), [DEFAULT_ELO, DEFAULT_ELO]);
+    }
+
+    #[test]
+    fn ratings_keep_numeric_tags_and_the_speed() {
+        let r = Ratings::from_tags(Some(b"2038"), Some(b"?"), Some((60_000, 0)));
+        assert_eq!(r, Ratings { white: Some(2038), black: None, speed: Speed::Bullet });
+        assert!(r.any());
+        let none = Ratings::from_tags(None, Some(b"15OO"), None);
+        assert_eq!(none, Ratings::default());
+        assert!(!none.any());
     }
 }

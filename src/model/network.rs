@@ -70,7 +70,10 @@ mod weights;
 mod x86;
 
 pub use accumulator::Accumulator;
-pub use inputs::{BOARD_INPUTS, MAX_HAND, SQUARE_INPUTS, board_inputs, move_rows, state_inputs};
+pub use inputs::{
+    BOARD_INPUTS, MAX_HAND, RATED_BOARD_INPUTS, RATING_BUCKETS, RATING_INPUTS, SQUARE_INPUTS, board_inputs, move_rows, rating_inputs,
+    state_inputs,
+};
 pub use simd::Simd;
 pub use state::NetworkState;
 pub use weights::{MAGIC, Network};

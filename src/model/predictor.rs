@@ -3,6 +3,7 @@
 use shakmaty::{Chess, Move, Position};
 
 use super::book::{Book, BookMoves, PRIOR};
+use super::elo::Ratings;
 use super::features::{Dot, EndContext, MoveContext, MoveWeights, RESULT_CLASSES};
 use super::game::GameState;
 use super::network::NetworkState;
@@ -190,6 +191,15 @@ impl<'m> Predictor<'m> {
     pub fn set_elos(&mut self, elos: [i32; 2]) {
         if let Some(t) = &mut self.transformer {
             t.elos = elos;
+        }
+    }
+
+    /// Sets the ratings of the game coded from now on (PGN coding 5 on, for a network with rating inputs,
+    /// per game from its rating tags): read by a move network with rating inputs
+    /// ([`super::network::Network::reads_ratings`]), by nothing else. None until set.
+    pub fn set_ratings(&mut self, ratings: Ratings) {
+        if let Some(n) = &mut self.network {
+            n.set_ratings(ratings);
         }
     }
 

@@ -36,7 +36,7 @@ use crate::format::game_coder::{GameCoder, MoveView};
 use crate::format::ladder::notation_ladder;
 use crate::format::move_text::MoveText;
 use crate::format::notation_coder::{NOTATIONS_FLAG, Notations};
-use crate::model::elo::DEFAULT_ELO;
+use crate::model::elo::{DEFAULT_ELO, Ratings};
 use crate::model::{GameState, Model};
 use crate::text::notation::Written;
 
@@ -126,6 +126,9 @@ struct PgnCoder<'m> {
     /// The `[White, Black]` Elo inputs of the game being coded (level 10 from model version
     /// 10, coding 5 on: from its rating tags; else 1500 for both).
     elos: [i32; 2],
+    /// The ratings of the game being coded (a network with rating inputs, coding 5 on: from its
+    /// rating tags; else none).
+    ratings: Ratings,
 }
 
 /// A line being walked: its index in [`Game::lines`], moves done, position, and the position
@@ -176,6 +179,7 @@ impl<'m> PgnCoder<'m> {
             layout: LayoutModel::new(),
             comments,
             elos: [DEFAULT_ELO; 2],
+            ratings: Ratings::default(),
         }
     }
 
@@ -222,6 +226,13 @@ impl<'m> PgnCoder<'m> {
             let control = game.tag(b"TimeControl").and_then(time_control);
             self.elos = rule.elos(game.tag(b"WhiteElo"), game.tag(b"BlackElo"), control);
             self.games.set_elos(self.elos);
+        }
+        // A network with rating inputs (no release has one yet), coding 5 on: the same tags give its
+        // rating inputs.
+        if stream && self.model.reads_ratings() {
+            let control = game.tag(b"TimeControl").and_then(time_control);
+            self.ratings = Ratings::from_tags(game.tag(b"WhiteElo"), game.tag(b"BlackElo"), control);
+            self.games.set_ratings(self.ratings);
         }
 
         // 2. Main line and result.
@@ -380,6 +391,7 @@ impl<'m> PgnCoder<'m> {
                         .variations
                         .get_or_insert_with(|| if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) });
                     coder.set_elos(self.elos);
+                    coder.set_ratings(self.ratings);
                     coder.code_moves(c, GameState::from_position(before.clone()), text)?;
                     frames.push(Frame { line, done: 0, pos: before, before: None, last_to: None });
                 }
@@ -771,5 +783,39 @@ mod tests {
         assert_eq!((s.games, s.raw_games), (2, 0));
         let s = round_trip(b"[Variant \"Antichess\"]\n\n1. e3 b5 *\n\n[Event \"x\"]\n\n1. e4 *\n");
         assert_eq!((s.games, s.raw_games), (1, 1));
+    }
+
+    /// A network with rating inputs (as a model release would have) codes PGN games with their
+    /// ratings: exact round trips, and the ratings change the move choices' cost; with its rating
+    /// rows zeroed it codes as a network without them.
+    #[test]
+    fn a_network_with_rating_inputs_reads_the_rating_tags() {
+        use crate::model::network::{BOARD_INPUTS, Network, RATED_BOARD_INPUTS};
+        let text = include_bytes!("../../tests/golden/lichess.pgn");
+        let base = Model::builtin(crate::model::Level::new(2).unwrap());
+        let (h1, h2, d) = (64, 32, 32);
+        let rated = Network::random_with_inputs(RATED_BOARD_INPUTS, h1, h2, d, 5);
+        assert!(rated.reads_ratings());
+        // The same network with its 45 rating rows zeroed (header 8 + 6 x 4 bytes, i16 rows).
+        let mut bytes = rated.to_bytes();
+        let rows = 32 + BOARD_INPUTS * h1 * 2..32 + RATED_BOARD_INPUTS * h1 * 2;
+        bytes[rows].fill(0);
+        let body = bytes.len() - 4;
+        let crc = crc32fast::hash(&bytes[..body]);
+        bytes[body..].copy_from_slice(&crc.to_le_bytes());
+        let zeroed = Network::parse("zeroed", &bytes).expect("a valid network");
+        let cost = |net: Network| {
+            let model = base.clone().with_network(std::sync::Arc::new(net));
+            assert!(model.reads_ratings());
+            let (block, _, stats) = encode_block_detailed(&model, text);
+            let mut out = Vec::new();
+            decode_block(&model, PGN_CODING, &block, text.len(), &mut out).unwrap();
+            assert_eq!(out, &text[..], "round trip");
+            (stats.move_choice_bits, stats.games)
+        };
+        let (with, games) = cost(rated.clone());
+        let (without, _) = cost(zeroed);
+        assert!(games >= 8, "{games} games");
+        assert!(with != without, "the ratings change the move choices' cost: {with} bits both ways");
     }
 }

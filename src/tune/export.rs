@@ -6,7 +6,7 @@
 //!
 //! | file | type | length | content |
 //! | --- | --- | --- | --- |
-//! | `board_idx.u16` | u16 | B | active board inputs ([`network::board_inputs`]) |
+//! | `board_idx.u16` | u16 | B | active board inputs ([`network::board_inputs`], then the game's [`network::rating_inputs`] when exported with ratings) |
 //! | `board_off.i64` | i64 | N + 1 | ply `n`'s inputs are `board_idx[board_off[n]..board_off[n+1]]` |
 //! | `move_off.i64` | i64 | N + 1 | ply `n`'s legal moves are `move_off[n]..move_off[n+1]` |
 //! | `label.i32` | i32 | N | index of the move played among them (canonical order) |
@@ -14,17 +14,53 @@
 //! | `uci.u16` | u16 | M | per move, `from + 64 to + 4096 promo` (squares a1 = 0, unmirrored; the king's destination for castling; promo 0 none, 1 knight .. 4 queen): joins teacher labels (scripts/teacher) |
 //! | `feat_off.i64` | i64 | M + 1 | move `m`'s hand features are `feat_off[m]..feat_off[m+1]` |
 //! | `feat_idx.u16`, `feat_val.i16` | u16, i16 | K | hand feature index and value (1/256) |
-//! | `meta.json` | | | counts, the level, the model id and the input sizes |
+//! | `meta.json` | | | counts, the level, the model id and the input sizes (`board_inputs`: [`network::RATED_BOARD_INPUTS`] with ratings) |
 //! | `linear.i32` | i32 | hand | the model's linear move weights (1/256 nat), a starting point |
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use crate::model::elo::Ratings;
 use crate::model::features::move_layout;
-use crate::model::network::{self, BOARD_INPUTS, SQUARE_INPUTS};
+use crate::model::network::{self, BOARD_INPUTS, RATED_BOARD_INPUTS, SQUARE_INPUTS};
 use crate::model::{GameState, Model, Predictor};
-use crate::text::Game;
+use crate::pgn::clock::time_control;
+use crate::text::{Game, parse_game};
+
+/// The games of a movetext file (one per line) and their ratings from a ratings file with one
+/// line per movetext line, `WHITE BLACK TIMECONTROL` as the PGN tags spell them (`2038 1331
+/// 60+0`; `?` for an unknown rating, `-` for no time control; [`Ratings::from_tags`]). Lines
+/// whose game does not parse (blank ones) are skipped with their ratings.
+///
+/// # Errors
+/// A message when the two files have different numbers of lines or a ratings line has not three
+/// fields.
+pub fn games_with_ratings(movetext: &[u8], ratings: &[u8]) -> Result<(Vec<Game>, Vec<Ratings>), String> {
+    let lines = |t: &[u8]| -> Vec<Vec<u8>> {
+        let mut v: Vec<Vec<u8>> = t.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec()).collect();
+        if v.last().is_some_and(|l| l.is_empty()) {
+            v.pop();
+        }
+        v
+    };
+    let (games, rated) = (lines(movetext), lines(ratings));
+    if games.len() != rated.len() {
+        return Err(format!("{} movetext lines but {} ratings lines", games.len(), rated.len()));
+    }
+    let mut out = (Vec::new(), Vec::new());
+    for (n, (g, r)) in games.iter().zip(&rated).enumerate() {
+        let fields: Vec<&[u8]> = r.split(|&b| b == b' ').filter(|f| !f.is_empty()).collect();
+        let [white, black, control] = fields[..] else {
+            return Err(format!("ratings line {}: expected WHITE BLACK TIMECONTROL", n + 1));
+        };
+        if let Some(game) = parse_game(g) {
+            out.0.push(game);
+            out.1.push(Ratings::from_tags(Some(white), Some(black), time_control(control)));
+        }
+    }
+    Ok(out)
+}
 
 /// What [`export`] wrote.
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,11 +76,18 @@ pub struct ExportCounts {
 }
 
 /// Writes the move decisions of `games` under `model` (its search settings and features) into
-/// the folder `out` (created).
+/// the folder `out` (created); with `ratings` (one per game), each ply's board inputs end with
+/// its game's rating inputs, for a network with [`RATED_BOARD_INPUTS`].
 ///
 /// # Errors
 /// Writing the files failed.
-pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<ExportCounts> {
+///
+/// # Panics
+/// If `ratings` has not one entry per game.
+pub fn export(model: &Model, games: &[Game], ratings: Option<&[Ratings]>, out: &Path) -> std::io::Result<ExportCounts> {
+    if let Some(r) = ratings {
+        assert_eq!(r.len(), games.len(), "one ratings entry per game");
+    }
     std::fs::create_dir_all(out)?;
     let open = |name: &str| File::create(out.join(name)).map(|f| BufWriter::with_capacity(1 << 20, f));
     let (mut board_idx, mut board_off, mut move_off, mut label) =
@@ -60,13 +103,17 @@ pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<Expo
     let mut predictor = Predictor::new(model);
     let mut hand = Vec::new();
     let mut inputs = Vec::new();
-    for game in games {
+    for (g, game) in games.iter().enumerate() {
+        let game_ratings = ratings.map(|r| r[g]);
         let mut st = GameState::new();
         for m in &game.moves {
             predictor.prepare(&st);
             let played = predictor.index_of(m).expect("the games were parsed as legal");
             inputs.clear();
             network::board_inputs(&st, |i| inputs.push(i as u16));
+            if let Some(r) = &game_ratings {
+                network::rating_inputs(r, shakmaty::Position::turn(&st.pos), |i| inputs.push(i as u16));
+            }
             for &i in &inputs {
                 board_idx.write_all(&i.to_le_bytes())?;
             }
@@ -108,7 +155,7 @@ pub fn export(model: &Model, games: &[Game], out: &Path) -> std::io::Result<Expo
         counts.plies,
         counts.moves,
         counts.features,
-        BOARD_INPUTS,
+        if ratings.is_some() { RATED_BOARD_INPUTS } else { BOARD_INPUTS },
         SQUARE_INPUTS,
         move_layout::LEN,
         model.level,

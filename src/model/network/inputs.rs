@@ -5,6 +5,7 @@
 use shakmaty::{Color, EnPassantMode, Position, Role};
 
 use crate::chess::movegen::Packed;
+use crate::model::elo::{Ratings, SPEEDS};
 use crate::model::game::GameState;
 
 /// Inputs of the board tower: 768 piece-square (own pieces pawn..king, then the opponent's,
@@ -25,6 +26,18 @@ const LAST_FROM: usize = 844;
 const OWN_LAST_TO: usize = 908;
 /// First skill input.
 const SKILL: usize = 972;
+/// Rating buckets per side: a rating `r` is bucket `(clamp(r, 800, 2799) - 800) / 100`.
+pub const RATING_BUCKETS: usize = 20;
+/// Lowest rating with a bucket of its own (below: bucket 0).
+const RATING_MIN: i32 = 800;
+/// Width of a rating bucket (Elo points).
+const RATING_STEP: i32 = 100;
+/// Rating inputs ([`rating_inputs`]): the mover's bucket, the opponent's, the time-control
+/// class ([`crate::model::elo::Speed`]).
+pub const RATING_INPUTS: usize = 2 * RATING_BUCKETS + SPEEDS;
+/// Inputs of a board tower that also reads the players' ratings (no release has one yet: docs/notes-ratings.md):
+/// [`BOARD_INPUTS`] and then the [`RATING_INPUTS`].
+pub const RATED_BOARD_INPUTS: usize = BOARD_INPUTS + RATING_INPUTS;
 /// Rows of the move tower's square embeddings: `role * 64 + square`.
 pub const SQUARE_INPUTS: usize = 384;
 
@@ -76,6 +89,26 @@ pub fn state_inputs(st: &GameState, mut out: impl FnMut(usize)) {
     out(SKILL + st.skill());
 }
 
+/// The rating inputs of a game with `ratings` for the side `turn` to move, in increasing order:
+/// [`BOARD_INPUTS`] + the mover's bucket, [`BOARD_INPUTS`] + [`RATING_BUCKETS`] + the
+/// opponent's bucket, [`BOARD_INPUTS`] + 2 [`RATING_BUCKETS`] + the speed class. A side without a
+/// rating has no input; a game with neither has none at all (not even its speed), so that a
+/// network with rating inputs computes, without ratings, what it computes without those rows.
+pub fn rating_inputs(ratings: &Ratings, turn: Color, mut out: impl FnMut(usize)) {
+    if !ratings.any() {
+        return;
+    }
+    let bucket = |r: i32| ((r.clamp(RATING_MIN, RATING_MIN + RATING_STEP * RATING_BUCKETS as i32 - 1) - RATING_MIN) / RATING_STEP) as usize;
+    let (mover, opponent) = if turn.is_white() { (ratings.white, ratings.black) } else { (ratings.black, ratings.white) };
+    if let Some(r) = mover {
+        out(BOARD_INPUTS + bucket(r));
+    }
+    if let Some(r) = opponent {
+        out(BOARD_INPUTS + RATING_BUCKETS + bucket(r));
+    }
+    out(BOARD_INPUTS + 2 * RATING_BUCKETS + ratings.speed as usize);
+}
+
 /// All board inputs of `st` (pieces, then [`state_inputs`]), seen by the side to move.
 pub fn board_inputs(st: &GameState, mut out: impl FnMut(usize)) {
     let us = st.pos.turn();
@@ -100,3 +133,27 @@ pub fn move_rows(p: Packed, turn: Color) -> (usize, usize) {
 /// tests), since were it exceeded, the features dropped would depend on the move tower's
 /// folding.
 pub const MAX_HAND: usize = 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::elo::Speed;
+
+    #[test]
+    fn rating_inputs_follow_the_mover_and_clamp() {
+        let r = Ratings { white: Some(2038), black: Some(700), speed: Speed::Blitz };
+        let inputs = |r: &Ratings, turn| {
+            let mut v = Vec::new();
+            rating_inputs(r, turn, |i| v.push(i));
+            v
+        };
+        // 2038 -> bucket 12; 700 -> 0 (clamped); blitz is class 2.
+        assert_eq!(inputs(&r, Color::White), [977 + 12, 997, 1017 + 2]);
+        assert_eq!(inputs(&r, Color::Black), [977, 997 + 12, 1019]);
+        let top = Ratings { white: Some(3500), black: None, speed: Speed::Unknown };
+        assert_eq!(inputs(&top, Color::White), [977 + 19, 1017]);
+        assert_eq!(inputs(&top, Color::Black), [997 + 19, 1017]);
+        assert!(inputs(&Ratings::default(), Color::White).is_empty(), "no ratings, no inputs");
+        assert_eq!(RATED_BOARD_INPUTS, 1022);
+    }
+}

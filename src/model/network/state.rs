@@ -4,13 +4,14 @@
 use shakmaty::{Color, Position};
 
 use super::accumulator::Accumulator;
-use super::inputs::{MAX_HAND, SQUARE_INPUTS, move_rows, state_inputs};
+use super::inputs::{MAX_HAND, SQUARE_INPUTS, move_rows, rating_inputs, state_inputs};
 use super::kernels::{add_i32, add_row, dot16, dot16_i64};
 use super::simd::Simd;
 use super::weights::Network;
 #[cfg(target_arch = "x86_64")]
 use super::x86;
 use crate::chess::movegen::Packed;
+use crate::model::elo::Ratings;
 use crate::model::features::{MoveContext, ONE, Sink, move_layout};
 use crate::model::game::GameState;
 use crate::model::softmax::LOGIT_ONE;
@@ -69,6 +70,8 @@ pub struct NetworkState {
     to_rows: Vec<i32>,
     to_linear: Vec<i64>,
     simd: Simd,
+    /// The ratings of the game being coded ([`NetworkState::set_ratings`]; none until set).
+    ratings: Ratings,
     /// [`Network::hash`] of the network the folded rows come from.
     net_hash: u64,
 }
@@ -104,8 +107,16 @@ impl NetworkState {
             q: vec![0; net.d],
             dots: vec![0; net.h2.max(2 * net.d)],
             simd: simd.min(Simd::best()),
+            ratings: Ratings::default(),
             net_hash: net.hash(),
         }
+    }
+
+    /// Sets the ratings of the game whose plies are prepared from now on: a network that
+    /// [`Network::reads_ratings`] adds their rows ([`rating_inputs`]) to its first layer; any
+    /// other ignores them.
+    pub fn set_ratings(&mut self, ratings: Ratings) {
+        self.ratings = ratings;
     }
 
     /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logits`]).
@@ -130,6 +141,9 @@ impl NetworkState {
         acc.copy_from_slice(self.acc.sums(st.pos.turn()));
         add_i32(acc, &net.b1);
         state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        if net.reads_ratings() {
+            rating_inputs(&self.ratings, st.pos.turn(), |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        }
         // SAFETY (all three calls): the caller runs with AVX2, which is all the kernels need
         // (they assert their shapes, which `Network::parse` and `Network::random` ensure: h1
         // and h2 multiples of 16, d of 32).
@@ -158,6 +172,9 @@ impl NetworkState {
         acc.copy_from_slice(self.acc.sums(st.pos.turn()));
         add_i32(acc, &net.b1);
         state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        if net.reads_ratings() {
+            rating_inputs(&self.ratings, st.pos.turn(), |i| add_row(acc, &net.w1[i * h1..][..h1]));
+        }
         for (a, &x) in self.a.iter_mut().zip(acc.iter()) {
             *a = x.clamp(0, 512) as i16;
         }
@@ -275,7 +292,8 @@ impl NetworkState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::network::inputs::board_inputs;
+    use crate::model::elo::Speed;
+    use crate::model::network::inputs::{BOARD_INPUTS, RATED_BOARD_INPUTS, board_inputs};
     use crate::model::{Level, Model, Predictor};
     use crate::text::parse_game;
 
@@ -313,6 +331,25 @@ mod tests {
     /// against [`defined_logit`]. Returns the last scalar state and the number of positions and
     /// of promotions with capture seen.
     fn check_paths(net: &Network, n: usize) -> (NetworkState, usize, usize) {
+        check_paths_rated(net, n, false)
+    }
+
+    /// Ratings of the `g`-th test game when `rated` (none for every third side, every speed).
+    fn test_ratings(g: usize, rated: bool) -> Ratings {
+        if !rated {
+            return Ratings::default();
+        }
+        let speeds = [Speed::Unknown, Speed::Bullet, Speed::Blitz, Speed::Rapid, Speed::Classical];
+        Ratings {
+            white: (g % 3 != 1).then_some(600 + (g as i32 * 137) % 2600),
+            black: (g % 3 != 2).then_some(700 + (g as i32 * 211) % 2500),
+            speed: speeds[g % speeds.len()],
+        }
+    }
+
+    /// [`check_paths`], with each game's [`test_ratings`] set on both paths and in the
+    /// definition of the first layer when `rated`.
+    fn check_paths_rated(net: &Network, n: usize, rated: bool) -> (NetworkState, usize, usize) {
         let model = Model::builtin(Level::new(2).unwrap()).clone();
         let mut predictor = Predictor::new(&model);
         let (mut scalar, mut simd) = (
@@ -320,7 +357,10 @@ mod tests {
             NetworkState::with_simd(net, &model.move_weights, Simd::best()),
         );
         let (mut positions, mut promotion_captures) = (0, 0);
-        for game in games(n) {
+        for (g, game) in games(n).iter().enumerate() {
+            let ratings = test_ratings(g, rated);
+            scalar.set_ratings(ratings);
+            simd.set_ratings(ratings);
             let mut st = GameState::new();
             for m in &game.moves {
                 let mut fresh = Accumulator::new(net);
@@ -333,6 +373,9 @@ mod tests {
                 // The first layer against its definition: b1 plus the rows of board_inputs.
                 let mut direct = net.b1.clone();
                 board_inputs(&st, |i| add_row(&mut direct, &net.w1[i * net.h1..][..net.h1]));
+                if net.reads_ratings() {
+                    rating_inputs(&ratings, st.pos.turn(), |i| add_row(&mut direct, &net.w1[i * net.h1..][..net.h1]));
+                }
                 let direct: Vec<i16> = direct.into_iter().map(|x| x.clamp(0, 512) as i16).collect();
                 assert_eq!(scalar.a, direct, "first layer at ply {}", st.ply);
                 assert_eq!((&scalar.c, &scalar.pc, &scalar.q), (&simd.c, &simd.pc, &simd.q));
@@ -386,5 +429,46 @@ mod tests {
         assert!(net.wide_query);
         let (_, positions, _) = check_paths(&net, 40);
         assert!(positions > 2000);
+    }
+
+    #[test]
+    fn a_network_with_rating_inputs_adds_their_rows_and_without_ratings_is_the_same_network() {
+        let rated = Network::random_with_inputs(RATED_BOARD_INPUTS, 64, 32, 32, 7);
+        let (state, positions, _) = check_paths_rated(&rated, 60, true);
+        assert!(positions > 3000 && state.c.iter().any(|&c| c > 0 && c < 512));
+        let plain = Network::parse("net", &rated.to_bytes()).expect("a rated network file is accepted");
+        assert!(plain.reads_ratings());
+        // Without ratings its logits are those of the same network without the rating rows.
+        let mut cut = rated.clone();
+        cut.inputs = BOARD_INPUTS;
+        cut.w1.truncate(BOARD_INPUTS * cut.h1);
+        let cut = Network::parse("cut", &cut.to_bytes()).expect("a plain network");
+        let model = Model::builtin(Level::new(2).unwrap()).clone();
+        let mut predictor = Predictor::new(&model);
+        let (mut a, mut b) = (NetworkState::new(&rated, &model.move_weights), NetworkState::new(&cut, &model.move_weights));
+        let (mut with, mut without, mut differ) = (Vec::new(), Vec::new(), 0);
+        for (g, game) in games(20).iter().enumerate() {
+            let mut st = GameState::new();
+            for m in &game.moves {
+                predictor.prepare(&st);
+                let ctx = predictor.move_context(&st);
+                for (ratings, expect_same) in [(Ratings::default(), true), (test_ratings(g, true), false)] {
+                    a.set_ratings(ratings);
+                    a.prepare(&rated, &st);
+                    b.prepare(&cut, &st);
+                    a.logits(&rated, &ctx, &mut with);
+                    b.logits(&cut, &ctx, &mut without);
+                    if expect_same {
+                        assert_eq!(with, without, "no ratings: the rating rows are never read");
+                    } else {
+                        differ += (with != without) as usize;
+                    }
+                }
+                let played = predictor.index_of(m).expect("legal");
+                predictor.observe(&mut st, played);
+                st.play(*m);
+            }
+        }
+        assert!(differ > 100, "ratings change the logits ({differ} plies)");
     }
 }

@@ -1,7 +1,7 @@
 //! A move network's integer weights ([`Network`]): its file format (parsed and written), the
 //! bounds that keep every `i32` sum of the inference exact, and random networks for tests.
 
-use super::inputs::{BOARD_INPUTS, MAX_HAND, SQUARE_INPUTS};
+use super::inputs::{BOARD_INPUTS, MAX_HAND, RATED_BOARD_INPUTS, SQUARE_INPUTS};
 use crate::error::Error;
 use crate::model::features::{ONE, move_layout};
 use crate::model::params::fnv1a64;
@@ -16,6 +16,9 @@ const MAX_H2: usize = 256;
 /// A move network's integer weights (see the module documentation for shapes and scales).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Network {
+    /// Board inputs: [`BOARD_INPUTS`], or [`RATED_BOARD_INPUTS`] for a board tower that also
+    /// reads the players' ratings (no release has one yet: docs/notes-ratings.md).
+    pub(super) inputs: usize,
     pub(super) h1: usize,
     pub(super) h2: usize,
     pub(super) d: usize,
@@ -96,7 +99,7 @@ impl Network {
         let mut r = Reader { bytes: &body[MAGIC.len()..], name };
         let dims = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
         let [inputs, squares, hand, h1, h2, d] = dims;
-        if inputs != BOARD_INPUTS || squares != SQUARE_INPUTS || hand != move_layout::LEN {
+        if ![BOARD_INPUTS, RATED_BOARD_INPUTS].contains(&inputs) || squares != SQUARE_INPUTS || hand != move_layout::LEN {
             return Err(bad(name, "input dimensions do not match this build's features"));
         }
         let ok = |x: usize, max: usize| x > 0 && x <= max && x.is_multiple_of(16);
@@ -104,10 +107,11 @@ impl Network {
             return Err(bad(name, "layer sizes must be positive multiples of 16 within the limits, the move tower's 32, 64 or 128"));
         }
         let mut net = Network {
+            inputs,
             h1,
             h2,
             d,
-            w1: r.i16s(BOARD_INPUTS * h1)?,
+            w1: r.i16s(inputs * h1)?,
             b1: r.i32s(h1)?,
             w2: r.i16s(h2 * h1)?,
             b2: r.i32s(h2)?,
@@ -131,7 +135,8 @@ impl Network {
     }
 
     /// Checks that no `i32` sum of the inference can overflow, for any position, and that the
-    /// query fits `i16`: the first layer's sum of at most 64 active inputs, the second layer and
+    /// query fits `i16`: the first layer's sum of at most 64 active inputs (41 board inputs and
+    /// 3 rating inputs at most), the second layer and
     /// the context projections with inputs at their clamp, a move's hidden sums with
     /// [`MAX_HAND`] hand features of value at most [`ONE`], and each of the logit's three dot
     /// products (`v . h`, `q . Gf`, `q . Gt`, summed in `i64`) with the hidden layer and the query
@@ -149,7 +154,7 @@ impl Network {
         let col_max =
             |w: &[i16], rows: usize, cols: usize, j: usize| (0..rows).map(|i| w[i * cols + j].unsigned_abs() as i64).max().unwrap_or(0);
         for j in 0..h1 {
-            if self.b1[j].unsigned_abs() as i64 + 64 * col_max(&self.w1, BOARD_INPUTS, h1, j) > LIMIT {
+            if self.b1[j].unsigned_abs() as i64 + 64 * col_max(&self.w1, self.inputs, h1, j) > LIMIT {
                 return Err("first layer sums could overflow".into());
             }
         }
@@ -188,6 +193,12 @@ impl Network {
         self.hash
     }
 
+    /// Whether the board tower reads the players' ratings ([`RATED_BOARD_INPUTS`] inputs,
+    /// [`super::rating_inputs`]).
+    pub fn reads_ratings(&self) -> bool {
+        self.inputs == RATED_BOARD_INPUTS
+    }
+
     /// `(h1, h2, d)`: the widths of the board tower's layers and of the move tower.
     pub fn dims(&self) -> (usize, usize, usize) {
         (self.h1, self.h2, self.d)
@@ -196,7 +207,7 @@ impl Network {
     /// The file bytes of this network (what [`Network::parse`] reads).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
-        for x in [BOARD_INPUTS, SQUARE_INPUTS, move_layout::LEN, self.h1, self.h2, self.d] {
+        for x in [self.inputs, SQUARE_INPUTS, move_layout::LEN, self.h1, self.h2, self.d] {
             out.extend_from_slice(&(x as u32).to_le_bytes());
         }
         let i16s = |out: &mut Vec<u8>, w: &[i16]| w.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
@@ -221,6 +232,16 @@ impl Network {
     /// # Panics
     /// If the sizes are not ones [`Network::parse`] accepts.
     pub fn random(h1: usize, h2: usize, d: usize, seed: u64) -> Network {
+        Network::random_with_inputs(BOARD_INPUTS, h1, h2, d, seed)
+    }
+
+    /// [`Network::random`] with `inputs` board inputs ([`BOARD_INPUTS`] or
+    /// [`RATED_BOARD_INPUTS`]).
+    ///
+    /// # Panics
+    /// As [`Network::random`], or for another input count.
+    pub fn random_with_inputs(inputs: usize, h1: usize, h2: usize, d: usize, seed: u64) -> Network {
+        assert!([BOARD_INPUTS, RATED_BOARD_INPUTS].contains(&inputs), "{inputs} board inputs");
         let ok = |x: usize, max: usize| x > 0 && x <= max && x.is_multiple_of(16);
         assert!(ok(h1, MAX_H1) && ok(h2, MAX_H2) && [32, 64, 128].contains(&d), "layer sizes {h1}, {h2}, {d}");
         let mut state = seed | 1;
@@ -233,7 +254,7 @@ impl Network {
             (x as i64 % (2 * range + 1)) - range
         };
         let mut i16s = |n: usize, range: i64| (0..n).map(|_| next(range) as i16).collect::<Vec<_>>();
-        let w1 = i16s(BOARD_INPUTS * h1, 200);
+        let w1 = i16s(inputs * h1, 200);
         let w2 = i16s(h2 * h1, 300);
         let p = i16s(d * h2, 400);
         let q = i16s(d * h2, 400);
@@ -246,7 +267,7 @@ impl Network {
         let b1 = i16s(h1, 200).into_iter().map(i32::from).collect();
         let b2 = i16s(h2, 1000).into_iter().map(|x| x as i32 * 512).collect();
         let pb = i16s(d, 1000).into_iter().map(|x| x as i32 * 512).collect();
-        let mut net = Network { h1, h2, d, w1, b1, w2, b2, p, pb, q, ef, et, gf, gt, f, v, hash: 0, wide_query: false };
+        let mut net = Network { inputs, h1, h2, d, w1, b1, w2, b2, p, pb, q, ef, et, gf, gt, f, v, hash: 0, wide_query: false };
         net.wide_query = net.check_bounds().expect("random weights within the bounds");
         net.hash = fnv1a64(&net.to_bytes());
         net
