@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgGroup, Args, Parser, Subcommand};
 use clap_complete::Shell;
 
 use chesszip::model::Level;
@@ -256,8 +256,10 @@ pub struct InfoArgs {
     pub weights: Option<PathBuf>,
 }
 
-/// Options of `extract`.
+/// Options of `extract`: one selector at least (--game, --line or --tags; --tags with --game
+/// names the games whose tags to print).
 #[derive(Clone, Debug, Args)]
+#[command(group(ArgGroup::new("selector").args(["games", "lines", "tags"]).required(true).multiple(true)))]
 pub struct ExtractArgs {
     /// The archive (`-` for standard input).
     #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
@@ -269,7 +271,7 @@ pub struct ExtractArgs {
     /// Games to print, numbered from 1: `N`, `A..B` (A to B inclusive), `A..` (to the end) or
     /// `..B`. In a PGN archive a game is printed as in the input: its tags, moves and the blank
     /// lines after it. In a movetext archive (one game per line) game N is line N.
-    #[arg(short, long = "game", visible_alias = "games", value_name = "N|A..B", required_unless_present_any = ["lines", "tags"])]
+    #[arg(short, long = "game", visible_alias = "games", value_name = "N|A..B")]
     pub games: Option<LineSpec>,
     /// Lines to print instead of games, numbered from 1 as in the input, in any archive.
     #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]

@@ -206,8 +206,9 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     if matches!(mode, Mode::Compress(..)) && sink == Sink::Stdout && io::stdout().is_terminal() && !args.force {
         bail!("refusing to write an archive to a terminal (use -f to force, or -o to name a file)");
     }
+    // Only with -v: zstd and xz say nothing of what they read, and scripts want a quiet stderr.
     if let Some(c) = compression
-        && !args.quiet
+        && args.verbose
     {
         let names = match &sink {
             Sink::File(p) | Sink::Device(p) => match text_name(p) {

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use chesszip::{ArchiveInfo, InputFormat};
 
 use super::args::{ExtractArgs, InfoArgs};
-use super::codec::read_stdin_archive;
+use super::codec::{not_an_archive, read_stdin_archive};
 use super::labeled::Labeled;
 use super::status::{self, Status, describe, error, is_broken_pipe, warning};
 use super::target::Source;
@@ -39,6 +39,19 @@ fn open_file(path: &Path) -> Result<File> {
     File::open(path).context("cannot open")
 }
 
+/// [`open`], for `info` and `-l`: an input that is no archive is said to be what it looks like
+/// (text, gzip data, ...), as `-d` and `-t` say, rather than only "wrong magic bytes".
+fn open_archive(source: &Source) -> Result<Box<dyn ReadSeek>> {
+    let mut archive = open(source)?;
+    let mut head = Vec::with_capacity(4096);
+    archive.by_ref().take(4096).read_to_end(&mut head).context("reading")?;
+    if let Some(what) = not_an_archive(&head, source) {
+        bail!("not a chesszip archive ({what})");
+    }
+    archive.rewind().context("reading")?;
+    Ok(archive)
+}
+
 /// What [`open`] returns.
 trait ReadSeek: Read + Seek {}
 impl<T: Read + Seek> ReadSeek for T {}
@@ -61,7 +74,7 @@ pub fn info(args: &InfoArgs) -> Status {
     let mut out = status::stdout();
     for (i, file) in args.files.iter().enumerate() {
         let source = Source::from_arg(file);
-        match open(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
+        match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
             Ok(members) => {
                 let written = if i > 0 { writeln!(out) } else { Ok(()) };
                 let info = ArchiveInfo::sum(&members);
@@ -86,26 +99,28 @@ pub fn list(files: &[PathBuf]) -> Status {
     let mut status = Status::Success;
     let mut out = status::stdout();
     let mut total = Totals::default();
-    let mut result =
-        writeln!(out, "{:>10} {:>12} {:>5} {:>14} {:>14} {:>8}  file", "games", "plies", "level", "compressed", "uncompressed", "ratio");
+    // The header comes with the first line: none when no file is an archive (as xz -l).
+    let mut header = false;
+    let mut result = Ok(());
     for file in files {
         if result.is_err() {
             break;
         }
         let source = Source::from_arg(file);
-        match open(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
+        match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
             Ok(members) => {
                 let info = ArchiveInfo::sum(&members);
                 let mut levels = members.iter().map(level_name);
                 let first = levels.next().unwrap_or_default();
                 let level = if levels.all(|l| l == first) { first } else { "-".to_string() };
                 total.add(&level, &info);
-                result = list_line(&mut out, info.games, info.plies, &level, info.archive_bytes, info.text_bytes, &source.name());
+                result = list_header(&mut out, &mut header);
+                result = result.and_then(|()| list_line(&mut out, info.games, info.plies, &level, info.archive_bytes, info.text_bytes, &source.name()));
             }
             Err(e) => status = status.max(error(format_args!("{}: {}", source.name(), describe(&e)))),
         }
     }
-    if files.len() > 1 && result.is_ok() {
+    if files.len() > 1 && total.files > 0 && result.is_ok() {
         let name = format!("total ({} of {} files)", total.files, files.len());
         let name = if total.files == files.len() { format!("total ({} files)", files.len()) } else { name };
         let level = total.level.as_deref().unwrap_or("-");
@@ -143,6 +158,14 @@ impl Totals {
         self.archive_bytes += i.archive_bytes;
         self.text_bytes += i.text_bytes;
     }
+}
+
+/// `-l`'s header line, once, before its first line.
+fn list_header(out: &mut impl Write, written: &mut bool) -> io::Result<()> {
+    if std::mem::replace(written, true) {
+        return Ok(());
+    }
+    writeln!(out, "{:>10} {:>12} {:>5} {:>14} {:>14} {:>8}  file", "games", "plies", "level", "compressed", "uncompressed", "ratio")
 }
 
 fn list_line(out: &mut impl Write, games: u64, plies: u64, level: &str, archive: u64, text: u64, name: &str) -> io::Result<()> {
@@ -229,7 +252,12 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     }
     writeln!(out, "text bytes:     {}", i.text_bytes)?;
     writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
-    writeln!(out, "ratio:          {:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes.max(1) as f64)?;
+    if i.text_bytes == 0 {
+        // As -l (and xz -l): no ratio of an empty text.
+        writeln!(out, "ratio:          ---")?;
+    } else {
+        writeln!(out, "ratio:          {:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes as f64)?;
+    }
     // Every byte of the archive over the plies: in a PGN archive that includes the tags,
     // comments and layout, which the archive does not record apart from the moves.
     let whole = match i.header.format {

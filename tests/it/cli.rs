@@ -693,3 +693,74 @@ fn small_messages_name_what_the_user_named() {
     let list = String::from_utf8(out.stdout).unwrap();
     assert!(list.lines().nth(1).unwrap().contains("      ---  "), "{list}");
 }
+
+#[test]
+fn info_and_list_say_what_an_input_that_is_no_archive_looks_like() {
+    let (dir, path, _) = workdir();
+    let friendly = format!("chesszip: {}: not a chesszip archive (it looks like text: compress it with `chesszip {}`)", path.display(), path.display());
+    // As -d and -t say it; -l prints no header line before the error (as xz -l).
+    for args in [&["info"][..], &["-l"], &["-t"], &["-dc"]] {
+        let out = chesszip().args(args).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(stderr_of(&out).starts_with(&friendly), "{args:?}: {}", stderr_of(&out));
+        assert!(out.stdout.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    // On standard input too.
+    for args in [&["info", "-"][..], &["-l"]] {
+        let out = chesszip().args(args).write_stdin(fs::read(&path).unwrap()).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let e = stderr_of(&out);
+        assert!(e.contains("(stdin): not a chesszip archive (it looks like text: compress it with `chesszip FILE`)"), "{args:?}: {e}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // Compressed data is named too, and other bytes are still corrupt.
+    let gz = dir.path().join("x.gz");
+    fs::write(&gz, [&[0x1f, 0x8b, 0x08][..], &[0; 20]].concat()).unwrap();
+    let out = chesszip().arg("info").arg(&gz).output().unwrap();
+    assert!(stderr_of(&out).contains("not a chesszip archive (it looks like gzip data: try `gzip -d`)"), "{}", stderr_of(&out));
+    let out = chesszip().args(["-l", "-"]).write_stdin(vec![0x00, 0x01, 0x02, 0xff, 0xfe]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("corrupt archive"), "{}", stderr_of(&out));
+    // With an archive beside it, the header comes once, before the archive's line.
+    chesszip().args(["-1", "-k"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.txt.chz");
+    let out = chesszip().arg("-l").arg(&path).arg(&archive).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let list = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = list.lines().collect();
+    assert_eq!(lines.len(), 3, "{list}");
+    assert!(lines[0].ends_with("ratio  file") && lines[1].ends_with("games.txt.chz"), "{list}");
+    assert!(lines[2].ends_with("total (1 of 2 files)"), "{list}");
+}
+
+#[test]
+fn extract_without_a_selector_names_every_selector() {
+    let (dir, path, _) = workdir();
+    chesszip().args(["-1"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.txt.chz");
+    let out = chesszip().arg("extract").arg(&archive).output().unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let e = stderr_of(&out);
+    assert!(e.contains("--game") && e.contains("--line") && e.contains("--tags"), "{e}");
+    assert!(out.stdout.is_empty());
+    // Each selector alone is enough (--tags of a movetext archive: empty tag sections), and
+    // --tags with --game still goes together.
+    chesszip().arg("extract").arg(&archive).args(["--game", "1"]).assert().success();
+    chesszip().arg("extract").arg(&archive).args(["--line", "1"]).assert().success();
+    for args in [&["--tags"][..], &["--tags", "--game", "1"]] {
+        let out = chesszip().arg("extract").arg(&archive).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr_of(&out));
+    }
+}
+
+#[test]
+fn info_of_an_empty_archive_gives_no_ratio() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.txt");
+    fs::write(&empty, b"").unwrap();
+    chesszip().args(["compress", "-1"]).arg(&empty).assert().success();
+    let out = chesszip().arg("info").arg(dir.path().join("empty.txt.chz")).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let info = String::from_utf8(out.stdout).unwrap();
+    assert!(info.contains("ratio:          ---\n"), "{info}");
+}

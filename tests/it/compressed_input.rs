@@ -96,13 +96,14 @@ fn each_format_of_a_real_lichess_file_is_archived_as_the_pgn_inside() {
     for format in Compression::ALL {
         let input = dir.path().join(format!("lichess.pgn{}", suffix(format)));
         fs::write(&input, encode(format, &pgn)).unwrap();
-        let out = chesszip().arg("compress").arg(&input).output().unwrap();
+        let out = chesszip().args(["compress", "-v"]).arg(&input).output().unwrap();
         assert!(out.status.success(), "{format}: {}", stderr_of(&out));
-        // Named for the PGN inside, and saying so.
+        // Named for the PGN inside, and saying so with -v (one line, before -v's report).
         let archive = dir.path().join("lichess.pgn.chz");
         let note = stderr_of(&out);
-        assert!(note.contains(&format!("{format}-compressed input")) && note.contains("expands to"), "{format}: {note}");
-        assert_eq!(note.lines().count(), 1, "{format}: one line of note: {note}");
+        let first = note.lines().next().unwrap_or_default();
+        assert!(first.contains(&format!("{format}-compressed input")) && first.contains("expands to"), "{format}: {note}");
+        assert_eq!(note.matches("-compressed input").count(), 1, "{format}: one line of note: {note}");
         let bytes = fs::read(&archive).unwrap_or_else(|e| panic!("{format}: no {}: {e}", archive.display()));
         assert_eq!(bytes, plain, "{format}: the archive is that of the PGN");
         assert!(
@@ -130,12 +131,20 @@ fn concatenated_streams_on_standard_input_are_decoded_whole() {
     let (a, b) = pgn.split_at(pgn.len() / 3 + 7);
     for format in Compression::ALL {
         let joined = [encode(format, a), encode(format, b)].concat();
-        let out = chesszip().args(["compress", "-1", "-c"]).write_stdin(joined).output().unwrap();
+        let out = chesszip().args(["compress", "-1", "-c", "-v"]).write_stdin(joined).output().unwrap();
         assert!(out.status.success(), "{format}: {}", stderr_of(&out));
         assert!(stderr_of(&out).contains(&format!("(stdin): {format}-compressed input")), "{format}: {}", stderr_of(&out));
         let back = chesszip::expand_bytes(&out.stdout, &common::expand_opts()).expect("archive expands");
         assert!(back == pgn, "{format}: expands to {} bytes, not the {} of the PGN", back.len(), pgn.len());
-        // Quiet means no note.
+        // No note without -v (as zstd and xz, which say nothing of what they read), to a file
+        // or to standard output, and none with -q.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("x.chz");
+        for args in [&["-1", "-c"][..], &["-1", "-o", "-"], &["-1", "-o", file.to_str().unwrap()]] {
+            let out = chesszip().args(args).write_stdin(encode(format, b"1. e4 e5 1-0\n")).output().unwrap();
+            assert!(out.status.success() && out.stderr.is_empty(), "{format} {args:?}: {}", stderr_of(&out));
+        }
+        assert!(file.exists(), "{format}");
         let out = chesszip().args(["-1", "-c", "-q"]).write_stdin(encode(format, b"1. e4 e5 1-0\n")).output().unwrap();
         assert!(out.status.success() && out.stderr.is_empty(), "{format}: {}", stderr_of(&out));
     }
