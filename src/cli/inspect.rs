@@ -39,8 +39,9 @@ fn open_file(path: &Path) -> Result<File> {
     File::open(path).context("cannot open")
 }
 
-/// [`open`], for `info` and `-l`: an input that is no archive is said to be what it looks like
-/// (text, gzip data, ...), as `-d` and `-t` say, rather than only "wrong magic bytes".
+/// [`open`], for `info`, `-l` and `extract`: an input that is no archive is said to be what it
+/// looks like (text, gzip data, ...), as `-d` and `-t` say, rather than only "wrong magic
+/// bytes".
 fn open_archive(source: &Source) -> Result<Box<dyn ReadSeek>> {
     let mut archive = open(source)?;
     let mut head = Vec::with_capacity(4096);
@@ -115,7 +116,9 @@ pub fn list(files: &[PathBuf]) -> Status {
                 let level = if levels.all(|l| l == first) { first } else { "-".to_string() };
                 total.add(&level, &info);
                 result = list_header(&mut out, &mut header);
-                result = result.and_then(|()| list_line(&mut out, info.games, info.plies, &level, info.archive_bytes, info.text_bytes, &source.name()));
+                result = result.and_then(|()| {
+                    list_line(&mut out, info.games, info.plies, &level, info.archive_bytes, info.text_bytes, &source.name())
+                });
             }
             Err(e) => status = status.max(error(format_args!("{}: {}", source.name(), describe(&e)))),
         }
@@ -319,7 +322,7 @@ fn extract_tags(args: &ExtractArgs, archive: Box<dyn ReadSeek>, mut out: impl Wr
 }
 
 fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
-    let mut archive = open(source)?;
+    let mut archive = open_archive(source)?;
     let out = Labeled::new(BufWriter::with_capacity(1 << 16, status::stdout()), "writing (stdout)".into());
     if args.tags {
         return extract_tags(args, archive, out);

@@ -697,9 +697,13 @@ fn small_messages_name_what_the_user_named() {
 #[test]
 fn info_and_list_say_what_an_input_that_is_no_archive_looks_like() {
     let (dir, path, _) = workdir();
-    let friendly = format!("chesszip: {}: not a chesszip archive (it looks like text: compress it with `chesszip {}`)", path.display(), path.display());
-    // As -d and -t say it; -l prints no header line before the error (as xz -l).
-    for args in [&["info"][..], &["-l"], &["-t"], &["-dc"]] {
+    let friendly = format!(
+        "chesszip: {}: not a chesszip archive (it looks like text: compress it with `chesszip {}`)",
+        path.display(),
+        path.display()
+    );
+    // As -d and -t say it (extract too); -l prints no header line before the error (as xz -l).
+    for args in [&["info"][..], &["-l"], &["-t"], &["-dc"], &["extract", "--game", "1"]] {
         let out = chesszip().args(args).arg(&path).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert!(stderr_of(&out).starts_with(&friendly), "{args:?}: {}", stderr_of(&out));
