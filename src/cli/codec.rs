@@ -378,17 +378,23 @@ fn counted(n: u64, noun: &str) -> String {
     }
 }
 
+/// An archive's size as a percentage of its text's, `12.34%`; `---` for an empty text (as
+/// `xz -l`). The one spelling of `-v`, `-l` and `info`.
+pub(super) fn ratio(archive: u64, text: u64) -> String {
+    if text == 0 { "---".to_string() } else { format!("{:.2}%", 100.0 * archive as f64 / text as f64) }
+}
+
 /// The `-v` line for one input.
 fn report(mode: Mode, source: &Source, sink: &Sink, s: &Summary, seconds: f64) {
     let bits = if s.stats.plies == 0 { String::new() } else { format!(", {:.3} bits/ply", s.bits_per_ply()) };
     let what = format!("{}, {}{bits}, {seconds:.2} s", counted(s.stats.games, "game"), counted(s.stats.plies, "ply"));
     match mode {
         Mode::Compress(opts, _) => say!(
-            "{}: {} -> {} bytes ({:.2}%), level {}, {what} -> {}",
+            "{}: {} -> {} bytes ({}), level {}, {what} -> {}",
             source.name(),
             s.text_bytes,
             s.archive_bytes,
-            100.0 * s.archive_bytes as f64 / s.text_bytes.max(1) as f64,
+            ratio(s.archive_bytes, s.text_bytes),
             opts.level,
             sink.name()
         ),

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use chesszip::{ArchiveInfo, InputFormat};
 
 use super::args::{ExtractArgs, InfoArgs};
-use super::codec::{not_an_archive, read_stdin_archive};
+use super::codec::{not_an_archive, ratio, read_stdin_archive};
 use super::labeled::Labeled;
 use super::status::{self, Status, describe, error, is_broken_pipe, warning};
 use super::target::Source;
@@ -172,8 +172,7 @@ fn list_header(out: &mut impl Write, written: &mut bool) -> io::Result<()> {
 }
 
 fn list_line(out: &mut impl Write, games: u64, plies: u64, level: &str, archive: u64, text: u64, name: &str) -> io::Result<()> {
-    // As xz -l: no ratio of an empty text.
-    let ratio = if text == 0 { "---".to_string() } else { format!("{:.2}%", 100.0 * archive as f64 / text as f64) };
+    let ratio = ratio(archive, text);
     writeln!(out, "{games:>10} {plies:>12} {level:>5} {archive:>14} {text:>14} {ratio:>8}  {name}")
 }
 
@@ -255,12 +254,7 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     }
     writeln!(out, "text bytes:     {}", i.text_bytes)?;
     writeln!(out, "archive bytes:  {}", i.archive_bytes)?;
-    if i.text_bytes == 0 {
-        // As -l (and xz -l): no ratio of an empty text.
-        writeln!(out, "ratio:          ---")?;
-    } else {
-        writeln!(out, "ratio:          {:.2}%", 100.0 * i.archive_bytes as f64 / i.text_bytes as f64)?;
-    }
+    writeln!(out, "ratio:          {}", ratio(i.archive_bytes, i.text_bytes))?;
     // Every byte of the archive over the plies: in a PGN archive that includes the tags,
     // comments and layout, which the archive does not record apart from the moves.
     let whole = match i.header.format {

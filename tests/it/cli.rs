@@ -762,7 +762,9 @@ fn info_of_an_empty_archive_gives_no_ratio() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.txt");
     fs::write(&empty, b"").unwrap();
-    chesszip().args(["compress", "-1"]).arg(&empty).assert().success();
+    let out = chesszip().args(["compress", "-1", "-v"]).arg(&empty).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("0 -> ") && stderr_of(&out).contains(" bytes (---), level 1"), "-v: {}", stderr_of(&out));
     let out = chesszip().arg("info").arg(dir.path().join("empty.txt.chz")).output().unwrap();
     assert!(out.status.success(), "{}", stderr_of(&out));
     let info = String::from_utf8(out.stdout).unwrap();
