@@ -107,9 +107,12 @@ def read_games(lines):
         yield game
 
 
-def ratings_line(tags):
-    """`WHITE BLACK TIMECONTROL` of a game's tags, `?`/`-` where missing."""
+def ratings_line(tags, unrated=()):
+    """`WHITE BLACK TIMECONTROL` of a game's tags, `?`/`-` where missing; `?` also for the players
+    named in `unrated` (whose moves then train no rating row with `train.py --mover-rated`)."""
     w, b = (tags.get(k, "?").strip() for k in ("WhiteElo", "BlackElo"))
+    w = "?" if tags.get("White", "").strip() in unrated else w
+    b = "?" if tags.get("Black", "").strip() in unrated else b
     tc = tags.get("TimeControl", "-").strip()
     return f"{w if RATING.match(w) else '?'} {b if RATING.match(b) else '?'} {tc if TIME_CONTROL.match(tc) else '-'}"
 
@@ -132,6 +135,7 @@ def main():
     ap.add_argument("out_stem", help="writes OUT_STEM.txt and OUT_STEM.ratings")
     ap.add_argument("--skip-unrated", action="store_true", help="skip games where neither player has a rating")
     ap.add_argument("--heldout-every", type=int, default=0, metavar="N", help="every N-th kept game goes to OUT_STEM.val.{txt,ratings}")
+    ap.add_argument("--unrated-player", action="append", default=[], metavar="NAME", help="write `?` for this player's rating (repeat; e.g. the one account that plays most games of a file)")
     args = ap.parse_args()
     outs = {}
 
@@ -157,7 +161,7 @@ def main():
             result = game.result or game.tags.get("Result", "*")
             result = result if result in RESULTS else "*"
             out(split, "txt").write(" ".join(game.moves + [result]) + "\n")
-            out(split, "ratings").write(ratings_line(game.tags) + "\n")
+            out(split, "ratings").write(ratings_line(game.tags, set(args.unrated_player)) + "\n")
             kept[split] += 1
     for f in outs.values():
         f.close()

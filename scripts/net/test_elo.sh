@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end check of the Python side of the level-2 network's rating inputs (docs/notes-ratings.md),
-# on a few hundred games; a few minutes on 2 cores:
+# on a few hundred games; about a minute on 2 cores:
 #   scripts/net/test_elo.sh [GAMES]        # GAMES: training games to use (default 300)
 #
 # 1. import_net.py reads models/v5/level2.{net,txt} into a checkpoint, and export.py of it writes
 #    level2.net again byte for byte and the same linear weights as `tune export` of that model;
 # 2. pgn_ratings.py turns ../shared/data/pgn/lichess/2016-05.pgn (training data already) into
 #    movetext and ratings, every 10th game a validation split;
-# 3. `tune export` of the first GAMES games and of 60 validation games; the rating inputs come from
-#    `tune export --ratings` where this build has it (and are then checked against rate_export.py,
-#    file for file), else from rate_export.py;
+# 3. `tune export --ratings` of the first GAMES games and of 60 validation games, checked file for
+#    file against rate_export.py (the same inputs added in Python);
 # 4. train.py --init v5 --train-rows 977 for one epoch (it asserts that every frozen weight is
 #    bit-identical to v5's), export.py, and a check that the 1022-input network less its 45 rating
 #    rows is models/v5/level2.net byte for byte;
@@ -47,14 +46,9 @@ echo "== 3. exports with the rating inputs"
 for s in train val; do
   "$tune" export --level 2 --model "$v5.txt" "$work/$s.txt" --out "$work/$s-plain"
   net rate_export.py "$work/$s-plain" "$work/$s.txt" "$work/$s.ratings" --out "$work/$s-py"
-  if "$tune" export --help | grep -q -- --ratings; then
-    "$tune" export --level 2 --model "$v5.txt" "$work/$s.txt" --ratings "$work/$s.ratings" --out "$work/$s"
-    for f in board_idx.u16 board_off.i64; do cmp "$work/$s/$f" "$work/$s-py/$f"; done
-    echo "ok: tune export --ratings and rate_export.py agree on $s"
-  else
-    echo "(this tune has no export --ratings: the rating inputs of $s come from rate_export.py)"
-    mv "$work/$s-py" "$work/$s"
-  fi
+  "$tune" export --level 2 --model "$v5.txt" "$work/$s.txt" --ratings "$work/$s.ratings" --out "$work/$s"
+  for f in board_idx.u16 board_off.i64; do cmp "$work/$s/$f" "$work/$s-py/$f"; done
+  echo "ok: tune export --ratings and rate_export.py agree on $s"
 done
 cmp "$work/train-plain/linear.i32" "$work/v5again.linear.i32"
 echo "ok: the imported linear weights are those of tune export with $v5.txt"
@@ -76,11 +70,8 @@ print(f"ok: {sys.argv[1]} less its 45 rating rows is {sys.argv[2]} byte for byte
 EOF
 
 echo "== 5. the integer model without ratings"
-if "$tune" trace --level 2 --model "$v5.txt" --net "$work/v11.net" "$work/val.txt" --out-dir "$work/trace11" --name val 2>"$work/trace11.err"; then
-  "$tune" trace --level 2 --model "$v5.txt" --net "$v5.net" "$work/val.txt" --out-dir "$work/trace5" --name val
-  cmp "$work/trace11/val.by_ply.csv" "$work/trace5/val.by_ply.csv"
-  echo "ok: on movetext the new network codes every ply as v5 does"
-else
-  echo "(this tune does not read 1022-input networks yet: step 5 skipped; $(head -n 1 "$work/trace11.err"))"
-fi
+"$tune" trace --level 2 --model "$v5.txt" --net "$work/v11.net" "$work/val.txt" --out-dir "$work/trace11" --name val
+"$tune" trace --level 2 --model "$v5.txt" --net "$v5.net" "$work/val.txt" --out-dir "$work/trace5" --name val
+cmp "$work/trace11/val.by_ply.csv" "$work/trace5/val.by_ply.csv"
+echo "ok: on movetext the new network codes every ply as v5 does"
 echo "all checks passed"

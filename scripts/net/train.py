@@ -61,7 +61,8 @@ def evaluate(net, split, floor, batch, only_rated=False):
             total += per_ply[rated].sum().item()
             n += int(rated.sum())
     net.train()
-    return total / max(n, 1) / math.log(2)
+    assert n > 0, f"{split.folder}: no plies to evaluate" + (" whose mover is rated (--mover-rated)" if only_rated else "")
+    return total / n / math.log(2)
 
 
 def main():

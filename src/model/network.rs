@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! board tower, once per ply
-//!   x  = active inputs of the position, seen from the mover          (BOARD_INPUTS sparse 0/1)
+//!   x  = active inputs of the position, seen from the mover          (BOARD_INPUTS sparse 0/1; or
+//!        RATED_BOARD_INPUTS: then also the players' ratings, rating_inputs)
 //!   a  = clamp(b1 + sum_{i in x} W1[i], 0, 1)                        (h1)   first layer, "accumulator"
 //!   c  = clamp(W2 a + b2, 0, 1)                                      (h2)
 //!   pc = P c + pb                                                     (d)    the context's bias of each move's hidden layer
@@ -26,7 +27,7 @@
 //!
 //! | tensor | shape | scale |
 //! | --- | --- | --- |
-//! | `W1`, `b1` | `BOARD_INPUTS x h1`, `h1` | 2^9 (so `a` is in `0..=512`) |
+//! | `W1`, `b1` | `inputs x h1`, `h1` (`inputs`: `BOARD_INPUTS`, 977, or `RATED_BOARD_INPUTS`, 1022, [`Network::reads_ratings`]) | 2^9 (so `a` is in `0..=512`) |
 //! | `W2`, `b2` | `h2 x h1`, `h2` | 2^12, 2^21 (`c` is in `0..=512` after `>> 12`) |
 //! | `P`, `pb` | `d x h2`, `d` | 2^12, 2^21 (`pc` at 2^12 after `>> 9`) |
 //! | `Q` | `d x h2` | 2^12 (`q` at 2^10 after `>> 11`) |
@@ -51,7 +52,7 @@
 //! the scalar and AVX2 paths, and both with the logit computed as defined above.
 //!
 //! File format (`models/*/*.net`, little-endian): the magic `CZNET\0\0\x01`, six `u32` dimensions
-//! (`BOARD_INPUTS`, `SQUARE_INPUTS`, `hand`, `h1`, `h2`, `d`), the tensors in the order of the
+//! (`inputs`, `SQUARE_INPUTS`, `hand`, `h1`, `h2`, `d`), the tensors in the order of the
 //! table above (`W1 b1 W2 b2 P pb Q Ef Et Gf Gt F v`; matrices row-major, i16 except the biases,
 //! which are i32), then the CRC-32 of everything before it.
 //!

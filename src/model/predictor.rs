@@ -196,10 +196,14 @@ impl<'m> Predictor<'m> {
 
     /// Sets the ratings of the game coded from now on (PGN coding 5 on, for a network with rating inputs,
     /// per game from its rating tags): read by a move network with rating inputs
-    /// ([`super::network::Network::reads_ratings`]), by nothing else. None until set.
+    /// ([`super::network::Network::reads_ratings`]), also an ensemble member's, by nothing else.
+    /// None until set.
     pub fn set_ratings(&mut self, ratings: Ratings) {
         if let Some(n) = &mut self.network {
             n.set_ratings(ratings);
+        }
+        for m in &mut self.members {
+            m.predictor.set_ratings(ratings);
         }
     }
 

@@ -194,10 +194,11 @@ impl Model {
         self
     }
 
-    /// Whether the move network reads the players' ratings (no release does yet, docs/notes-ratings.md;
-    /// [`Network::reads_ratings`]): PGN archives then give it each game's rating tags.
+    /// Whether the move network, or an ensemble member's, reads the players' ratings (no
+    /// release does yet, docs/notes-ratings.md; [`Network::reads_ratings`]): PGN archives then
+    /// give them each game's rating tags.
     pub fn reads_ratings(&self) -> bool {
-        self.network.as_deref().is_some_and(Network::reads_ratings)
+        self.network.as_deref().is_some_and(Network::reads_ratings) || self.members.iter().any(|m| m.model.reads_ratings())
     }
 
     /// The canonical text of this model: what [`Model::parse`] reads, and what [`Model::id`]

@@ -787,7 +787,7 @@ mod tests {
 
     /// A network with rating inputs (as a model release would have) codes PGN games with their
     /// ratings: exact round trips, and the ratings change the move choices' cost; with its rating
-    /// rows zeroed it codes as a network without them.
+    /// rows zeroed it codes byte for byte as the same network without those rows (977 inputs).
     #[test]
     fn a_network_with_rating_inputs_reads_the_rating_tags() {
         use crate::model::network::{BOARD_INPUTS, Network, RATED_BOARD_INPUTS};
@@ -799,23 +799,34 @@ mod tests {
         // The same network with its 45 rating rows zeroed (header 8 + 6 x 4 bytes, i16 rows).
         let mut bytes = rated.to_bytes();
         let rows = 32 + BOARD_INPUTS * h1 * 2..32 + RATED_BOARD_INPUTS * h1 * 2;
-        bytes[rows].fill(0);
+        bytes[rows.clone()].fill(0);
         let body = bytes.len() - 4;
         let crc = crc32fast::hash(&bytes[..body]);
         bytes[body..].copy_from_slice(&crc.to_le_bytes());
         let zeroed = Network::parse("zeroed", &bytes).expect("a valid network");
-        let cost = |net: Network| {
+        // And the network without those rows: 977 inputs, version 5's kind of file.
+        let mut cut = bytes[..rows.start].to_vec();
+        cut[8..12].copy_from_slice(&(BOARD_INPUTS as u32).to_le_bytes());
+        cut.extend_from_slice(&bytes[rows.end..body]);
+        let crc = crc32fast::hash(&cut);
+        cut.extend_from_slice(&crc.to_le_bytes());
+        let cut = Network::parse("cut", &cut).expect("a valid network");
+        assert!(!cut.reads_ratings());
+        let code = |net: Network| {
             let model = base.clone().with_network(std::sync::Arc::new(net));
-            assert!(model.reads_ratings());
             let (block, _, stats) = encode_block_detailed(&model, text);
             let mut out = Vec::new();
             decode_block(&model, PGN_CODING, &block, text.len(), &mut out).unwrap();
             assert_eq!(out, &text[..], "round trip");
-            (stats.move_choice_bits, stats.games)
+            (block, stats.move_choice_bits, stats.games, model.reads_ratings())
         };
-        let (with, games) = cost(rated.clone());
-        let (without, _) = cost(zeroed);
+        let (with_block, with, games, reads) = code(rated.clone());
+        let (zeroed_block, without, _, _) = code(zeroed);
+        let (cut_block, _, _, cut_reads) = code(cut);
+        assert!(reads && !cut_reads);
         assert!(games >= 8, "{games} games");
+        assert_eq!(zeroed_block.range, cut_block.range, "zero rating rows code as no rating rows");
+        assert_ne!(with_block.range, cut_block.range);
         assert!(with != without, "the ratings change the move choices' cost: {with} bits both ways");
     }
 }

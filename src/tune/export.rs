@@ -21,6 +21,8 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use shakmaty::Position;
+
 use crate::model::elo::Ratings;
 use crate::model::features::move_layout;
 use crate::model::network::{self, BOARD_INPUTS, RATED_BOARD_INPUTS, SQUARE_INPUTS};
@@ -29,30 +31,32 @@ use crate::pgn::clock::time_control;
 use crate::text::{Game, parse_game};
 
 /// The games of a movetext file (one per line) and their ratings from a ratings file with one
-/// line per movetext line, `WHITE BLACK TIMECONTROL` as the PGN tags spell them (`2038 1331
-/// 60+0`; `?` for an unknown rating, `-` for no time control; [`Ratings::from_tags`]). Lines
-/// whose game does not parse (blank ones) are skipped with their ratings.
+/// line per game, `WHITE BLACK TIMECONTROL` as the PGN tags spell them (`2038 1331 60+0`; `?` for
+/// an unknown rating, `-` for no time control; [`Ratings::from_tags`]), fields separated by
+/// ASCII whitespace. Blank lines of either file are dropped first (as `scripts/net/rate_export.py`
+/// does); then the n-th game goes with the n-th ratings line, and a game that does not parse is
+/// skipped with its ratings.
 ///
 /// # Errors
-/// A message when the two files have different numbers of lines or a ratings line has not three
-/// fields.
+/// A message when the files have different numbers of non-blank lines or a ratings line has not
+/// three fields.
 pub fn games_with_ratings(movetext: &[u8], ratings: &[u8]) -> Result<(Vec<Game>, Vec<Ratings>), String> {
-    let lines = |t: &[u8]| -> Vec<Vec<u8>> {
-        let mut v: Vec<Vec<u8>> = t.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l).to_vec()).collect();
-        if v.last().is_some_and(|l| l.is_empty()) {
-            v.pop();
-        }
-        v
+    let lines = |t: &'_ [u8]| -> Vec<Vec<u8>> {
+        t.split(|&b| b == b'\n')
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+            .filter(|l| !l.trim_ascii().is_empty())
+            .map(<[u8]>::to_vec)
+            .collect()
     };
     let (games, rated) = (lines(movetext), lines(ratings));
     if games.len() != rated.len() {
-        return Err(format!("{} movetext lines but {} ratings lines", games.len(), rated.len()));
+        return Err(format!("{} games but {} ratings lines (blank lines not counted)", games.len(), rated.len()));
     }
     let mut out = (Vec::new(), Vec::new());
     for (n, (g, r)) in games.iter().zip(&rated).enumerate() {
-        let fields: Vec<&[u8]> = r.split(|&b| b == b' ').filter(|f| !f.is_empty()).collect();
+        let fields: Vec<&[u8]> = r.split(u8::is_ascii_whitespace).filter(|f| !f.is_empty()).collect();
         let [white, black, control] = fields[..] else {
-            return Err(format!("ratings line {}: expected WHITE BLACK TIMECONTROL", n + 1));
+            return Err(format!("ratings line {} (not counting blank ones): expected WHITE BLACK TIMECONTROL", n + 1));
         };
         if let Some(game) = parse_game(g) {
             out.0.push(game);
@@ -112,7 +116,7 @@ pub fn export(model: &Model, games: &[Game], ratings: Option<&[Ratings]>, out: &
             inputs.clear();
             network::board_inputs(&st, |i| inputs.push(i as u16));
             if let Some(r) = &game_ratings {
-                network::rating_inputs(r, shakmaty::Position::turn(&st.pos), |i| inputs.push(i as u16));
+                network::rating_inputs(r, st.pos.turn(), |i| inputs.push(i as u16));
             }
             for &i in &inputs {
                 board_idx.write_all(&i.to_le_bytes())?;
@@ -165,4 +169,23 @@ pub fn export(model: &Model, games: &[Game], ratings: Option<&[Ratings]>, out: &
     let linear: Vec<u8> = model.move_weights.iter().flat_map(|w| w.to_le_bytes()).collect();
     std::fs::write(out.join("linear.i32"), linear)?;
     Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::elo::Speed;
+
+    #[test]
+    fn ratings_files_pair_non_blank_lines() {
+        let (games, ratings) = games_with_ratings(b"e4 e5 1-0\n\nd4 d5 0-1\r\n\n", b"2038\t1331 60+0\n? 1500 -\n\n").unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!(ratings[0], Ratings { white: Some(2038), black: Some(1331), speed: Speed::Bullet });
+        assert_eq!(ratings[1], Ratings { white: None, black: Some(1500), speed: Speed::Unknown });
+        // A game that does not parse is dropped with its ratings.
+        let (games, ratings) = games_with_ratings(b"Zz9 1-0\ne4 1-0\n", b"1 2 -\n3 4 -\n").unwrap();
+        assert_eq!((games.len(), ratings[0].white), (1, Some(3)));
+        assert!(games_with_ratings(b"e4 1-0\n", b"1 2 -\n3 4 -\n").unwrap_err().contains("1 games but 2"));
+        assert!(games_with_ratings(b"e4 1-0\n", b"1 2\n").unwrap_err().contains("expected WHITE BLACK TIMECONTROL"));
+    }
 }
