@@ -22,10 +22,8 @@ import argparse
 
 import torch
 
-from model import BOARD_INPUTS
-
-BUCKETS = 20
-SPEEDS = 5
+from model import BOARD_INPUTS, SPEEDS
+from model import RATING_BUCKETS as BUCKETS
 GRID = list(range(1100, 2101, 200))
 
 

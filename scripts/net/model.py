@@ -13,7 +13,9 @@ import torch.nn.functional as F
 BOARD_INPUTS = 977
 # With the players' ratings (docs/notes-ratings.md; src/model/network/inputs.rs, `rating_inputs`):
 # 977 + the mover's rating bucket (20), 997 + the opponent's (20), 1017 + the speed class (5).
-RATED_BOARD_INPUTS = 1022
+RATING_BUCKETS, SPEEDS = 20, 5
+RATED_BOARD_INPUTS = BOARD_INPUTS + 2 * RATING_BUCKETS + SPEEDS
+assert RATED_BOARD_INPUTS == 1022
 SQUARE_INPUTS = 384
 
 # Fixed-point scales (log2), as in src/model/network.rs.

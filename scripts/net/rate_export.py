@@ -21,9 +21,9 @@ import shutil
 
 import numpy as np
 
-from model import BOARD_INPUTS, RATED_BOARD_INPUTS
+from model import BOARD_INPUTS, RATED_BOARD_INPUTS, SPEEDS
+from model import RATING_BUCKETS as BUCKETS
 
-BUCKETS, SPEEDS = 20, 5
 assert RATED_BOARD_INPUTS == BOARD_INPUTS + 2 * BUCKETS + SPEEDS
 
 

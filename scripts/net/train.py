@@ -35,9 +35,7 @@ import numpy as np
 import torch
 
 from data import Split
-from model import BOARD_INPUTS, MoveNet, ply_log_probs, soft_cross_entropy
-
-RATING_BUCKETS = 20
+from model import BOARD_INPUTS, RATING_BUCKETS, MoveNet, ply_log_probs, soft_cross_entropy
 
 
 def mover_rated(b):

@@ -85,7 +85,12 @@ impl EloRule {
     /// `DEFAULT_ELO + round(shrink * (clamp(tag, min, max) - DEFAULT_ELO) / 256) + offset[speed]`
     /// (halves rounded up), in `0..=`[`ELO_LIMIT`].
     pub fn elo(&self, tag: Option<&[u8]>, speed: Speed) -> i32 {
-        let Some(rating) = tag.filter(|_| self.tags).and_then(parse_rating) else { return DEFAULT_ELO };
+        self.elo_of(tag.and_then(parse_rating), speed)
+    }
+
+    /// [`EloRule::elo`] of a rating already read from its tag (`None`: no plain number).
+    fn elo_of(&self, rating: Option<i32>, speed: Speed) -> i32 {
+        let Some(rating) = rating.filter(|_| self.tags) else { return DEFAULT_ELO };
         let d = (rating.clamp(self.min, self.max) - DEFAULT_ELO) as i64 * self.shrink as i64;
         let shrunk = (d + 128).div_euclid(256) as i32;
         (DEFAULT_ELO + shrunk + self.offset[speed as usize]).clamp(0, ELO_LIMIT)
@@ -94,8 +99,12 @@ impl EloRule {
     /// `[White, Black]` Elo inputs from a game's `WhiteElo` and `BlackElo` tag values and its
     /// time control (see [`EloRule::elo`]).
     pub fn elos(&self, white: Option<&[u8]>, black: Option<&[u8]>, control: Option<(u64, u64)>) -> [i32; 2] {
-        let speed = Speed::of(control);
-        [self.elo(white, speed), self.elo(black, speed)]
+        self.elos_of(&Ratings::from_tags(white, black, control))
+    }
+
+    /// [`EloRule::elos`] of a game's [`Ratings`].
+    pub fn elos_of(&self, ratings: &Ratings) -> [i32; 2] {
+        [self.elo_of(ratings.white, ratings.speed), self.elo_of(ratings.black, ratings.speed)]
     }
 }
 

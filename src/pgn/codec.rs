@@ -221,18 +221,21 @@ impl<'m> PgnCoder<'m> {
         // Level 10 from model version 10, coding 5 on: the rating tags, decoded with the game's
         // head, give the transformer's Elo inputs (both directions know them here; in codings
         // 1-4 the decoder has only the tags that set up the position until the moves are done).
-        let rule = &self.model.transformer_elo;
-        if stream && rule.tags {
-            let control = game.tag(b"TimeControl").and_then(time_control);
-            self.elos = rule.elos(game.tag(b"WhiteElo"), game.tag(b"BlackElo"), control);
-            self.games.set_elos(self.elos);
-        }
         // A network with rating inputs (no release has one yet), coding 5 on: the same tags give its
         // rating inputs.
-        if stream && self.model.reads_ratings() {
+        let rule = &self.model.transformer_elo;
+        let reads_ratings = self.model.reads_ratings();
+        if stream && (rule.tags || reads_ratings) {
             let control = game.tag(b"TimeControl").and_then(time_control);
-            self.ratings = Ratings::from_tags(game.tag(b"WhiteElo"), game.tag(b"BlackElo"), control);
-            self.games.set_ratings(self.ratings);
+            let ratings = Ratings::from_tags(game.tag(b"WhiteElo"), game.tag(b"BlackElo"), control);
+            if rule.tags {
+                self.elos = rule.elos_of(&ratings);
+                self.games.set_elos(self.elos);
+            }
+            if reads_ratings {
+                self.ratings = ratings;
+                self.games.set_ratings(ratings);
+            }
         }
 
         // 2. Main line and result.

@@ -137,13 +137,8 @@ impl NetworkState {
     #[target_feature(enable = "avx2")]
     unsafe fn board_tower_avx2(&mut self, net: &Network, st: &GameState) {
         let (h1, h2) = (net.h1, net.h2);
-        let acc = &mut self.sums[..h1];
-        acc.copy_from_slice(self.acc.sums(st.pos.turn()));
-        add_i32(acc, &net.b1);
-        state_inputs(st, |i| add_row(acc, &net.w1[i * h1..][..h1]));
-        if net.reads_ratings() {
-            rating_inputs(&self.ratings, st.pos.turn(), |i| add_row(acc, &net.w1[i * h1..][..h1]));
-        }
+        self.first_layer(net, st);
+        let acc = &self.sums[..h1];
         // SAFETY (all three calls): the caller runs with AVX2, which is all the kernels need
         // (they assert their shapes, which `Network::parse` and `Network::random` ensure: h1
         // and h2 multiples of 16, d of 32).
@@ -165,8 +160,11 @@ impl NetworkState {
         }
     }
 
+    /// The first layer's sums before the clipped ReLU, into `sums[..h1]`: the accumulator's
+    /// piece rows, `b1`, the rows of the state's other inputs and, where the network reads them,
+    /// of the game's ratings. Shared by both paths.
     #[inline(always)]
-    fn board_tower(&mut self, net: &Network, st: &GameState) {
+    fn first_layer(&mut self, net: &Network, st: &GameState) {
         let h1 = net.h1;
         let acc = &mut self.sums[..h1];
         acc.copy_from_slice(self.acc.sums(st.pos.turn()));
@@ -175,6 +173,13 @@ impl NetworkState {
         if net.reads_ratings() {
             rating_inputs(&self.ratings, st.pos.turn(), |i| add_row(acc, &net.w1[i * h1..][..h1]));
         }
+    }
+
+    #[inline(always)]
+    fn board_tower(&mut self, net: &Network, st: &GameState) {
+        let h1 = net.h1;
+        self.first_layer(net, st);
+        let acc = &self.sums[..h1];
         for (a, &x) in self.a.iter_mut().zip(acc.iter()) {
             *a = x.clamp(0, 512) as i16;
         }
