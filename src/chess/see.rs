@@ -2,8 +2,9 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square, attacks};
 
+use super::Threats;
 use super::pst::PIECE_VALUE;
-use super::rays::slider_attacks;
+use super::rays::{BISHOP_RAYS, ROOK_RAYS, slider_attacks, xray_through};
 
 #[inline]
 fn piece_value(role: Role) -> i32 {
@@ -18,7 +19,8 @@ fn piece_value(role: Role) -> i32 {
 /// * Material values are Sunfish's [`PIECE_VALUE`] (no piece-square terms), so e.g. a rook
 ///   taking a pawn defended by a pawn scores `100 - 479 = -379`.
 /// * Sliders behind other attackers (x-rays, batteries) join the exchange once the pieces in
-///   front have captured; attacks come from shakmaty's attack tables.
+///   front have captured; the first attacks come from shakmaty's attack tables, the x-rays
+///   from the line tables of [`super::rays`].
 /// * A king only captures when the square is no longer defended. Pins and checks are ignored.
 /// * Promotions: the moved pawn counts as the promoted piece (the promotion gain is included),
 ///   and a pawn recapturing on the last rank counts as a queen.
@@ -75,15 +77,11 @@ pub fn see(pos: &Chess, m: &Move) -> i32 {
         }
         let more = swaps.capture(role as usize - 1);
         occupied.discard(sq);
-        // X-rays: sliders behind the piece that just captured now see the square. Only lines
-        // through its square open: a diagonal one for a pawn or bishop, an orthogonal one for
-        // a rook, none for a knight (never on a line through the square it attacks).
-        attackers |= match role {
-            Role::Pawn | Role::Bishop => slider_attacks(to, occupied, diagonal, Bitboard::EMPTY),
-            Role::Rook => slider_attacks(to, occupied, Bitboard::EMPTY, orthogonal),
-            Role::Knight => Bitboard::EMPTY,
-            Role::Queen | Role::King => slider_attacks(to, occupied, diagonal, orthogonal),
-        };
+        // X-rays: a slider behind the piece that just captured now sees the square. Only the
+        // line from the square through the capturer opens (none for a knight, never on a line
+        // through the square it attacks), and on it only the first piece beyond the capturer
+        // can be a new attacker: two table reads ([`xray_through`]), no magic lookup.
+        attackers |= xray_through(to, sq, occupied, diagonal, orthogonal);
         side = !side;
         if !more {
             break;
@@ -159,23 +157,123 @@ pub fn see_unopposed(role: Role, capture: Option<Role>, promotion: Option<Role>)
 }
 
 /// Whether a normal move (not en passant, not castling) from `from` to `to` meets no
-/// recapture, given `their_attacks`: every square the opponent of the side to move attacks
-/// ([`super::Threats::their_attacks`]). True when the opponent attacks neither square; then
-/// [`see`] is [`see_unopposed`].
+/// recapture, given `threats`, the attack summary of the position ([`Threats::new`]). True
+/// when the opponent does not attack the destination, and no opponent's slider of the line
+/// through both squares (a bishop or queen for a diagonal, a rook or queen for a rank or file)
+/// attacks the origin; then [`see`] is [`see_unopposed`].
 ///
 /// Why: non-sliders attack the destination whatever the occupancy, so they are in
 /// `their_attacks` already. A slider that attacks the destination only once the origin is
-/// vacated has the origin as the one piece between them, so it attacks the origin. (En
-/// passant also vacates the captured pawn's square, so it is not covered.)
+/// vacated has the origin as the one piece between them, on a line of its kind through both
+/// squares, so it attacks the origin. A knight's move, or any move whose squares share no
+/// line, therefore meets no recapture when its destination is not attacked. (En passant also
+/// vacates the captured pawn's square, so it is not covered.)
 #[inline]
-pub fn unopposed(their_attacks: Bitboard, from: Square, to: Square) -> bool {
-    !their_attacks.contains(from) && !their_attacks.contains(to)
+pub fn unopposed(threats: &Threats, from: Square, to: Square) -> bool {
+    if threats.their_attacks.contains(to) {
+        return false;
+    }
+    let through = if BISHOP_RAYS[to as usize] & (1 << from as u32) != 0 {
+        threats.their_diagonal_attacks
+    } else if ROOK_RAYS[to as usize] & (1 << from as u32) != 0 {
+        threats.their_orthogonal_attacks
+    } else {
+        Bitboard::EMPTY
+    };
+    !through.contains(from)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use shakmaty::{CastlingMode, fen::Fen, uci::UciMove};
+
+    /// [`see`] as it was before its x-rays came from [`xray_through`] (every slider attacking
+    /// the square looked up again after each capture): the reference it must equal.
+    fn see_reference(pos: &Chess, m: &Move) -> i32 {
+        let board = pos.board();
+        let us = pos.turn();
+        let (from, to, first_gain, on_square) = match *m {
+            Move::Normal { role, from, capture, to, promotion } => {
+                let piece = promotion.unwrap_or(role);
+                (from, to, see_unopposed(role, capture, promotion), piece_value(piece))
+            }
+            Move::EnPassant { from, to } => (from, to, piece_value(Role::Pawn), piece_value(Role::Pawn)),
+            Move::Castle { .. } | Move::Put { .. } => return 0,
+        };
+        let mut occupied = board.occupied().without(from);
+        if let Move::EnPassant { from, to } = *m {
+            occupied.discard(Square::from_coords(to.file(), from.rank()));
+        }
+        let last_rank = Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth);
+        let promotes = last_rank.contains(to);
+        let diagonal = board.bishops() | board.queens();
+        let orthogonal = board.rooks() | board.queens();
+
+        // Everything attacking `to` with the current occupancy (what `Board::attacks_to` gives for
+        // both colours); pieces already used are removed from `occupied` and filtered out below.
+        let mut attackers = slider_attacks(to, occupied, diagonal, orthogonal)
+            | attacks::knight_attacks(to) & board.knights()
+            | attacks::king_attacks(to) & board.kings()
+            | attacks::pawn_attacks(Color::Black, to) & board.pawns() & board.white()
+            | attacks::pawn_attacks(Color::White, to) & board.pawns() & board.black();
+        if (attackers & occupied & board.by_color(!us)).is_empty() {
+            // No recapture (the first step of the loop below, without setting up the swap list).
+            return first_gain;
+        }
+
+        let mut swaps = SwapList::new(first_gain, on_square, promotes);
+        let mut side = !us;
+        loop {
+            let side_attackers = attackers & occupied & board.by_color(side);
+            if side_attackers.is_empty() {
+                break;
+            }
+            let (sq, role) = Role::ALL
+                .into_iter()
+                .find_map(|role| (side_attackers & board.by_role(role)).first().map(|sq| (sq, role)))
+                .expect("some attacker");
+            if role == Role::King && (attackers & occupied & board.by_color(!side)).any() {
+                // The king may not capture onto a square the other side still defends.
+                break;
+            }
+            let more = swaps.capture(role as usize - 1);
+            occupied.discard(sq);
+            // X-rays: sliders behind the piece that just captured now see the square. Only lines
+            // through its square open: a diagonal one for a pawn or bishop, an orthogonal one for
+            // a rook, none for a knight (never on a line through the square it attacks).
+            attackers |= match role {
+                Role::Pawn | Role::Bishop => slider_attacks(to, occupied, diagonal, Bitboard::EMPTY),
+                Role::Rook => slider_attacks(to, occupied, Bitboard::EMPTY, orthogonal),
+                Role::Knight => Bitboard::EMPTY,
+                Role::Queen | Role::King => slider_attacks(to, occupied, diagonal, orthogonal),
+            };
+            side = !side;
+            if !more {
+                break;
+            }
+        }
+        swaps.resolve()
+    }
+
+    #[test]
+    fn see_equals_the_reference_on_every_move_of_benchmark_positions() {
+        let (mut moves, mut exchanges) = (0, 0);
+        for line in include_str!("../../data/Chess_Games.txt").lines().take(400) {
+            let game = crate::chess::testing::parse_game(line.as_bytes()).expect("benchmark lines parse");
+            let mut pos = Chess::default();
+            for m in &game.moves {
+                for cand in pos.legal_moves() {
+                    let expected = see_reference(&pos, &cand);
+                    assert_eq!(see(&pos, &cand), expected, "{cand:?} in {}", Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                    moves += 1;
+                    exchanges += (expected != 0) as usize;
+                }
+                pos.play_unchecked(*m);
+            }
+        }
+        assert!(moves > 500_000 && exchanges > moves / 10, "{exchanges} non-zero of {moves} moves");
+    }
 
     fn see_uci(fen: &str, uci: &str) -> i32 {
         let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
@@ -211,11 +309,11 @@ mod tests {
             let game = crate::chess::testing::parse_game(line.as_bytes()).expect("benchmark lines parse");
             let mut pos = Chess::default();
             for m in &game.moves {
-                let their_attacks = crate::chess::Threats::new(&pos).their_attacks;
+                let threats = Threats::new(&pos);
                 for cand in pos.legal_moves() {
                     moves += 1;
                     if let Move::Normal { role, from, capture, to, promotion } = cand
-                        && unopposed(their_attacks, from, to)
+                        && unopposed(&threats, from, to)
                     {
                         assert_eq!(see_unopposed(role, capture, promotion), see(&pos, &cand), "{cand:?}");
                         shortcuts += 1;

@@ -27,6 +27,10 @@ pub struct Threats {
     pub their_pawn_attacks: Bitboard,
     /// The opponent's pieces that another of its pieces defends.
     pub their_defended: Bitboard,
+    /// Every square the opponent's bishops and queens attack.
+    pub their_diagonal_attacks: Bitboard,
+    /// Every square the opponent's rooks and queens attack.
+    pub their_orthogonal_attacks: Bitboard,
 }
 
 impl Threats {
@@ -59,6 +63,8 @@ impl Threats {
             attacked_by_lesser,
             their_pawn_attacks: their_by_role[0],
             their_defended: their_attacks & board.by_color(them),
+            their_diagonal_attacks: their_by_role[2] | their_by_role[4],
+            their_orthogonal_attacks: their_by_role[3] | their_by_role[4],
         }
     }
 

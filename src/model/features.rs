@@ -8,7 +8,7 @@
 //! Squares are seen from the mover: Black's squares are mirrored vertically, so `from.P` rank 2
 //! is each side's own second rank.
 
-use shakmaty::{Bitboard, Chess, Color, Position, Role, Square};
+use shakmaty::{Bitboard, Chess, Color, Position, Role, Square, attacks};
 
 use super::game::GameState;
 use crate::chess::GameResult;
@@ -341,6 +341,10 @@ pub struct MoveContext<'a> {
     checks: CheckInfo,
     /// Attack facts for the tactical features, when the model uses them.
     tactics: Option<Threats>,
+    /// For the tactical feature `threatens`, by the role index of the moved piece (the
+    /// promoted one's for a promotion): the enemy pieces that count if it attacks them, those
+    /// worth more than it or undefended, kings excepted (empty without `tactics`).
+    threat_targets: [Bitboard; 6],
     /// Squares are seen from the mover: `sq ^ flip` (Black mirrored vertically).
     flip: usize,
     /// `last_to` and `own_last_to` as square indices, 64 for none.
@@ -357,6 +361,7 @@ impl<'a> MoveContext<'a> {
         let pos = &st.pos;
         let last_to = st.last.map(|m| m.to());
         let own_last_to = st.own_last.map(|m| m.to());
+        let tactics = tactical.then(|| Threats::new(pos));
         MoveContext {
             pos,
             moves,
@@ -367,7 +372,8 @@ impl<'a> MoveContext<'a> {
             phase: phase(pos),
             skill: st.skill(),
             checks: CheckInfo::new(pos),
-            tactics: tactical.then(|| Threats::new(pos)),
+            tactics,
+            threat_targets: tactics.map_or([Bitboard::EMPTY; 6], |t| threat_targets(pos, &t)),
             flip: flip(pos.turn()),
             last_to_index: last_to.map_or(64, |s| s as usize),
             own_last_to_index: own_last_to.map_or(64, |s| s as usize),
@@ -515,7 +521,7 @@ impl<'a> MoveContext<'a> {
         if victim != 0 && !t.their_defended.contains(to) {
             sink.put_one(CAPTURE_FREE + victim - 1);
         }
-        let see = if p.kind() == Packed::NORMAL && unopposed(t.their_attacks, from, to) {
+        let see = if p.kind() == Packed::NORMAL && unopposed(t, from, to) {
             let role_of = |index_plus_one: usize| index_plus_one.checked_sub(1).map(|i| Role::ALL[i]);
             see_unopposed(Role::ALL[r], role_of(victim), role_of(promotion))
         } else {
@@ -549,21 +555,15 @@ impl<'a> MoveContext<'a> {
         // that are worth more than it or are undefended; the most valuable one counts.
         let board = self.pos.board();
         let occupied = (board.occupied() ^ from) | to;
-        let piece = shakmaty::Piece { color: us, role: Role::ALL[promotion.checked_sub(1).unwrap_or(r)] };
-        // Enemy pieces that would count if attacked: worth more than the piece, or undefended.
-        let worth_more = match piece.role {
-            Role::Pawn => board.knights() | board.bishops() | board.rooks() | board.queens(),
-            Role::Knight => board.bishops() | board.rooks() | board.queens(),
-            Role::Bishop => board.rooks() | board.queens(),
-            Role::Rook => board.queens(),
-            Role::Queen | Role::King => Bitboard::EMPTY,
-        };
-        let candidates = (worth_more | !t.their_defended) & board.by_color(!us) & !board.kings();
-        let threatened = match piece.role {
+        let role = promotion.checked_sub(1).unwrap_or(r);
+        let candidates = self.threat_targets[role];
+        let threatened = match Role::ALL[role] {
+            Role::Pawn => attacks::pawn_attacks(us, to) & candidates,
+            Role::Knight => attacks::knight_attacks(to) & candidates,
             Role::Bishop => slider_attacks(to, occupied, candidates, Bitboard::EMPTY),
             Role::Rook => slider_attacks(to, occupied, Bitboard::EMPTY, candidates),
             Role::Queen => slider_attacks(to, occupied, candidates, candidates),
-            _ => shakmaty::attacks::attacks(to, piece, occupied) & candidates,
+            Role::King => attacks::king_attacks(to) & candidates,
         };
         if let Some(victim) =
             [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].into_iter().find(|&v| (threatened & board.by_role(v)).any())
@@ -571,6 +571,24 @@ impl<'a> MoveContext<'a> {
             sink.put_one(THREATENS + role_index(victim));
         }
     }
+}
+
+/// The enemy pieces that count for the tactical feature `threatens` when a piece of each role
+/// (by role index) attacks them, given `t` ([`Threats::new`] of `pos`): those worth more than
+/// it (Sunfish's order: pawn < knight < bishop < rook < queen) or undefended, kings excepted.
+fn threat_targets(pos: &Chess, t: &Threats) -> [Bitboard; 6] {
+    let board = pos.board();
+    let eligible = board.by_color(!pos.turn()) & !board.kings();
+    Role::ALL.map(|role| {
+        let worth_more = match role {
+            Role::Pawn => board.knights() | board.bishops() | board.rooks() | board.queens(),
+            Role::Knight => board.bishops() | board.rooks() | board.queens(),
+            Role::Bishop => board.rooks() | board.queens(),
+            Role::Rook => board.queens(),
+            Role::Queen | Role::King => Bitboard::EMPTY,
+        };
+        (worth_more | !t.their_defended) & eligible
+    })
 }
 
 /// Facts about the position before a ply that the end and result models use.

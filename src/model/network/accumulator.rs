@@ -28,7 +28,8 @@ impl Accumulator {
     }
 
     /// Brings the sums to the pieces of `board`: incrementally when few squares changed, else
-    /// recomputed.
+    /// recomputed. Inlined, so that the caller's vector extensions (AVX2) add the rows.
+    #[inline(always)]
     pub fn update(&mut self, net: &Network, board: &shakmaty::Board) {
         let now: [[Bitboard; 6]; 2] = [Color::White, Color::Black].map(|c| Role::ALL.map(|r| board.by_piece(r.of(c))));
         let changed: u32 =

@@ -56,7 +56,9 @@ pub(crate) fn piece_input(perspective: Color, piece: Color, role: Role, sq: usiz
 }
 
 /// The inputs of `st` other than its pieces (castling, en passant, last moves, skill), seen by
-/// the side to move, in increasing order.
+/// the side to move, in increasing order. Inlined, so that the caller's vector extensions
+/// (AVX2) add the rows `out` adds.
+#[inline(always)]
 pub fn state_inputs(st: &GameState, mut out: impl FnMut(usize)) {
     let pos = &st.pos;
     let us = pos.turn();
@@ -94,6 +96,7 @@ pub fn state_inputs(st: &GameState, mut out: impl FnMut(usize)) {
 /// opponent's bucket, [`BOARD_INPUTS`] + 2 [`RATING_BUCKETS`] + the speed class. A side without a
 /// rating has no input; a game with neither has none at all (not even its speed), so that a
 /// network with rating inputs computes, without ratings, what it computes without those rows.
+#[inline(always)]
 pub fn rating_inputs(ratings: &Ratings, turn: Color, mut out: impl FnMut(usize)) {
     if !ratings.any() {
         return;

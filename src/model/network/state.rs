@@ -21,8 +21,10 @@ type HandFeatures = arrayvec::ArrayVec<(u16, i16), MAX_HAND>;
 
 /// Collects a move's hand features; without its origin and destination features (`from.*`,
 /// `to.*`) when `folded`, whose rows [`NetworkState`] has folded into the square embeddings.
+/// Features of value [`ONE`] go to `hand`, the others (the loss's) to `rest`.
 struct Collect<'a> {
     hand: &'a mut HandFeatures,
+    rest: &'a mut HandFeatures,
     folded: bool,
 }
 
@@ -36,10 +38,17 @@ impl Sink for Collect<'_> {
         if self.folded && SQUARE_FEATURES.contains(&index) {
             return;
         }
-        // MAX_HAND is the most a move can have; were it ever exceeded, the encoder and the
-        // decoder would drop the same feature, so coding stays exact (and nothing panics).
-        debug_assert!(!self.hand.is_full(), "more than MAX_HAND hand features");
-        let _ = self.hand.try_push((index as u16, value as i16));
+        // MAX_HAND is the most a move can have (10 features and 10 tactical ones, two of them
+        // the loss's); were it ever exceeded, the encoder and the decoder would drop the same
+        // feature, so coding stays exact (and nothing panics).
+        debug_assert!(self.hand.len() + self.rest.len() < MAX_HAND, "more than MAX_HAND hand features");
+        let list = if value == ONE { &mut *self.hand } else { &mut *self.rest };
+        let _ = list.try_push((index as u16, value as i16));
+    }
+
+    #[inline(always)]
+    fn put_one(&mut self, index: usize) {
+        self.put(index, ONE);
     }
 }
 
@@ -60,15 +69,20 @@ pub struct NetworkState {
     dots: Vec<i32>,
     /// The linear model's weights over the hand features ([`move_layout::LEN`]).
     linear: Vec<i32>,
-    /// The origin's rows folded together: `(Ef[r] + F[FROM_P + r]) << 8`, `384 x d`, so that
-    /// a move's origin costs one row instead of two; `from_linear[r]` is the linear model's
-    /// part, `linear[FROM_P + r] * ONE`.
-    from_rows: Vec<i32>,
+    /// The origin's rows folded together: `Ef[r] + F[FROM_P + r]`, `384 x d`, so that a
+    /// move's origin costs one row instead of two; `from_linear[r]` is the linear model's
+    /// part, `linear[FROM_P + r] * ONE`. Kept as `i16` (half the cache of `i32`) when every
+    /// sum fits ([`NetworkState::folds`]), else empty.
+    from_rows: Vec<i16>,
     from_linear: Vec<i64>,
-    /// The destination's rows folded the same way, `(Et[r] + F[TO_P + r]) << 8`: valid for
+    /// The destination's rows folded the same way, `Et[r] + F[TO_P + r]`: valid for
     /// moves without promotion, whose `to(m)` row and `to.*` feature are the same.
-    to_rows: Vec<i32>,
+    to_rows: Vec<i16>,
     to_linear: Vec<i64>,
+    /// Whether every folded sum fits `i16`, so that [`NetworkState::from_rows`] and
+    /// [`NetworkState::to_rows`] hold them (true of every released network); else every move
+    /// takes the unfolded path (the same integers).
+    folds: bool,
     simd: Simd,
     /// The ratings of the game being coded ([`NetworkState::set_ratings`]; none until set).
     ratings: Ratings,
@@ -89,16 +103,19 @@ impl NetworkState {
     pub(crate) fn with_simd(net: &Network, linear: &[i32], simd: Simd) -> Self {
         assert_eq!(linear.len(), move_layout::LEN, "one linear weight per hand feature");
         let d = net.d;
-        let fold = |e: &[i16], first: usize| -> Vec<i32> {
-            (0..SQUARE_INPUTS * d).map(|i| (e[i] as i32 + net.f[first * d + i] as i32) << 8).collect()
+        let fold = |e: &[i16], first: usize| -> Option<Vec<i16>> {
+            (0..SQUARE_INPUTS * d).map(|i| i16::try_from(e[i] as i32 + net.f[first * d + i] as i32).ok()).collect()
         };
+        let (from_rows, to_rows) = (fold(&net.ef, move_layout::FROM_P), fold(&net.et, move_layout::TO_P));
+        let folds = from_rows.is_some() && to_rows.is_some();
         let fold_linear = |first: usize| -> Vec<i64> { (0..SQUARE_INPUTS).map(|r| linear[first + r] as i64 * ONE as i64).collect() };
         NetworkState {
             linear: linear.to_vec(),
-            from_rows: fold(&net.ef, move_layout::FROM_P),
+            from_rows: from_rows.filter(|_| folds).unwrap_or_default(),
             from_linear: fold_linear(move_layout::FROM_P),
-            to_rows: fold(&net.et, move_layout::TO_P),
+            to_rows: to_rows.filter(|_| folds).unwrap_or_default(),
             to_linear: fold_linear(move_layout::TO_P),
+            folds,
             acc: Accumulator::new(net),
             sums: vec![0; net.h1],
             a: vec![0; net.h1],
@@ -122,7 +139,6 @@ impl NetworkState {
     /// Runs the board tower on `st` (call once per ply, before [`NetworkState::logits`]).
     pub fn prepare(&mut self, net: &Network, st: &GameState) {
         debug_assert_eq!(net.hash(), self.net_hash, "the network the state was made for");
-        self.acc.update(net, st.pos.board());
         match self.simd {
             // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
             #[cfg(target_arch = "x86_64")]
@@ -161,10 +177,13 @@ impl NetworkState {
     }
 
     /// The first layer's sums before the clipped ReLU, into `sums[..h1]`: the accumulator's
-    /// piece rows, `b1`, the rows of the state's other inputs and, where the network reads them,
-    /// of the game's ratings. Shared by both paths.
+    /// piece rows (brought to `st`'s board first), `b1`, the rows of the state's other inputs
+    /// and, where the network reads them, of the game's ratings. Shared by both paths, and
+    /// inlined into each with everything it calls, so that the AVX2 path adds its rows with
+    /// AVX2.
     #[inline(always)]
     fn first_layer(&mut self, net: &Network, st: &GameState) {
+        self.acc.update(net, st.pos.board());
         let h1 = net.h1;
         let acc = &mut self.sums[..h1];
         acc.copy_from_slice(self.acc.sums(st.pos.turn()));
@@ -229,54 +248,62 @@ impl NetworkState {
     #[inline(always)]
     fn move_tower_d<const D: usize>(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
         let row = |w: &'_ [i16], r: usize| -> [i16; D] { w[r * D..][..D].try_into().expect("D columns") };
-        let row32 = |w: &'_ [i32], r: usize| -> [i32; D] { w[r * D..][..D].try_into().expect("D columns") };
         let linear = &self.linear[..];
         let pc: &[i32; D] = self.pc[..D].try_into().expect("D");
         let q: &[i16; D] = self.q[..D].try_into().expect("D");
         let v: &[i16; D] = net.v[..D].try_into().expect("D");
         let mut best = i32::MIN;
-        let mut hand = HandFeatures::new();
+        let (mut hand, mut rest) = (HandFeatures::new(), HandFeatures::new());
         for (i, &p) in moves.iter().enumerate() {
             let (from, to) = move_rows(p, turn);
             // Without promotion, `to.*`'s row is `to(m)`: both square pairs come folded.
-            let folded = p.promotion() == 0;
+            let folded = self.folds && p.promotion() == 0;
             hand.clear();
-            ctx.features(i, &mut Collect { hand: &mut hand, folded });
+            rest.clear();
+            ctx.features(i, &mut Collect { hand: &mut hand, rest: &mut rest, folded });
+            // The hidden layer's sums, `pc + (S >> 8)` with `S` the rows times the features'
+            // values (in 1/ONE): `S = R + ONE * W`, `R` the rows of the features in `rest` times
+            // their values (the loss's), `W` the rows of the squares and of the features of value
+            // ONE, so `pc + (S >> 8) = pc + (R >> 8) + W` (the shift floors): `R` first, then
+            // `W` added without shifts. No partial sum overflows i32 (`check_bounds` bounds every
+            // part).
             let mut sum = [0i32; D];
-            let mut lin: i64;
-            if folded {
-                let (fr, tr) = (row32(&self.from_rows, from), row32(&self.to_rows, to));
-                for k in 0..D {
-                    sum[k] = fr[k] + tr[k];
-                }
-                lin = self.from_linear[from] + self.to_linear[to];
-            } else {
-                let (ef, et) = (row(&net.ef, from), row(&net.et, to));
-                for k in 0..D {
-                    sum[k] = (ef[k] as i32 + et[k] as i32) << 8;
-                }
-                lin = 0;
-            }
-            for &(index, value) in &hand {
+            let mut lin = 0i64;
+            for &(index, value) in &rest {
                 let (index, value) = (index as usize, value as i32);
                 lin += linear[index] as i64 * value as i64;
                 let f: &[i16; D] = net.f[index * D..][..D].try_into().expect("D columns");
-                if value == ONE {
-                    // Most features: a shift instead of a multiplication.
-                    for k in 0..D {
-                        sum[k] += (f[k] as i32) << 8;
-                    }
-                } else {
-                    for k in 0..D {
-                        sum[k] += f[k] as i32 * value;
-                    }
+                for k in 0..D {
+                    sum[k] += f[k] as i32 * value;
                 }
             }
+            if folded {
+                let (fr, tr) = (row(&self.from_rows, from), row(&self.to_rows, to));
+                for k in 0..D {
+                    sum[k] = pc[k] + (sum[k] >> 8) + fr[k] as i32 + tr[k] as i32;
+                }
+                lin += self.from_linear[from] + self.to_linear[to];
+            } else {
+                let (ef, et) = (row(&net.ef, from), row(&net.et, to));
+                for k in 0..D {
+                    sum[k] = pc[k] + (sum[k] >> 8) + ef[k] as i32 + et[k] as i32;
+                }
+            }
+            let mut ones = 0i64;
+            for &(index, _) in &hand {
+                let index = index as usize;
+                ones += linear[index] as i64;
+                let f: &[i16; D] = net.f[index * D..][..D].try_into().expect("D columns");
+                for k in 0..D {
+                    sum[k] += f[k] as i32;
+                }
+            }
+            lin += ones * ONE as i64;
             // The linear model's logit, as `features::Dot::logit` computes it.
             let linear_logit = (lin >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2);
             let mut hidden = [0i16; D];
             for k in 0..D {
-                hidden[k] = (pc[k] + (sum[k] >> 8)).clamp(0, 4096) as i16;
+                hidden[k] = sum[k].clamp(0, 4096) as i16;
             }
             // `v . h` fits i32 (`check_bounds`), the query's two products too unless
             // `wide_query`, when they are summed in i64; the three are added in i64. For a network
@@ -311,8 +338,9 @@ mod tests {
     /// hand feature (origin and destination included) through `F`, sums in i64.
     fn defined_logit(net: &Network, linear: &[i32], state: &NetworkState, turn: Color, p: Packed, ctx: &MoveContext, i: usize) -> i32 {
         let d = net.d;
-        let mut hand = HandFeatures::new();
-        ctx.features(i, &mut Collect { hand: &mut hand, folded: false });
+        let (mut hand, mut rest) = (HandFeatures::new(), HandFeatures::new());
+        ctx.features(i, &mut Collect { hand: &mut hand, rest: &mut rest, folded: false });
+        hand.extend(rest);
         let (from, to) = move_rows(p, turn);
         let mut lin = 0i64;
         let mut sum: Vec<i64> = (0..d).map(|k| (net.ef[from * d + k] as i64 + net.et[to * d + k] as i64) * ONE as i64).collect();
@@ -434,6 +462,21 @@ mod tests {
         assert!(net.wide_query);
         let (_, positions, _) = check_paths(&net, 40);
         assert!(positions > 2000);
+    }
+
+    #[test]
+    fn a_network_whose_folded_rows_do_not_fit_i16_computes_its_logits_as_defined() {
+        // One origin row whose sum with its `from.*` feature row passes `i16`: no move folds.
+        let mut net = Network::random(64, 32, 32, 13);
+        net.ef[0] = 30_000;
+        net.f[move_layout::FROM_P * net.d] = 30_000;
+        let net = Network::parse("net", &net.to_bytes()).expect("accepted");
+        let (state, positions, _) = check_paths(&net, 40);
+        assert!(!state.folds && state.from_rows.is_empty() && positions > 2000);
+        // The released networks fold.
+        let released = Model::builtin(Level::new(2).unwrap());
+        let net = released.network.as_deref().expect("level 2 has a network");
+        assert!(NetworkState::new(net, &released.move_weights).folds);
     }
 
     #[test]
