@@ -1,8 +1,8 @@
 //! Compact copy-make board used inside the search.
 //!
-//! Built once per [`super::Searcher::score_moves`] call from the shakmaty root position, then
-//! copied and updated per searched move (no allocation). Moves are generated pseudo-legally with
-//! shakmaty's attack tables (magic bitboards); legality is checked after making a move by testing
+//! Built once per [`super::Searcher::score_moves`] (or `score_packed`) call from the shakmaty
+//! root position, then copied and updated per searched move (no allocation). Moves are
+//! generated pseudo-legally with shakmaty's attack tables (magic bitboards); legality is checked after making a move by testing
 //! whether the mover's king is attacked, which yields exactly shakmaty's legal move set
 //! (castling through or out of check is rejected at generation, like shakmaty does).
 

@@ -48,6 +48,19 @@
 //! with the same algorithm as [`crate::chess::see()`], is only evaluated (and the move only checked for
 //! legality) while that bound exceeds both `alpha` and the best exchange found.
 //!
+//! With `depth == 0` and `qdepth == 1` (a root move's score is its value minus the opponent's
+//! best legal static exchange after it) the root loop is specialised
+//! (`Searcher::root_exchange`): the root position with the opponent to move (a null move,
+//! the "passed" position) is shared by all root moves. A root move changes the contents of
+//! at most four squares; an opponent's slider whose attack set (from the passed position)
+//! holds none of them attacks the same squares after the move, and an opponent's capture onto
+//! a square whose exchange reads none of them (`Board::exchange_reach`: the lines through the
+//! square up to the first piece that can never take part, and the knight squares) has the same
+//! static exchange as in the passed position, evaluated once per call. Everything else is
+//! computed after the move as in the general search, which gives the same integers (tested
+//! against it and against the reference implementation). There, the root moves are visited
+//! most valuable first, then in the caller's order (sorting them costs more than it saves).
+//!
 //! Every node's result is on the correct side of its window (`<= alpha`, `>= beta`, or exact in
 //! between) whatever the move order, so a root score is exact whenever it is above the floor
 //! known when it is searched, and at most that floor otherwise; after clamping, each score is
