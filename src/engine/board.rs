@@ -1,14 +1,15 @@
 //! Compact copy-make board used inside the search.
 //!
-//! Built once per [`super::Searcher::score_moves`] call from the shakmaty root position, then
-//! copied and updated per searched move (no allocation). Moves are generated pseudo-legally with
-//! shakmaty's attack tables (magic bitboards); legality is checked after making a move by testing
+//! Built once per [`super::Searcher::score_moves`] (or `score_packed`) call from the shakmaty
+//! root position, then copied and updated per searched move (no allocation). Moves are
+//! generated pseudo-legally with shakmaty's attack tables (magic bitboards); legality is checked after making a move by testing
 //! whether the mover's king is attacked, which yields exactly shakmaty's legal move set
 //! (castling through or out of check is rejected at generation, like shakmaty does).
 
 use shakmaty::{Bitboard, CastlingSide, Chess, Color, Move, Position, Role, Square, attacks};
 
 use crate::chess::SwapList;
+use crate::chess::movegen::Packed;
 use crate::chess::pst::{PIECE_VALUE, PST};
 use crate::chess::rays::{BISHOP_RAYS, KING_ATTACKS, KNIGHT_ATTACKS, ROOK_RAYS};
 
@@ -63,6 +64,22 @@ impl Mv {
     fn new(from: u32, to: u32, role: usize, victim: u32, promo: usize, kind: u32) -> Mv {
         Mv(from | to << 6 | (role as u32) << 12 | victim << 15 | (promo as u32) << 18 | kind << 21)
     }
+    /// The search's packing of a legal move given in the model's packing ([`Packed`]): the same
+    /// from, to and role bits; the captured and promotion roles shifted down by one (no
+    /// capture [`NO_VICTIM`], no promotion 0; en passant captures a pawn); for castling, `to`
+    /// is the rook's square. [`Board::convert`] of the same move gives the same result.
+    #[inline]
+    pub(crate) fn from_packed(p: Packed) -> Mv {
+        let (from, to, role) = (p.from() as u32, p.to() as u32, p.role());
+        match p.kind() {
+            Packed::NORMAL => {
+                let victim = if p.capture() == 0 { NO_VICTIM } else { p.capture() as u32 - 1 };
+                Mv::new(from, to, role, victim, p.promotion().saturating_sub(1), KIND_NORMAL)
+            }
+            Packed::EN_PASSANT => Mv::new(from, to, PAWN, PAWN as u32, 0, KIND_EP),
+            _ => Mv::new(from, p.0 >> 23 & 63, KING, NO_VICTIM, 0, KIND_CASTLE),
+        }
+    }
     #[inline]
     pub fn from(self) -> u32 {
         self.0 & 63
@@ -86,6 +103,26 @@ impl Mv {
     #[inline]
     fn kind(self) -> u32 {
         self.0 >> 21
+    }
+    /// Whether the move is neither en passant nor castling.
+    #[inline]
+    pub(crate) fn is_normal(self) -> bool {
+        self.kind() == KIND_NORMAL
+    }
+    /// The squares whose contents the move changes (origin and destination; the captured
+    /// pawn's square for en passant; the king's and rook's squares for castling).
+    #[inline]
+    pub(crate) fn touched(self) -> u64 {
+        let (from, to) = (self.from(), self.to());
+        let both = 1u64 << from | 1u64 << to;
+        match self.kind() {
+            KIND_NORMAL => both,
+            KIND_EP => both | 1u64 << ((to & 7) | (from & !7)),
+            _ => {
+                let (kt, rt) = castle_targets(from, to);
+                both | 1u64 << kt | 1u64 << rt
+            }
+        }
     }
 }
 
@@ -177,7 +214,7 @@ fn castle_targets(king: u32, rook: u32) -> (u32, u32) {
 /// Board state: piece bitboards by role and colour, castling rights (as the set of rook squares
 /// that may still castle), en-passant target square and side to move. 80 bytes, so copy-make
 /// is a few vector moves.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub(crate) struct Board {
     roles: [u64; 6],
     colors: [u64; 2],
@@ -204,6 +241,13 @@ impl Board {
             b.roles[r] = board.by_role(role).0;
         }
         b
+    }
+
+    /// The same pieces with the other side to move and no en-passant square (a null move;
+    /// castling rights unchanged).
+    #[inline]
+    pub(crate) fn passed(&self) -> Board {
+        Board { ep: 0, turn: self.turn ^ 1, ..*self }
     }
 
     #[inline]
@@ -314,6 +358,10 @@ impl Board {
         if orth & orth_rays != 0 {
             attackers |= attacks::rook_attacks(s, bb(occ)).0 & orth;
         }
+        if attackers & occ & self.colors[us ^ 1] == 0 {
+            // No recapture: the loop below would stop at once.
+            return first_gain;
+        }
         let mut swaps = SwapList::new(first_gain, on_square, promotes);
         let mut side = us ^ 1;
         loop {
@@ -346,6 +394,23 @@ impl Board {
             }
         }
         swaps.resolve()
+    }
+
+    /// A superset of the squares whose contents [`Board::see`] reads for a capture (or
+    /// promotion) onto `to`: `to`, the knight squares and neighbours of `to`, and along each line
+    /// from `to` every square up to and including the first piece that can never capture
+    /// along it (one that is not a slider of the line's kind, beyond the neighbours). Such a
+    /// piece never leaves the board during the exchange, so nothing behind it is ever seen.
+    /// Another position with the same contents on these squares has the same set and the
+    /// same exchanges onto `to` (the origin and moved piece are on these squares too).
+    pub(crate) fn exchange_reach(&self, to: u32) -> u64 {
+        let t = to as usize;
+        let near = KING_ATTACKS[t];
+        let occ = self.occupied() & !near;
+        let diag = self.roles[BISHOP] | self.roles[QUEEN];
+        let orth = self.roles[ROOK] | self.roles[QUEEN];
+        let s = sq(to);
+        1u64 << to | KNIGHT_ATTACKS[t] | near | attacks::bishop_attacks(s, bb(occ & !diag)).0 | attacks::rook_attacks(s, bb(occ & !orth)).0
     }
 
     /// Upper bound of [`Board::see`] for `m`, in centipawns: the material it captures plus its
@@ -449,9 +514,10 @@ impl Board {
     }
 
     /// Pushes captures of `targets` (enemy pieces, king excluded) by our `role` (not a pawn)
-    /// on `from` whose value exceeds `floor`.
+    /// on `from` whose value exceeds `floor`. The value is the move's
+    /// [`crate::chess::move_value`], or its [`Board::see_bound`] if `BOUND`.
     #[inline(always)]
-    fn push_captures(&self, out: &mut MoveList, role: usize, from: u32, targets: u64, floor: i32) {
+    fn push_captures<const BOUND: bool>(&self, out: &mut MoveList, role: usize, from: u32, targets: u64, floor: i32) {
         let us = self.us();
         let val_role = &VAL[us][role];
         let val_them = &VAL[us ^ 1];
@@ -461,15 +527,16 @@ impl Board {
             let to = t.trailing_zeros() as usize;
             t &= t - 1;
             let victim = self.victim_at(to);
-            let value = val_role[to] - from_val + val_them[victim][to];
+            let value = if BOUND { PIECE_VALUE[victim] } else { val_role[to] - from_val + val_them[victim][to] };
             out.push_if(value > floor, Scored { value, mv: Mv::new(from, to as u32, role, victim as u32, 0, KIND_NORMAL) });
         }
     }
 
     /// Pushes pawn captures of `targets` (enemy pieces, king excluded) from `delta` squares
-    /// back, with all four promotions on the last rank, whose value exceeds `floor`.
+    /// back, with all four promotions on the last rank, whose value (as in
+    /// [`Board::push_captures`]) exceeds `floor`.
     #[inline(always)]
-    fn push_pawn_captures(&self, out: &mut MoveList, targets: u64, delta: i32, floor: i32) {
+    fn push_pawn_captures<const BOUND: bool>(&self, out: &mut MoveList, targets: u64, delta: i32, floor: i32) {
         let us = self.us();
         let val_pawn = &VAL[us][PAWN];
         let val_them = &VAL[us ^ 1];
@@ -480,7 +547,7 @@ impl Board {
             t &= t - 1;
             let from = (to as i32 - delta) as usize;
             let victim = self.victim_at(to);
-            let value = val_them[victim][to] + val_pawn[to] - val_pawn[from];
+            let value = if BOUND { PIECE_VALUE[victim] } else { val_them[victim][to] + val_pawn[to] - val_pawn[from] };
             out.push_if(value > floor, Scored { value, mv: Mv::new(from as u32, to as u32, PAWN, victim as u32, 0, KIND_NORMAL) });
         }
         let mut t = targets & promo_rank;
@@ -489,18 +556,19 @@ impl Board {
             t &= t - 1;
             let from = (to as i32 - delta) as usize;
             let victim = self.victim_at(to);
-            let base = val_them[victim][to] - val_pawn[from];
+            let base = if BOUND { PIECE_VALUE[victim] - PIECE_VALUE[PAWN] } else { val_them[victim][to] - val_pawn[from] };
             for promo in [QUEEN, ROOK, BISHOP, KNIGHT] {
-                let value = base + VAL[us][promo][to];
+                let value = base + if BOUND { PIECE_VALUE[promo] } else { VAL[us][promo][to] };
                 out.push_if(value > floor, Scored { value, mv: Mv::new(from as u32, to as u32, PAWN, victim as u32, promo, KIND_NORMAL) });
             }
         }
     }
 
     /// Pushes pawn pushes onto the empty squares `targets` from `delta` squares back, with all
-    /// four promotions on the last rank, whose value exceeds `floor`.
+    /// four promotions on the last rank, whose value (as in [`Board::push_captures`]) exceeds
+    /// `floor`.
     #[inline(always)]
-    fn push_pawn_pushes(&self, out: &mut MoveList, targets: u64, delta: i32, floor: i32) {
+    fn push_pawn_pushes<const BOUND: bool>(&self, out: &mut MoveList, targets: u64, delta: i32, floor: i32) {
         let us = self.us();
         let val_us = &VAL[us];
         let promo_rank = if us == WHITE { RANK_8 } else { RANK_1 };
@@ -509,24 +577,24 @@ impl Board {
             let to = t.trailing_zeros();
             t &= t - 1;
             let from = (to as i32 - delta) as u32;
-            let base = -val_us[PAWN][from as usize];
+            let base = if BOUND { -PIECE_VALUE[PAWN] } else { -val_us[PAWN][from as usize] };
             if (1u64 << to) & promo_rank != 0 {
                 for promo in [QUEEN, ROOK, BISHOP, KNIGHT] {
-                    let value = base + val_us[promo][to as usize];
+                    let value = base + if BOUND { PIECE_VALUE[promo] } else { val_us[promo][to as usize] };
                     out.push_if(value > floor, Scored { value, mv: Mv::new(from, to, PAWN, NO_VICTIM, promo, KIND_NORMAL) });
                 }
             } else {
-                let value = base + val_us[PAWN][to as usize];
+                let value = if BOUND { 0 } else { base + val_us[PAWN][to as usize] };
                 out.push_if(value > floor, Scored { value, mv: Mv::new(from, to, PAWN, NO_VICTIM, 0, KIND_NORMAL) });
             }
         }
     }
 
     /// Pushes pawn captures (en passant included) and, if `quiet`, pushes (single and double,
-    /// promotions always), whose value exceeds `floor`. Returns `true` if a pawn attacks the
-    /// enemy king.
+    /// promotions always), whose value (as in [`Board::push_captures`]) exceeds `floor`.
+    /// Returns `true` if a pawn attacks the enemy king.
     #[inline(always)]
-    fn gen_pawns(&self, out: &mut MoveList, quiet: bool, floor: i32) -> bool {
+    fn gen_pawns<const BOUND: bool>(&self, out: &mut MoveList, quiet: bool, floor: i32) -> bool {
         let us = self.us();
         let our = self.colors[us];
         let their = self.colors[us ^ 1];
@@ -541,14 +609,14 @@ impl Board {
             return true;
         }
         let (dl, dr, df): (i32, i32, i32) = if us == WHITE { (7, 9, 8) } else { (-7, -9, -8) };
-        self.push_pawn_captures(out, left & their, dl, floor);
-        self.push_pawn_captures(out, right & their, dr, floor);
+        self.push_pawn_captures::<BOUND>(out, left & their, dl, floor);
+        self.push_pawn_captures::<BOUND>(out, right & their, dr, floor);
         if quiet {
-            self.push_pawn_pushes(out, fwd, df, floor);
+            self.push_pawn_pushes::<BOUND>(out, fwd, df, floor);
             let double = if us == WHITE { ((fwd & third) << 8) & !occ } else { ((fwd & third) >> 8) & !occ };
-            self.push_pawn_pushes(out, double, 2 * df, floor);
+            self.push_pawn_pushes::<BOUND>(out, double, 2 * df, floor);
         } else {
-            self.push_pawn_pushes(out, fwd & promo_rank, df, floor);
+            self.push_pawn_pushes::<BOUND>(out, fwd & promo_rank, df, floor);
         }
         if self.ep != 0 {
             let ep = self.ep as u32;
@@ -558,7 +626,7 @@ impl Board {
                 let from = f.trailing_zeros();
                 f &= f - 1;
                 let m = Mv::new(from, ep, PAWN, PAWN as u32, 0, KIND_EP);
-                let value = self.value(m);
+                let value = if BOUND { PIECE_VALUE[PAWN] } else { self.value(m) };
                 if value > floor {
                     out.push(Scored { value, mv: m });
                 }
@@ -568,18 +636,32 @@ impl Board {
     }
 
     /// Pushes the side to move's pseudo-legal captures (en passant and capture-promotions
-    /// included) and non-capture promotions whose value exceeds `floor`.
+    /// included) and non-capture promotions whose value exceeds `floor`: the move's
+    /// [`crate::chess::move_value`], or, if `BOUND`, the upper bound of its static exchange
+    /// ([`Board::see_bound`]).
     ///
     /// Returns `true`, possibly before generating everything, if the opponent's king can be
     /// captured, i.e. the move that led here was illegal.
     #[inline(always)]
-    pub(crate) fn gen_captures(&self, out: &mut MoveList, floor: i32) -> bool {
+    pub(crate) fn gen_captures<const BOUND: bool>(&self, out: &mut MoveList, floor: i32) -> bool {
+        self.gen_captures_known::<BOUND, false>(out, floor, &KnownAttacks::NONE)
+    }
+
+    /// [`Board::gen_captures`], reading a slider's attacks from `known` (if `KNOWN`) where
+    /// they are still valid ([`KnownAttacks`]) instead of the attack tables.
+    #[inline(always)]
+    pub(crate) fn gen_captures_known<const BOUND: bool, const KNOWN: bool>(
+        &self,
+        out: &mut MoveList,
+        floor: i32,
+        known: &KnownAttacks,
+    ) -> bool {
         let us = self.us();
         let our = self.colors[us];
         let their = self.colors[us ^ 1];
         let occ = our | their;
         let their_king = self.roles[KING] & their;
-        if self.gen_pawns(out, false, floor) {
+        if self.gen_pawns::<BOUND>(out, false, floor) {
             return true;
         }
         // Sliders whose empty-board rays miss every enemy piece are skipped without an
@@ -595,24 +677,24 @@ impl Board {
                         if t & their_king != 0 {
                             return true;
                         }
-                        self.push_captures(out, $role, $from, t, floor);
+                        self.push_captures::<BOUND>(out, $role, $from, t, floor);
                     }
                 }
             };
         }
         captures_by!(KNIGHT, |from| KNIGHT_ATTACKS[from as usize] & their);
         captures_by!(BISHOP, |from| if BISHOP_RAYS[from as usize] & their != 0 {
-            attacks::bishop_attacks(sq(from), bb(occ)).0 & their
+            known.get::<KNOWN>(from, || attacks::bishop_attacks(sq(from), bb(occ)).0) & their
         } else {
             0
         });
         captures_by!(ROOK, |from| if ROOK_RAYS[from as usize] & their != 0 {
-            attacks::rook_attacks(sq(from), bb(occ)).0 & their
+            known.get::<KNOWN>(from, || attacks::rook_attacks(sq(from), bb(occ)).0) & their
         } else {
             0
         });
         captures_by!(QUEEN, |from| if (ROOK_RAYS[from as usize] | BISHOP_RAYS[from as usize]) & their != 0 {
-            attacks::queen_attacks(sq(from), bb(occ)).0 & their
+            known.get::<KNOWN>(from, || attacks::queen_attacks(sq(from), bb(occ)).0) & their
         } else {
             0
         });
@@ -633,7 +715,7 @@ impl Board {
         let their = self.colors[them];
         let occ = our | their;
         let their_king = self.roles[KING] & their;
-        if self.gen_pawns(out, true, i32::MIN) {
+        if self.gen_pawns::<false>(out, true, i32::MIN) {
             return true;
         }
         for role in [KNIGHT, BISHOP, ROOK, QUEEN, KING] {
@@ -646,7 +728,7 @@ impl Board {
                 if t & their_king != 0 {
                     return true;
                 }
-                self.push_captures(out, role, from, t & their, i32::MIN);
+                self.push_captures::<false>(out, role, from, t & their, i32::MIN);
                 let from_val = val_role[from as usize];
                 let mut q = t & !occ;
                 while q != 0 {
@@ -686,6 +768,59 @@ impl Board {
             }
         }
         false
+    }
+}
+
+/// The attack sets of one side's sliders (bishops, rooks, queens) in a position, for
+/// [`Board::gen_captures_known`] in positions that differ from it only on the squares
+/// `touched` and have that side's sliders where it has them (the root position with the
+/// opponent to move, and the positions after the root moves). A slider attacks up to and
+/// including the first piece on each line, so its attack set is the same wherever the
+/// contents of the squares in it and of its own square are the same.
+pub(crate) struct KnownAttacks {
+    /// Attack set per square of the side's sliders (other entries are not read).
+    attacks: [u64; 64],
+    /// Squares whose contents may differ.
+    pub(crate) touched: u64,
+}
+
+impl KnownAttacks {
+    /// Knows nothing (never read: for [`Board::gen_captures`]).
+    const NONE: KnownAttacks = KnownAttacks { attacks: [0; 64], touched: u64::MAX };
+
+    /// The attack sets of the sliders of the side to move of `b`, valid in `b` (`touched` empty).
+    pub(crate) fn of(b: &Board) -> KnownAttacks {
+        let mut known = KnownAttacks { attacks: [0; 64], touched: 0 };
+        known.refill(b);
+        known
+    }
+
+    /// Replaces the attack sets with those of the sliders of the side to move of `b`.
+    pub(crate) fn refill(&mut self, b: &Board) {
+        let occ = b.occupied();
+        let ours = b.colors[b.us()];
+        for role in [BISHOP, ROOK, QUEEN] {
+            let mut pieces = b.roles[role] & ours;
+            while pieces != 0 {
+                let from = pieces.trailing_zeros();
+                pieces &= pieces - 1;
+                self.attacks[from as usize] = piece_attacks(role, from, occ);
+            }
+        }
+        self.touched = 0;
+    }
+
+    /// The attack set of the slider on `from` (one of the side's sliders): the known one if
+    /// `KNOWN` and none of its squares is touched, else `look_up()`.
+    #[inline(always)]
+    fn get<const KNOWN: bool>(&self, from: u32, look_up: impl FnOnce() -> u64) -> u64 {
+        if KNOWN {
+            let a = self.attacks[from as usize];
+            if (a | 1u64 << from) & self.touched == 0 {
+                return a;
+            }
+        }
+        look_up()
     }
 }
 

@@ -48,6 +48,19 @@
 //! with the same algorithm as [`crate::chess::see()`], is only evaluated (and the move only checked for
 //! legality) while that bound exceeds both `alpha` and the best exchange found.
 //!
+//! With `depth == 0` and `qdepth == 1` (a root move's score is its value minus the opponent's
+//! best legal static exchange after it) the root loop is specialised
+//! (`Searcher::root_exchange`): the root position with the opponent to move (a null move,
+//! the "passed" position) is shared by all root moves. A root move changes the contents of
+//! at most four squares; an opponent's slider whose attack set (from the passed position)
+//! holds none of them attacks the same squares after the move, and an opponent's capture onto
+//! a square whose exchange reads none of them (`Board::exchange_reach`: the lines through the
+//! square up to the first piece that can never take part, and the knight squares) has the same
+//! static exchange as in the passed position, evaluated once per call. Everything else is
+//! computed after the move as in the general search, which gives the same integers (tested
+//! against it and against the reference implementation). There, the root moves are visited
+//! most valuable first, then in the caller's order (sorting them costs more than it saves).
+//!
 //! Every node's result is on the correct side of its window (`<= alpha`, `>= beta`, or exact in
 //! between) whatever the move order, so a root score is exact whenever it is above the floor
 //! known when it is searched, and at most that floor otherwise; after clamping, each score is
@@ -59,7 +72,9 @@
 
 use shakmaty::{Chess, Move};
 
-use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
+use crate::chess::movegen::Packed;
+
+use super::board::{Board, CastleInfo, KnownAttacks, LIST_LEN, MoveList, Mv, Scored};
 use crate::chess::move_value;
 
 /// What the search does per root move; chosen by the compression level.
@@ -98,6 +113,10 @@ pub const MATE: i32 = 100_000;
 /// Infinity for search windows (above any reachable score).
 const INF: i32 = 2 * MATE;
 
+/// An exchange not evaluated yet in [`Searcher::exchanges`] (never a static exchange, which is
+/// at most a queen and a promotion gain in size).
+const UNKNOWN: i32 = i32::MIN;
+
 /// Returned by a node whose position arose from an illegal move (the mover's king can be
 /// captured); never a real score.
 const ILLEGAL: i32 = i32::MAX;
@@ -116,8 +135,10 @@ pub struct Searcher {
     /// Per ply, the last move that caused a beta cutoff at a full-width node of this call
     /// (tried first at its siblings; only affects the order moves are searched in).
     killers: Vec<Mv>,
-    /// Root move order (indices into `moves`) and values.
-    root: Vec<(i32, u32)>,
+    /// The root moves of the current call, in the caller's order.
+    root_moves: Vec<Mv>,
+    /// Root move order: values and indices into `root_moves` packed by [`root_key`].
+    root: Vec<u64>,
     /// Castling geometry of the current root position.
     castling: CastleInfo,
     /// Whether the current search uses quiescence at the horizon.
@@ -125,12 +146,32 @@ pub struct Searcher {
     /// Capture plies allowed below the horizon ([`SearchConfig::qdepth`], `u32::MAX` for
     /// unlimited).
     qdepth: u32,
+    /// The root position with the opponent to move ([`Board::passed`]), where
+    /// [`Searcher::root_exchange`] evaluates the opponent's exchanges that a root move leaves
+    /// alone.
+    passed: Board,
+    /// The opponent's captures looked at on `passed` during the current call: the move, the
+    /// squares its static exchange reads there ([`Board::exchange_reach`]) and the exchange
+    /// ([`UNKNOWN`] until evaluated).
+    exchanges: Vec<(Mv, u64, i32)>,
+    /// The opponent's slider attacks on `passed` (`None` until the first call that needs them).
+    known: Option<Box<KnownAttacks>>,
+    /// Whether to search `depth == 0, qdepth == 1` like any other configuration, without
+    /// [`Searcher::root_exchange`] (for tests: the same scores).
+    general: bool,
 }
 
 impl Searcher {
     /// A searcher with empty buffers.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A searcher that does not take the `depth == 0, qdepth == 1` shortcut
+    /// ([`Searcher::root_exchange`]): the general search, for comparison in tests.
+    #[cfg(test)]
+    pub(crate) fn general() -> Self {
+        Searcher { general: true, ..Self::default() }
     }
 
     /// Scores each of `moves` (legal in `pos`) in centipawns from the side to move's point of
@@ -151,44 +192,97 @@ impl Searcher {
             return;
         }
         let board = Board::from_chess(pos);
-        self.killers.clear();
-        self.killers.resize(MAX_KILLER_PLY, NO_MOVE);
-        self.castling = CastleInfo::from_chess(pos);
+        self.root_moves.clear();
+        self.root_moves.extend(moves.iter().map(|m| board.convert(m)));
+        self.search_root(pos, &board, cfg, scores);
+    }
+
+    /// [`Searcher::score_moves`] of the same moves given packed ([`Packed`], as the model
+    /// keeps them): the same scores, without converting the moves to shakmaty's [`Move`].
+    pub fn score_packed(&mut self, pos: &Chess, moves: &[Packed], cfg: &SearchConfig, scores: &mut Vec<i32>) {
+        scores.clear();
+        if moves.is_empty() {
+            return;
+        }
+        if cfg.depth == 0 && !cfg.quiescence {
+            scores.extend(moves.iter().map(|p| move_value(pos, &p.to_move())));
+            clamp(scores, cfg.margin);
+            return;
+        }
+        let board = Board::from_chess(pos);
+        self.root_moves.clear();
+        self.root_moves.extend(moves.iter().map(|&p| Mv::from_packed(p)));
+        self.search_root(pos, &board, cfg, scores);
+    }
+
+    /// Scores [`Searcher::root_moves`] (legal in `pos`, whose search board is `board`) into
+    /// `scores` (empty, resized here) with a search (`cfg.depth > 0` or quiescence).
+    fn search_root(&mut self, pos: &Chess, board: &Board, cfg: &SearchConfig, scores: &mut Vec<i32>) {
+        if cfg.depth > 0 {
+            // Killers and castling are only read by full-width nodes.
+            self.killers.clear();
+            self.killers.resize(MAX_KILLER_PLY, NO_MOVE);
+            self.castling = CastleInfo::from_chess(pos);
+        }
         self.quiescence = cfg.quiescence;
         self.qdepth = if cfg.qdepth == 0 { u32::MAX } else { cfg.qdepth as u32 };
-        scores.resize(moves.len(), 0);
-
-        // Visit root moves in decreasing value order: the best score is usually found first,
-        // which narrows the windows of the others.
-        self.root.clear();
-        for (i, m) in moves.iter().enumerate() {
-            self.root.push((board.value(board.convert(m)), i as u32));
+        scores.resize(self.root_moves.len(), 0);
+        // Depth 0 with one capture ply: each root move's reply value is the opponent's best
+        // static exchange, which most root moves leave alone.
+        let exchange_only = cfg.depth == 0 && cfg.quiescence && cfg.qdepth == 1 && !self.general;
+        if exchange_only {
+            self.passed = board.passed();
+            self.exchanges.clear();
+            match &mut self.known {
+                Some(known) => known.refill(&self.passed),
+                None => self.known = Some(Box::new(KnownAttacks::of(&self.passed))),
+            }
         }
-        self.root.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+
+        // Visit root moves in decreasing value order (ties by index): the best score is usually
+        // found first, which narrows the windows of the others. With one capture ply, sorting
+        // costs more than the order saves: the most valuable move first, then the others in
+        // the caller's order.
+        self.root.clear();
+        for (i, &mv) in self.root_moves.iter().enumerate() {
+            self.root.push(root_key(board.value(mv), i));
+        }
+        if exchange_only {
+            let first = (0..self.root.len()).min_by_key(|&k| self.root[k]).unwrap_or(0);
+            self.root.swap(0, first);
+        } else {
+            self.root.sort_unstable();
+        }
 
         // Exact scores are only needed above best - margin; a negative margin still needs the
         // exact best.
         let margin = cfg.margin.max(0);
         let mut best = -INF;
         for k in 0..self.root.len() {
-            let (value, i) = self.root[k];
+            let (value, i) = root_entry(self.root[k]);
             let alpha = best.saturating_sub(margin).max(-INF);
-            let s = if cfg.depth == 0 && value <= alpha {
+            if cfg.depth == 0 && value <= alpha {
                 // The reply's quiescence value is >= 0, so this move scores <= value <= alpha:
                 // it ends up at the floor whatever its exact score.
-                value
+                scores[i] = value;
+                continue;
+            }
+            let mv = self.root_moves[i];
+            let mut child = *board;
+            child.make(mv);
+            self.nodes += 1;
+            let r = if exchange_only {
+                self.root_exchange(&child, mv.touched(), value - alpha)
             } else {
-                let mut child = board;
-                child.make(board.convert(&moves[i as usize]));
-                self.nodes += 1;
-                match self.negamax(&child, cfg.depth, -INF, value - alpha, 1) {
-                    // Only for an illegal root move (a caller error): score it hopeless.
-                    ILLEGAL => -INF,
-                    r => value - r,
-                }
+                self.negamax(&child, cfg.depth, -INF, value - alpha, 1)
+            };
+            let s = match r {
+                // Only for an illegal root move (a caller error): score it hopeless.
+                ILLEGAL => -INF,
+                r => value - r,
             };
             best = best.max(s);
-            scores[i as usize] = s;
+            scores[i] = s;
         }
         clamp(scores, cfg.margin);
     }
@@ -303,7 +397,7 @@ impl Searcher {
         // worth more than alpha can matter.
         let mut n = {
             let mut list = self.list(base);
-            if b.gen_captures(&mut list, alpha) {
+            if b.gen_captures::<false>(&mut list, alpha) {
                 return ILLEGAL;
             }
             list.len
@@ -342,21 +436,21 @@ impl Searcher {
     /// Returns [`ILLEGAL`] if the move that led to `b` left the mover's king attacked.
     fn exchange_estimate(&mut self, b: &Board, alpha: i32, beta: i32) -> i32 {
         let base = self.sp;
+        let mut best = 0;
+        let mut floor = alpha.max(best);
+        // A move's exchange gains at most what it captures plus its promotion gain
+        // ([`Board::see_bound`], the values generated): visit the moves by decreasing bound and
+        // stop once no bound exceeds what is already known. Moves whose bound does not exceed
+        // the initial floor are not even listed.
         let mut n = {
             let mut list = self.list(base);
-            if b.gen_captures(&mut list, i32::MIN) {
+            if b.gen_captures::<true>(&mut list, floor) {
                 return ILLEGAL;
             }
             list.len
         };
-        let mut best = 0;
-        // A move's exchange gains at most what it captures plus its promotion gain: visit the
-        // moves by decreasing bound and stop once no bound exceeds what is already known.
         let moves = &mut self.stack[base..base + n];
-        for m in moves.iter_mut() {
-            m.value = Board::see_bound(m.mv);
-        }
-        let mut floor = alpha.max(best);
+        debug_assert!(moves.iter().all(|m| m.value == Board::see_bound(m.mv)));
         while n > 0 && best < beta {
             let Scored { value: bound, mv } = pick_best(&mut moves[..n]);
             n -= 1;
@@ -372,6 +466,75 @@ impl Searcher {
         best
     }
 
+    /// [`Searcher::exchange_estimate`] of `b` (the root position after a root move, which
+    /// changed the squares `touched`) with `alpha = -INF`: the same result, with the static
+    /// exchanges of the opponent's captures taken from the root position with the opponent to
+    /// move ([`Searcher::passed`], evaluated once per call) where the root move changed none of
+    /// the squares the exchange reads ([`Board::exchange_reach`] of its square there). The
+    /// two positions differ only on `touched` (and in the en-passant square, which only en
+    /// passant captures read, never taken from the passed position), so such a capture reads
+    /// the same squares in `b`, where it has the same origin, piece and victim.
+    fn root_exchange(&mut self, b: &Board, touched: u64, beta: i32) -> i32 {
+        let base = self.sp;
+        // With alpha = -INF, exchange_estimate's floor is its best.
+        let mut best = 0;
+        let mut known = self.known.take().expect("set by search_root");
+        known.touched = touched;
+        let (illegal, mut n) = {
+            let mut list = self.list(base);
+            (b.gen_captures_known::<true, true>(&mut list, best, &known), list.len)
+        };
+        self.known = Some(known);
+        if illegal {
+            return ILLEGAL;
+        }
+        while n > 0 && best < beta {
+            let Scored { value: bound, mv } = pick_best(&mut self.stack[base..base + n]);
+            n -= 1;
+            if bound <= best {
+                break;
+            }
+            let s = match self.passed_exchange(mv, touched) {
+                Some(s) => s,
+                None => b.see(mv),
+            };
+            if s > best && is_legal(b, mv) {
+                best = s;
+            }
+        }
+        best
+    }
+
+    /// The static exchange of the opponent's capture `mv` (a pseudo-legal move of the position
+    /// after a root move that changed the squares `touched`) on the passed position, if it
+    /// reads none of `touched` there; `None` otherwise (and for en passant and castling).
+    /// Remembered in [`Searcher::exchanges`] for the rest of the call.
+    #[inline]
+    fn passed_exchange(&mut self, mv: Mv, touched: u64) -> Option<i32> {
+        if !mv.is_normal() || touched & 1u64 << mv.to() != 0 {
+            // Not remembered: an exchange on a touched square (the moved piece's new square,
+            // or a square it left) never reads the same squares.
+            return None;
+        }
+        let k = match self.exchanges.iter().position(|e| e.0 == mv) {
+            Some(k) => k,
+            None => {
+                self.exchanges.push((mv, self.passed.exchange_reach(mv.to()), UNKNOWN));
+                self.exchanges.len() - 1
+            }
+        };
+        let (_, reach, see) = self.exchanges[k];
+        if reach & touched != 0 {
+            return None;
+        }
+        if see != UNKNOWN {
+            return Some(see);
+        }
+        let see = self.passed.see(mv);
+        self.exchanges[k].2 = see;
+        Some(see)
+    }
+
     /// The move list of a node whose moves start at `base` on the move stack (grown as needed;
     /// its contents never influence results).
     #[inline]
@@ -381,6 +544,20 @@ impl Searcher {
         }
         MoveList::new(&mut self.stack[base..base + LIST_LEN])
     }
+}
+
+/// Sort key of a root move: ascending keys order moves by decreasing `value`, then by
+/// increasing index `i`.
+#[inline]
+fn root_key(value: i32, i: usize) -> u64 {
+    // `value as u32 ^ 0x8000_0000` orders like `value`; flipping every bit reverses that.
+    ((value as u32 ^ 0x7fff_ffff) as u64) << 32 | i as u64
+}
+
+/// The `(value, index)` of a [`root_key`].
+#[inline]
+fn root_entry(key: u64) -> (i32, usize) {
+    (((key >> 32) as u32 ^ 0x7fff_ffff) as i32, key as u32 as usize)
 }
 
 /// Whether pseudo-legal `m` does not leave the mover's king attacked.

@@ -4,7 +4,7 @@
 
 use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen, uci::UciMove};
 
-use super::board::{Board, CastleInfo, LIST_LEN, MoveList, Mv, Scored};
+use super::board::{Board, CastleInfo, KnownAttacks, LIST_LEN, MoveList, Mv, Scored};
 use super::search::{MATE, SearchConfig, Searcher};
 use crate::chess::{move_value, see};
 
@@ -102,7 +102,7 @@ fn fast_legal(board: &Board, castling: &CastleInfo, captures_only: bool) -> Vec<
     let mut buf = vec![Scored { value: 0, mv: Mv(0) }; LIST_LEN];
     let mut list = MoveList::new(&mut buf);
     if captures_only {
-        assert!(!board.gen_captures(&mut list, i32::MIN));
+        assert!(!board.gen_captures::<false>(&mut list, i32::MIN));
     } else {
         assert!(!board.gen_all(&mut list, castling));
     }
@@ -290,5 +290,116 @@ fn subset_of_moves_is_scored_consistently() {
         let mut one = Vec::new();
         Searcher::new().score_moves(&pos, std::slice::from_ref(m), &cfg, &mut one);
         assert_eq!(one, vec![s], "{}", UciMove::from_standard(*m));
+    }
+}
+
+#[test]
+fn packed_moves_convert_like_shakmaty_moves() {
+    // Every legal move of sampled positions and of the tricky ones (castling, en passant,
+    // promotions), also Chess960 castling.
+    let mut positions = sample_positions(29, 3, 1000);
+    positions.push(position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"));
+    positions.push(position("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"));
+    positions.push(position("8/8/3k4/8/KPp4r/8/8/8 b - b3 0 1"));
+    positions.extend(CHESS960.iter().map(|fen| position960(fen)));
+    let mut checked = 0;
+    for pos in &positions {
+        let board = Board::from_chess(pos);
+        for m in legal(pos) {
+            assert_eq!(Mv::from_packed(crate::chess::Packed::of(&m)), board.convert(&m), "{m:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 20_000, "{checked}");
+}
+
+#[test]
+fn capture_bounds_are_see_bounds() {
+    // The exchange bounds generated are Board::see_bound of the same moves that the value
+    // generator lists.
+    let mut buf = vec![Scored { value: 0, mv: Mv(0) }; 2 * LIST_LEN];
+    for pos in sample_positions(7, 2, 3000) {
+        let board = Board::from_chess(&pos);
+        let (values, bounds) = buf.split_at_mut(LIST_LEN);
+        let mut a = MoveList::new(values);
+        let mut b = MoveList::new(bounds);
+        assert!(!board.gen_captures::<false>(&mut a, i32::MIN));
+        assert!(!board.gen_captures::<true>(&mut b, i32::MIN));
+        let (na, nb) = (a.len, b.len);
+        assert_eq!(na, nb);
+        for (x, y) in buf[..na].iter().zip(&buf[LIST_LEN..LIST_LEN + nb]) {
+            assert_eq!(x.mv, y.mv);
+            assert_eq!(y.value, Board::see_bound(y.mv));
+        }
+    }
+}
+
+#[test]
+fn exchanges_outside_the_touched_reach_are_those_of_the_passed_position() {
+    // For every legal root move, every capture or promotion of the opponent whose reach on the
+    // passed root position misses the squares the root move touched is a move of the passed
+    // position with the same static exchange there; and the opponent's captures generated
+    // with the slider attacks known from the passed position are the same.
+    let mut buf = vec![Scored { value: 0, mv: Mv(0) }; 2 * LIST_LEN];
+    let (mut same, mut checked) = (0, 0);
+    for pos in sample_positions(11, 6, 1500) {
+        let board = Board::from_chess(&pos);
+        let passed = board.passed();
+        let mut known = KnownAttacks::of(&passed);
+        for m in legal(&pos) {
+            let mv = board.convert(&m);
+            let mut child = board;
+            child.make(mv);
+            known.touched = mv.touched();
+            let (plain, with_known) = buf.split_at_mut(LIST_LEN);
+            let mut list = MoveList::new(plain);
+            let mut list_known = MoveList::new(with_known);
+            assert!(!child.gen_captures::<true>(&mut list, i32::MIN));
+            assert!(!child.gen_captures_known::<true, true>(&mut list_known, i32::MIN, &known));
+            let n = list.len;
+            assert_eq!(n, list_known.len);
+            for (x, y) in buf[..n].iter().zip(&buf[LIST_LEN..LIST_LEN + n]) {
+                assert_eq!((x.mv, x.value), (y.mv, y.value));
+            }
+            for x in &buf[..n] {
+                checked += 1;
+                if x.mv.is_normal() && passed.exchange_reach(x.mv.to()) & mv.touched() == 0 {
+                    assert_eq!(passed.exchange_reach(x.mv.to()), child.exchange_reach(x.mv.to()));
+                    assert_eq!(passed.see(x.mv), child.see(x.mv), "{m:?} {:?}", x.mv);
+                    same += 1;
+                }
+            }
+        }
+    }
+    assert!(same > 10_000 && checked > 2 * same, "{same} of {checked}");
+}
+
+#[test]
+fn exchange_shortcut_gives_the_general_scores() {
+    // Depth 0 with one capture ply (every released level 3-9 model): the root exchange
+    // shortcut against the general search, on positions of real games and tricky ones, with
+    // the moves given as shakmaty moves and packed.
+    let mut positions = sample_positions(3, 2, 8000);
+    positions.push(position("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"));
+    positions.push(position("n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1"));
+    positions.push(position("8/8/3k4/8/KPp4r/8/8/8 b - b3 0 1"));
+    positions.extend(CHESS960.iter().map(|fen| position960(fen)));
+    let (mut fast, mut general) = (Searcher::new(), Searcher::general());
+    let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+    let mut packed = Vec::new();
+    for cfg in [ql(0, 300, 1), ql(0, 600, 1), ql(0, 0, 1), ql(0, 100_000, 1)] {
+        for pos in &positions {
+            let moves = legal(pos);
+            let fen = Fen::from_position(pos, shakmaty::EnPassantMode::Legal);
+            fast.score_moves(pos, &moves, &cfg, &mut a);
+            general.score_moves(pos, &moves, &cfg, &mut b);
+            assert_eq!(a, b, "{fen} {cfg:?}");
+            packed.clear();
+            crate::chess::legal_moves_sorted_into(pos, &mut packed);
+            let sorted: Vec<Move> = packed.iter().map(|p| p.to_move()).collect();
+            general.score_moves(pos, &sorted, &cfg, &mut b);
+            fast.score_packed(pos, &packed, &cfg, &mut c);
+            assert_eq!(b, c, "{fen} {cfg:?} packed");
+        }
     }
 }

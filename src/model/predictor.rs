@@ -37,8 +37,6 @@ pub struct Predictor<'m> {
     book: Book,
     /// The legal moves, canonical order.
     moves: Vec<Packed>,
-    /// The same as shakmaty moves, only for the search (which reads them).
-    move_list: Vec<Move>,
     scores: Vec<i32>,
     /// `max(scores)` (0 without moves).
     best: i32,
@@ -162,7 +160,6 @@ impl<'m> Predictor<'m> {
             searcher: Searcher::new(),
             book: Book::unallocated(),
             moves: Vec::with_capacity(256),
-            move_list: Vec::new(),
             scores: Vec::new(),
             best: 0,
             in_check: false,
@@ -248,9 +245,7 @@ impl<'m> Predictor<'m> {
         self.best = if self.model.search.depth == 0 && !self.model.search.quiescence {
             move_values(&st.pos, &self.moves, &mut self.scores)
         } else {
-            self.move_list.clear();
-            self.move_list.extend(self.moves.iter().map(|p| p.to_move()));
-            self.searcher.score_moves(&st.pos, &self.move_list, &self.model.search, &mut self.scores);
+            self.searcher.score_packed(&st.pos, &self.moves, &self.model.search, &mut self.scores);
             self.scores.iter().copied().max().unwrap_or(0)
         };
         self.prepared_ply = Some((st.ply, st.hash));

@@ -56,6 +56,9 @@ fn same_scores_as_reference_depth0() {
     let positions = sample_positions(3, 1, 6000);
     assert!(positions.len() == 6000);
     assert_same_as_reference(&positions, &[q(0, 300), q(0, 600), q(0, 10_000)]);
+    // One capture ply, the configuration of the released levels 3 to 9 (the searcher's root
+    // exchange shortcut).
+    assert_same_as_reference(&positions, &[ql(0, 300, 1), ql(0, 600, 1)]);
 }
 
 #[test]
