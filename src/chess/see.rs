@@ -2,7 +2,6 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square, attacks};
 
-use super::Threats;
 use super::pst::PIECE_VALUE;
 use super::rays::{BISHOP_RAYS, ROOK_RAYS, slider_attacks, xray_through};
 
@@ -157,10 +156,12 @@ pub fn see_unopposed(role: Role, capture: Option<Role>, promotion: Option<Role>)
 }
 
 /// Whether a normal move (not en passant, not castling) from `from` to `to` meets no
-/// recapture, given `threats`, the attack summary of the position ([`Threats::new`]). True
-/// when the opponent does not attack the destination, and no opponent's slider of the line
-/// through both squares (a bishop or queen for a diagonal, a rook or queen for a rank or file)
-/// attacks the origin; then [`see`] is [`see_unopposed`].
+/// recapture, given the opponent's attacks in the position: `their_attacks` (every square they
+/// attack), `their_diagonal` and `their_orthogonal` (the squares their bishops and queens, and
+/// their rooks and queens, attack), as [`super::Threats`] holds them. True when the opponent
+/// does not attack the destination, and no opponent's slider of the line through both squares
+/// (a bishop or queen for a diagonal, a rook or queen for a rank or file) attacks the origin;
+/// then [`see`] is [`see_unopposed`].
 ///
 /// Why: non-sliders attack the destination whatever the occupancy, so they are in
 /// `their_attacks` already. A slider that attacks the destination only once the origin is
@@ -169,14 +170,14 @@ pub fn see_unopposed(role: Role, capture: Option<Role>, promotion: Option<Role>)
 /// line, therefore meets no recapture when its destination is not attacked. (En passant also
 /// vacates the captured pawn's square, so it is not covered.)
 #[inline]
-pub fn unopposed(threats: &Threats, from: Square, to: Square) -> bool {
-    if threats.their_attacks.contains(to) {
+pub fn unopposed(their_attacks: Bitboard, their_diagonal: Bitboard, their_orthogonal: Bitboard, from: Square, to: Square) -> bool {
+    if their_attacks.contains(to) {
         return false;
     }
     let through = if BISHOP_RAYS[to as usize] & (1 << from as u32) != 0 {
-        threats.their_diagonal_attacks
+        their_diagonal
     } else if ROOK_RAYS[to as usize] & (1 << from as u32) != 0 {
-        threats.their_orthogonal_attacks
+        their_orthogonal
     } else {
         Bitboard::EMPTY
     };
@@ -309,11 +310,11 @@ mod tests {
             let game = crate::chess::testing::parse_game(line.as_bytes()).expect("benchmark lines parse");
             let mut pos = Chess::default();
             for m in &game.moves {
-                let threats = Threats::new(&pos);
+                let t = crate::chess::Threats::new(&pos);
                 for cand in pos.legal_moves() {
                     moves += 1;
                     if let Move::Normal { role, from, capture, to, promotion } = cand
-                        && unopposed(&threats, from, to)
+                        && unopposed(t.their_attacks, t.their_diagonal_attacks, t.their_orthogonal_attacks, from, to)
                     {
                         assert_eq!(see_unopposed(role, capture, promotion), see(&pos, &cand), "{cand:?}");
                         shortcuts += 1;

@@ -521,12 +521,13 @@ impl<'a> MoveContext<'a> {
         if victim != 0 && !t.their_defended.contains(to) {
             sink.put_one(CAPTURE_FREE + victim - 1);
         }
-        let see = if p.kind() == Packed::NORMAL && unopposed(t, from, to) {
-            let role_of = |index_plus_one: usize| index_plus_one.checked_sub(1).map(|i| Role::ALL[i]);
-            see_unopposed(Role::ALL[r], role_of(victim), role_of(promotion))
-        } else {
-            see(self.pos, &p.to_move())
-        };
+        let see =
+            if p.kind() == Packed::NORMAL && unopposed(t.their_attacks, t.their_diagonal_attacks, t.their_orthogonal_attacks, from, to) {
+                let role_of = |index_plus_one: usize| index_plus_one.checked_sub(1).map(|i| Role::ALL[i]);
+                see_unopposed(Role::ALL[r], role_of(victim), role_of(promotion))
+            } else {
+                see(self.pos, &p.to_move())
+            };
         sink.put_one(SEE + bucket(see, &SEE_EDGES));
         if see < 0 {
             sink.put_one(SEE_LOSS + r);
