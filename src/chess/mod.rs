@@ -22,7 +22,7 @@ mod value;
 
 pub use movegen::{Packed, legal_moves_sorted_into, move_key};
 pub use result::GameResult;
-pub use see::{SwapList, see, see_unopposed, unopposed};
+pub use see::{SwapList, see, see_unopposed};
 pub use threats::Threats;
 pub use value::{move_value, static_eval};
 

@@ -3,7 +3,7 @@
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square, attacks};
 
 use super::pst::PIECE_VALUE;
-use super::rays::{BISHOP_RAYS, ROOK_RAYS, slider_attacks, xray_through};
+use super::rays::{slider_attacks, xray_through};
 
 #[inline]
 fn piece_value(role: Role) -> i32 {
@@ -148,40 +148,11 @@ impl SwapList {
     }
 }
 
-/// The SEE of a normal move that meets no recapture ([`unopposed`]), in centipawns: what it
+/// The SEE of a normal move that meets no recapture ([`super::Threats::unopposed`]), in centipawns: what it
 /// wins outright, the captured piece plus the promotion gain (Sunfish's [`PIECE_VALUE`]).
 #[inline]
 pub fn see_unopposed(role: Role, capture: Option<Role>, promotion: Option<Role>) -> i32 {
     capture.map_or(0, piece_value) + promotion.map_or(0, |p| piece_value(p) - piece_value(role))
-}
-
-/// Whether a normal move (not en passant, not castling) from `from` to `to` meets no
-/// recapture, given the opponent's attacks in the position: `their_attacks` (every square they
-/// attack), `their_diagonal` and `their_orthogonal` (the squares their bishops and queens, and
-/// their rooks and queens, attack), as [`super::Threats`] holds them. True when the opponent
-/// does not attack the destination, and no opponent's slider of the line through both squares
-/// (a bishop or queen for a diagonal, a rook or queen for a rank or file) attacks the origin;
-/// then [`see`] is [`see_unopposed`].
-///
-/// Why: non-sliders attack the destination whatever the occupancy, so they are in
-/// `their_attacks` already. A slider that attacks the destination only once the origin is
-/// vacated has the origin as the one piece between them, on a line of its kind through both
-/// squares, so it attacks the origin. A knight's move, or any move whose squares share no
-/// line, therefore meets no recapture when its destination is not attacked. (En passant also
-/// vacates the captured pawn's square, so it is not covered.)
-#[inline]
-pub fn unopposed(their_attacks: Bitboard, their_diagonal: Bitboard, their_orthogonal: Bitboard, from: Square, to: Square) -> bool {
-    if their_attacks.contains(to) {
-        return false;
-    }
-    let through = if BISHOP_RAYS[to as usize] & (1 << from as u32) != 0 {
-        their_diagonal
-    } else if ROOK_RAYS[to as usize] & (1 << from as u32) != 0 {
-        their_orthogonal
-    } else {
-        Bitboard::EMPTY
-    };
-    !through.contains(from)
 }
 
 #[cfg(test)]
@@ -314,7 +285,7 @@ mod tests {
                 for cand in pos.legal_moves() {
                     moves += 1;
                     if let Move::Normal { role, from, capture, to, promotion } = cand
-                        && unopposed(t.their_attacks, t.their_diagonal_attacks, t.their_orthogonal_attacks, from, to)
+                        && t.unopposed(from, to)
                     {
                         assert_eq!(see_unopposed(role, capture, promotion), see(&pos, &cand), "{cand:?}");
                         shortcuts += 1;

@@ -1,8 +1,9 @@
 //! Cheap attack summary of a position for the move model's features.
 
-use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, attacks};
+use shakmaty::{Bitboard, Board, Chess, Color, Position, Role, Square, attacks};
 
 use super::pst::PIECE_VALUE;
+use super::rays::{BISHOP_RAYS, ROOK_RAYS};
 
 /// Which of the side to move's pieces the opponent attacks, and which are defended, computed
 /// once per position from plain attack sets (shakmaty's attack tables, full occupancy: pins,
@@ -66,6 +67,33 @@ impl Threats {
             their_diagonal_attacks: their_by_role[2] | their_by_role[4],
             their_orthogonal_attacks: their_by_role[3] | their_by_role[4],
         }
+    }
+
+    /// Whether a normal move (not en passant, not castling) from `from` to `to` of the side to
+    /// move meets no recapture: the opponent does not attack the destination, and no
+    /// opponent's slider of the line through both squares (a bishop or queen for a diagonal, a
+    /// rook or queen for a rank or file) attacks the origin. Then the move's static exchange
+    /// ([`super::see()`]) is [`super::see_unopposed`].
+    ///
+    /// Why: non-sliders attack the destination whatever the occupancy, so they are in
+    /// `their_attacks` already. A slider that attacks the destination only once the origin is
+    /// vacated has the origin as the one piece between them, on a line of its kind through both
+    /// squares, so it attacks the origin. A knight's move, or any move whose squares share no
+    /// line, therefore meets no recapture when its destination is not attacked. (En passant also
+    /// vacates the captured pawn's square, so it is not covered.)
+    #[inline]
+    pub fn unopposed(&self, from: Square, to: Square) -> bool {
+        if self.their_attacks.contains(to) {
+            return false;
+        }
+        let through = if BISHOP_RAYS[to as usize] & (1 << from as u32) != 0 {
+            self.their_diagonal_attacks
+        } else if ROOK_RAYS[to as usize] & (1 << from as u32) != 0 {
+            self.their_orthogonal_attacks
+        } else {
+            Bitboard::EMPTY
+        };
+        !through.contains(from)
     }
 
     /// Our pieces that are attacked and not defended.

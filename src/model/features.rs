@@ -16,7 +16,7 @@ use crate::chess::GameResult;
 use crate::chess::check::{CheckInfo, role_index};
 use crate::chess::movegen::Packed;
 use crate::chess::rays::slider_attacks;
-use crate::chess::{Threats, see, see_unopposed, unopposed};
+use crate::chess::{Threats, see, see_unopposed};
 
 /// Feature value 1.0.
 pub const ONE: i32 = 256;
@@ -521,13 +521,12 @@ impl<'a> MoveContext<'a> {
         if victim != 0 && !t.their_defended.contains(to) {
             sink.put_one(CAPTURE_FREE + victim - 1);
         }
-        let see =
-            if p.kind() == Packed::NORMAL && unopposed(t.their_attacks, t.their_diagonal_attacks, t.their_orthogonal_attacks, from, to) {
-                let role_of = |index_plus_one: usize| index_plus_one.checked_sub(1).map(|i| Role::ALL[i]);
-                see_unopposed(Role::ALL[r], role_of(victim), role_of(promotion))
-            } else {
-                see(self.pos, &p.to_move())
-            };
+        let see = if p.kind() == Packed::NORMAL && t.unopposed(from, to) {
+            let role_of = |index_plus_one: usize| index_plus_one.checked_sub(1).map(|i| Role::ALL[i]);
+            see_unopposed(Role::ALL[r], role_of(victim), role_of(promotion))
+        } else {
+            see(self.pos, &p.to_move())
+        };
         sink.put_one(SEE + bucket(see, &SEE_EDGES));
         if see < 0 {
             sink.put_one(SEE_LOSS + r);
