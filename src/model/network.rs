@@ -46,7 +46,10 @@
 //!   promotion, whose `to.*` row differs from `to(m)`, take the unfolded path);
 //! - the loops are written over plain slices so that the compiler vectorises them, and compiled a
 //!   second time with AVX2 enabled, chosen at run time ([`Simd`]), where the dense layers of the
-//!   board tower use hand-written AVX2 kernels (`vpmaddwd`, four rows per pass).
+//!   board tower use hand-written AVX2 kernels (`vpmaddwd`, four rows per pass);
+//! - on the AVX2 path, in the wide networks of levels 3-9, the layers after a clipped ReLU
+//!   (`W2 a`, `P c` and `Q c`) skip the pairs of inputs that are 0 (most of them), reading the
+//!   weights column pair by column pair (`sparse.rs`).
 //!
 //! Integer sums are exact in any order, so every path gives the same integers: a test compares
 //! the scalar and AVX2 paths, and both with the logit computed as defined above.
@@ -57,14 +60,15 @@
 //! which are i32), then the CRC-32 of everything before it.
 //!
 //! One concern per file, bottom to top: the inputs of both towers (`inputs.rs`), the portable
-//! integer loops (`kernels.rs`), the choice of vector code (`simd.rs`) and the AVX2 kernels
-//! (`x86.rs`); the weights and their file (`weights.rs`); the incremental first layer
+//! integer loops (`kernels.rs`), the choice of vector code (`simd.rs`), the AVX2 kernels
+//! (`x86.rs`) and the sparse second layer (`sparse.rs`); the weights and their file (`weights.rs`); the incremental first layer
 //! (`accumulator.rs`); the inference (`state.rs`).
 
 mod accumulator;
 mod inputs;
 mod kernels;
 mod simd;
+mod sparse;
 mod state;
 mod weights;
 #[cfg(target_arch = "x86_64")]

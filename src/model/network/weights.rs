@@ -2,6 +2,7 @@
 //! bounds that keep every `i32` sum of the inference exact, and random networks for tests.
 
 use super::inputs::{BOARD_INPUTS, MAX_HAND, RATED_BOARD_INPUTS, SQUARE_INPUTS};
+use super::sparse::pair_columns;
 use crate::error::Error;
 use crate::model::features::{ONE, move_layout};
 use crate::model::params::fnv1a64;
@@ -25,7 +26,13 @@ pub struct Network {
     pub(super) w1: Vec<i16>,
     pub(super) b1: Vec<i32>,
     pub(super) w2: Vec<i16>,
+    /// `W2` with its columns in pairs ([`pair_columns`], `(h1 / 2) x h2 x 2`), for the sparse
+    /// product of the AVX2 path; derived from `w2` when the network is made, not stored in its file.
+    pub(super) w2_pairs: Vec<i16>,
     pub(super) b2: Vec<i32>,
+    /// `P` and `Q` stacked (`2d x h2`, `P`'s rows first) with their columns in pairs
+    /// ([`pair_columns`]), derived from `p` and `q` like `w2_pairs`.
+    pub(super) pq_pairs: Vec<i16>,
     pub(super) p: Vec<i16>,
     pub(super) pb: Vec<i32>,
     pub(super) q: Vec<i16>,
@@ -126,7 +133,10 @@ impl Network {
             v: r.i16s(d)?,
             hash: fnv1a64(bytes),
             wide_query: false,
+            w2_pairs: Vec::new(),
+            pq_pairs: Vec::new(),
         };
+        (net.w2_pairs, net.pq_pairs) = (pair_columns(&net.w2, h2, h1), pair_columns(&[&net.p[..], &net.q[..]].concat(), 2 * d, h2));
         if !r.bytes.is_empty() {
             return Err(bad(name, "trailing bytes"));
         }
@@ -267,7 +277,10 @@ impl Network {
         let b1 = i16s(h1, 200).into_iter().map(i32::from).collect();
         let b2 = i16s(h2, 1000).into_iter().map(|x| x as i32 * 512).collect();
         let pb = i16s(d, 1000).into_iter().map(|x| x as i32 * 512).collect();
-        let mut net = Network { inputs, h1, h2, d, w1, b1, w2, b2, p, pb, q, ef, et, gf, gt, f, v, hash: 0, wide_query: false };
+        let w2_pairs = pair_columns(&w2, h2, h1);
+        let pq_pairs = pair_columns(&[&p[..], &q[..]].concat(), 2 * d, h2);
+        let mut net =
+            Network { inputs, h1, h2, d, w1, b1, w2, w2_pairs, b2, pq_pairs, p, pb, q, ef, et, gf, gt, f, v, hash: 0, wide_query: false };
         net.wide_query = net.check_bounds().expect("random weights within the bounds");
         net.hash = fnv1a64(&net.to_bytes());
         net

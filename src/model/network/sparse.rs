@@ -1,0 +1,206 @@
+//! The board tower's second layer as a sparse product. After the clipped ReLU most of the first
+//! layer's outputs are 0 (at level 2's network, (256, 64, 64), 71 % of the values and 50 % of
+//! the pairs of neighbours; at version 6's, (1024, 256, 128), 89 % and 81 %; the heldout
+//! games), so the product `W2 a` is computed from the columns of the pairs `(a[2p], a[2p+1])`
+//! that hold a non-zero value only, as Stockfish's sparse affine layer does (its `find_nnz`,
+//! `nnue/layers/affine_transform_sparse_input.h`, 2023). The columns are stored pair by pair
+//! ([`pair_columns`]) so that one `vpmaddwd` multiplies a broadcast pair by eight rows.
+//!
+//! A pair of zeros adds 0, and integer sums are exact and wrap the same way in any order, so the
+//! result is the dense product's, bit for bit (a test compares them on every path).
+
+/// `w` (`rows x cols`, row-major) with its columns in pairs: for each pair `p` of columns
+/// (`2p`, `2p + 1`), `rows x 2` values `w[r][2p], w[r][2p + 1]` for `r` in `0..rows`. Shape
+/// `(cols / 2) x rows x 2`.
+///
+/// # Panics
+/// Unless `cols` is even and `w` holds `rows * cols` values.
+pub fn pair_columns(w: &[i16], rows: usize, cols: usize) -> Vec<i16> {
+    assert!(cols.is_multiple_of(2) && w.len() == rows * cols, "a {rows} x {cols} matrix with an even number of columns");
+    let mut out = Vec::with_capacity(w.len());
+    for p in 0..cols / 2 {
+        for r in 0..rows {
+            out.extend_from_slice(&w[r * cols + 2 * p..][..2]);
+        }
+    }
+    out
+}
+
+/// The indices `p` of the pairs `(x[2p], x[2p + 1])` with a non-zero value, in increasing order,
+/// into `out` (cleared first). The portable reference of [`x86::nonzero_pairs`] (the portable
+/// path of the network computes the dense product).
+///
+/// # Panics
+/// Unless `x.len()` is even and below `2^17`.
+#[cfg(test)]
+pub fn nonzero_pairs(x: &[i16], out: &mut Vec<u16>) {
+    assert!(x.len().is_multiple_of(2) && x.len() <= 1 << 17, "an even number of values, at most 2^17");
+    out.clear();
+    out.extend(x.chunks_exact(2).enumerate().filter(|(_, pair)| pair != &[0, 0]).map(|(p, _)| p as u16));
+}
+
+/// `out[r] = sum over p in nz of w[r][2p] x[2p] + w[r][2p + 1] x[2p + 1]` (i32, wrapping) for
+/// every row `r < out.len()`, with `wp` the pair columns of `w` ([`pair_columns`], `out.len()`
+/// rows). With `nz` from [`nonzero_pairs`] this is `w x`. The portable reference of
+/// [`x86::dense_pairs`].
+///
+/// # Panics
+/// If a pair of `nz` is beyond `x` or `wp`.
+#[cfg(test)]
+pub fn dense_pairs(wp: &[i16], x: &[i16], nz: &[u16], out: &mut [i32]) {
+    let rows = out.len();
+    out.fill(0);
+    for &p in nz {
+        let p = p as usize;
+        let (x0, x1) = (x[2 * p] as i32, x[2 * p + 1] as i32);
+        let col = &wp[p * rows * 2..][..rows * 2];
+        for (o, w) in out.iter_mut().zip(col.chunks_exact(2)) {
+            *o = o.wrapping_add((w[0] as i32 * x0).wrapping_add(w[1] as i32 * x1));
+        }
+    }
+}
+
+/// The AVX2 kernels of [`nonzero_pairs`] and [`dense_pairs`] (the same integers).
+#[cfg(target_arch = "x86_64")]
+pub mod x86 {
+    use std::arch::x86_64::*;
+
+    /// [`super::nonzero_pairs`], eight pairs at a time.
+    ///
+    /// # Safety
+    /// The processor supports AVX2.
+    ///
+    /// # Panics
+    /// Unless `x.len()` is a multiple of 16 and at most `2^17`.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn nonzero_pairs(x: &[i16], out: &mut Vec<u16>) {
+        assert!(x.len().is_multiple_of(16) && x.len() <= 1 << 17, "a multiple of 16 values, at most 2^17");
+        out.clear();
+        let zero = _mm256_setzero_si256();
+        for (k, chunk) in x.chunks_exact(16).enumerate() {
+            // SAFETY: the chunk holds 16 i16, one vector.
+            let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+            // One bit per pair (32-bit lane) that is all zero.
+            let zeros = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(v, zero))) as u32;
+            let mut live = !zeros & 0xff;
+            while live != 0 {
+                out.push((8 * k) as u16 + live.trailing_zeros() as u16);
+                live &= live - 1;
+            }
+        }
+    }
+
+    /// [`super::dense_pairs`]: for each pair of `nz`, its two values broadcast to every 32-bit
+    /// lane and `vpmaddwd` with the pair column, eight rows per vector, rows in tiles of 64 (or
+    /// 16) that stay in registers.
+    ///
+    /// # Safety
+    /// The processor supports AVX2.
+    ///
+    /// # Panics
+    /// Unless `out.len()` is a multiple of 16, `x.len()` even, and every pair of `nz` within `x`
+    /// and `wp` (`wp.len() >= x.len() * out.len()`).
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn dense_pairs(wp: &[i16], x: &[i16], nz: &[u16], out: &mut [i32]) {
+        let rows = out.len();
+        assert!(rows.is_multiple_of(16) && x.len().is_multiple_of(2) && wp.len() >= x.len() * rows, "shapes of the sparse product");
+        assert!(nz.iter().all(|&p| (p as usize) < x.len() / 2), "a pair beyond the input");
+        let mut first = 0;
+        while first < rows {
+            // SAFETY (both): every pair is within `x` and its column within `wp` (asserted
+            // above); the tile's rows are within `out`.
+            if rows - first >= 64 {
+                unsafe { tile::<8>(wp, x, nz, rows, first, out) };
+                first += 64;
+            } else {
+                unsafe { tile::<2>(wp, x, nz, rows, first, out) };
+                first += 16;
+            }
+        }
+    }
+
+    /// Rows `first .. first + 8 V` of [`dense_pairs`].
+    ///
+    /// # Safety
+    /// AVX2; the shapes [`dense_pairs`] asserts, and `first + 8 V <= rows`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn tile<const V: usize>(wp: &[i16], x: &[i16], nz: &[u16], rows: usize, first: usize, out: &mut [i32]) {
+        let mut acc = [_mm256_setzero_si256(); V];
+        for &p in nz {
+            let p = p as usize;
+            let pair = (x[2 * p] as u16 as u32 | (x[2 * p + 1] as u16 as u32) << 16) as i32;
+            let b = _mm256_set1_epi32(pair);
+            for (v, a) in acc.iter_mut().enumerate() {
+                // SAFETY: column `p` holds `2 rows` values from `p * 2 rows`, and
+                // `2 (first + 8 v) + 16 <= 2 rows`.
+                let w = unsafe { _mm256_loadu_si256(wp.as_ptr().add(p * rows * 2 + 2 * (first + 8 * v)).cast()) };
+                *a = _mm256_add_epi32(*a, _mm256_madd_epi16(w, b));
+            }
+        }
+        for (v, a) in acc.iter().enumerate() {
+            // SAFETY: rows `first + 8 v .. + 8` are within `out`.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(first + 8 * v).cast(), *a) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pseudo-random `i16` in `-range..=range` (xorshift64*).
+    fn values(n: usize, range: i64, seed: u64) -> Vec<i16> {
+        let mut s = seed | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s >> 12;
+                s ^= s << 25;
+                s ^= s >> 27;
+                ((s.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as i64 % (2 * range + 1) - range) as i16
+            })
+            .collect()
+    }
+
+    fn dense(w: &[i16], x: &[i16], rows: usize) -> Vec<i32> {
+        (0..rows).map(|r| w[r * x.len()..][..x.len()].iter().zip(x).fold(0i32, |s, (&a, &b)| s.wrapping_add(a as i32 * b as i32))).collect()
+    }
+
+    #[test]
+    fn the_sparse_product_is_the_dense_one_on_every_path() {
+        for (rows, cols, zeros) in [(16, 16, 0), (64, 256, 70), (48, 32, 95), (256, 1024, 89), (80, 64, 100), (16, 32, 50)] {
+            let w = values(rows * cols, i16::MAX as i64, rows as u64 * 7 + cols as u64);
+            // Clipped ReLU outputs (0..=512), `zeros` per cent of them 0.
+            let x: Vec<i16> = values(cols, 512, cols as u64)
+                .into_iter()
+                .zip(values(cols, 50, 3))
+                .map(|(v, z)| if (z as i64 + 50) < zeros { 0 } else { v.abs() })
+                .collect();
+            let want = dense(&w, &x, rows);
+            let wp = pair_columns(&w, rows, cols);
+            let mut nz = Vec::new();
+            nonzero_pairs(&x, &mut nz);
+            assert!(nz.iter().all(|&p| x[2 * p as usize] != 0 || x[2 * p as usize + 1] != 0));
+            assert_eq!(nz.len(), x.chunks(2).filter(|c| c != &[0, 0]).count());
+            let mut got = vec![7; rows];
+            dense_pairs(&wp, &x, &nz, &mut got);
+            assert_eq!(got, want, "portable, {rows} x {cols}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                let mut nz2 = vec![9];
+                // SAFETY: AVX2 is present.
+                unsafe { x86::nonzero_pairs(&x, &mut nz2) };
+                assert_eq!(nz2, nz);
+                let mut got = vec![7; rows];
+                unsafe { x86::dense_pairs(&wp, &x, &nz, &mut got) };
+                assert_eq!(got, want, "AVX2, {rows} x {cols}");
+            }
+        }
+    }
+
+    #[test]
+    fn pair_columns_interleave_each_pair_of_columns_row_by_row() {
+        // 2 x 4: rows (1 2 3 4), (5 6 7 8).
+        assert_eq!(pair_columns(&[1, 2, 3, 4, 5, 6, 7, 8], 2, 4), [1, 2, 5, 6, 3, 4, 7, 8]);
+    }
+}
