@@ -148,52 +148,46 @@ pub mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    /// Pseudo-random `i16` in `-range..=range` (xorshift64*).
-    fn values(n: usize, range: i64, seed: u64) -> Vec<i16> {
-        let mut s = seed | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s >> 12;
-                s ^= s << 25;
-                s ^= s >> 27;
-                ((s.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as i64 % (2 * range + 1) - range) as i16
-            })
-            .collect()
-    }
-
+    /// The dense product, wrapping as the kernels do.
     fn dense(w: &[i16], x: &[i16], rows: usize) -> Vec<i32> {
-        (0..rows).map(|r| w[r * x.len()..][..x.len()].iter().zip(x).fold(0i32, |s, (&a, &b)| s.wrapping_add(a as i32 * b as i32))).collect()
+        let cols = x.len();
+        (0..rows).map(|r| w[r * cols..][..cols].iter().zip(x).fold(0i32, |s, (&a, &b)| s.wrapping_add(a as i32 * b as i32))).collect()
     }
 
-    #[test]
-    fn the_sparse_product_is_the_dense_one_on_every_path() {
-        for (rows, cols, zeros) in [(16, 16, 0), (64, 256, 70), (48, 32, 95), (256, 1024, 89), (80, 64, 100), (16, 32, 50)] {
-            let w = values(rows * cols, i16::MAX as i64, rows as u64 * 7 + cols as u64);
-            // Clipped ReLU outputs (0..=512), `zeros` per cent of them 0.
-            let x: Vec<i16> = values(cols, 512, cols as u64)
-                .into_iter()
-                .zip(values(cols, 50, 3))
-                .map(|(v, z)| if (z as i64 + 50) < zeros { 0 } else { v.abs() })
-                .collect();
+    /// A matrix (`rows x cols`, any `i16`) and an input as a clipped ReLU leaves it (`0..=512`,
+    /// `zeros` per cent of it 0 on average). Rows: whole tiles of 64, tiles of 16, both.
+    fn cases() -> impl Strategy<Value = (usize, Vec<i16>, Vec<i16>)> {
+        (prop::sample::select(vec![16usize, 48, 64, 80, 128]), prop::sample::select(vec![16usize, 32, 64, 256]), 0u32..=100).prop_flat_map(
+            |(rows, cols, zeros)| {
+                let x = (0i16..=512, 0u32..100).prop_map(move |(v, z)| if z < zeros { 0 } else { v });
+                (Just(rows), prop::collection::vec(any::<i16>(), rows * cols), prop::collection::vec(x, cols))
+            },
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn the_sparse_product_is_the_dense_one_on_every_path((rows, w, x) in cases()) {
             let want = dense(&w, &x, rows);
-            let wp = pair_columns(&w, rows, cols);
-            let mut nz = Vec::new();
+            let wp = pair_columns(&w, rows, x.len());
+            let mut nz = vec![9];
             nonzero_pairs(&x, &mut nz);
-            assert!(nz.iter().all(|&p| x[2 * p as usize] != 0 || x[2 * p as usize + 1] != 0));
-            assert_eq!(nz.len(), x.chunks(2).filter(|c| c != &[0, 0]).count());
+            prop_assert_eq!(nz.len(), x.chunks(2).filter(|c| c != &[0, 0]).count());
+            prop_assert!(nz.windows(2).all(|p| p[0] < p[1]) && nz.iter().all(|&p| x[2 * p as usize] != 0 || x[2 * p as usize + 1] != 0));
             let mut got = vec![7; rows];
             dense_pairs(&wp, &x, &nz, &mut got);
-            assert_eq!(got, want, "portable, {rows} x {cols}");
+            prop_assert_eq!(&got, &want, "portable");
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 let mut nz2 = vec![9];
                 // SAFETY: AVX2 is present.
                 unsafe { x86::nonzero_pairs(&x, &mut nz2) };
-                assert_eq!(nz2, nz);
+                prop_assert_eq!(&nz2, &nz);
                 let mut got = vec![7; rows];
                 unsafe { x86::dense_pairs(&wp, &x, &nz, &mut got) };
-                assert_eq!(got, want, "AVX2, {rows} x {cols}");
+                prop_assert_eq!(&got, &want, "AVX2");
             }
         }
     }
