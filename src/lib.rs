@@ -15,7 +15,7 @@
 //! ```
 //!
 //! The modules are layers, bottom to top (docs/architecture.md, "Layers"; `tests/it/layers.rs` checks that
-//! no module imports one above it): [`error`]; [`chess`], [`entropy`] and [`compressed`]; [`text`];
+//! no module imports one above it): [`error`]; [`chess`], [`entropy`], [`compressed`] and [`simd`]; [`text`];
 //! [`engine`]; [`model`]; [`container`]; [`format`](mod@format); [`movetext`]; [`pgn`]; [`archive`] (the
 //! pipeline, blocks in parallel with rayon); [`games`]; [`convert`] and [`inspect`]; [`tune`].
 //!
@@ -55,6 +55,7 @@ pub mod inspect;
 pub mod model;
 pub mod movetext;
 pub mod pgn;
+pub mod simd;
 pub mod text;
 pub mod tune;
 

@@ -44,15 +44,18 @@
 //!   `Ef` and `Et`, so [`NetworkState`] folds each pair into one table of i32 rows
 //!   (`(Ef[r] + F[from.P + r]) << 8`) and the move tower skips those two features (moves with
 //!   promotion, whose `to.*` row differs from `to(m)`, take the unfolded path);
-//! - the loops are written over plain slices so that the compiler vectorises them, and compiled a
-//!   second time with AVX2 enabled, chosen at run time ([`Simd`]), where the dense layers of the
-//!   board tower use hand-written AVX2 kernels (`vpmaddwd`, four rows per pass);
-//! - on the AVX2 path, in the wide networks of levels 3-9, the layers after a clipped ReLU
-//!   (`W2 a`, `P c` and `Q c`) skip the pairs of inputs that are 0 (most of them), reading the
-//!   weights column pair by column pair (`sparse.rs`).
+//! - the loops are written over plain slices so that the compiler vectorises them, and compiled
+//!   again with AVX2 and with AVX-512 (F, BW, VL, VNNI) enabled, chosen at run time ([`Simd`], the
+//!   crate's one choice: the best the processor has, or what `CHESSZIP_SIMD` asks for), where the
+//!   dense layers of the board tower use hand-written kernels (AVX2 `vpmaddwd`, four rows per
+//!   pass; AVX-512 VNNI `vpdpwssd`, sixteen);
+//! - on the AVX2 and AVX-512 paths, in the wide networks of levels 3-9, the layers after a
+//!   clipped ReLU (`W2 a`, `P c` and `Q c`) skip the pairs of inputs that are 0 (most of them),
+//!   reading the weights column pair by column pair (`sparse.rs`, AVX2 kernels on both paths).
 //!
-//! Integer sums are exact in any order, so every path gives the same integers: a test compares
-//! the scalar and AVX2 paths, and both with the logit computed as defined above.
+//! Integer sums are exact (and wrap the same way) in any order, so every path gives the same
+//! integers: a test compares each path up to the best with the scalar one, and the scalar one
+//! with the logit computed as defined above.
 //!
 //! File format (`models/*/*.net`, little-endian): the magic `CZNET\0\0\x01`, six `u32` dimensions
 //! (`inputs`, `SQUARE_INPUTS`, `hand`, `h1`, `h2`, `d`), the tensors in the order of the
@@ -60,25 +63,24 @@
 //! which are i32), then the CRC-32 of everything before it.
 //!
 //! One concern per file, bottom to top: the inputs of both towers (`inputs.rs`), the portable
-//! integer loops (`kernels.rs`), the choice of vector code (`simd.rs`), the AVX2 kernels
-//! (`x86.rs`) and the sparse second layer (`sparse.rs`); the weights and their file (`weights.rs`); the incremental first layer
-//! (`accumulator.rs`); the inference (`state.rs`).
+//! integer loops (`kernels.rs`), the AVX2 and AVX-512 kernels (`x86.rs`) and the sparse second
+//! layer (`sparse.rs`); the weights and their file (`weights.rs`); the incremental first layer
+//! (`accumulator.rs`); the inference (`state.rs`, whose paths the crate's [`Simd`] chooses).
 
 mod accumulator;
 mod inputs;
 mod kernels;
-mod simd;
 mod sparse;
 mod state;
 mod weights;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
+pub use crate::simd::Simd;
 pub use accumulator::Accumulator;
 pub use inputs::{
     BOARD_INPUTS, MAX_HAND, RATED_BOARD_INPUTS, RATING_BUCKETS, RATING_INPUTS, SQUARE_INPUTS, board_inputs, move_rows, rating_inputs,
     state_inputs,
 };
-pub use simd::Simd;
 pub use state::NetworkState;
 pub use weights::{MAGIC, Network};

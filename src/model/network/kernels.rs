@@ -1,6 +1,7 @@
 //! The portable integer loops of the network: adding or removing a row of `i16` weights to `i32`
 //! sums, adding `i32` vectors, dot products in `i32` and `i64`. The compiler vectorises them
-//! (and again with AVX2 where [`super::Simd`] chooses it); integer sums are exact in any order.
+//! (and again with AVX2 or AVX-512 where [`super::Simd`] chooses it); integer sums are exact in
+//! any order.
 
 /// `acc += row`, widened to `i32`.
 #[inline(always)]

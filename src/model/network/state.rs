@@ -1,12 +1,11 @@
 //! Inference: the board tower once per ply and the move tower per legal move ([`NetworkState`]),
-//! on the folded square rows, in the portable loops or with AVX2.
+//! on the folded square rows, in the portable loops or with AVX2 or AVX-512 ([`Simd`]).
 
 use shakmaty::{Color, Position};
 
 use super::accumulator::Accumulator;
 use super::inputs::{MAX_HAND, SQUARE_INPUTS, move_rows, rating_inputs, state_inputs};
 use super::kernels::{add_i32, add_row, dot16, dot16_i64};
-use super::simd::Simd;
 #[cfg(target_arch = "x86_64")]
 use super::sparse;
 use super::weights::Network;
@@ -17,6 +16,7 @@ use crate::model::elo::Ratings;
 use crate::model::features::{MoveContext, ONE, Sink, move_layout};
 use crate::model::game::GameState;
 use crate::model::softmax::LOGIT_ONE;
+use crate::simd::Simd;
 
 /// The hand features of one move: `(index, value)`, value in 1/[`ONE`].
 type HandFeatures = arrayvec::ArrayVec<(u16, i16), MAX_HAND>;
@@ -95,7 +95,7 @@ pub struct NetworkState {
 }
 
 /// Board towers at least this wide (`h1`) compute their second and third layers as sparse
-/// products on the AVX2 path ([`sparse`]): with version 6's (1024, 256, 128) network, 81 % of
+/// products on the AVX2 and AVX-512 paths ([`sparse`]): with version 6's (1024, 256, 128) network, 81 % of
 /// the first layer's pairs are 0 and level 3 takes 20 % less time; with level 2's (256, 64, 64),
 /// half of them are, and the dense kernels are as fast (measured on the heldout games,
 /// docs/performance.md).
@@ -103,10 +103,11 @@ const SPARSE_FROM_H1: usize = 512;
 
 impl NetworkState {
     /// Scratch space for `net` and the linear model's weights `linear` (one per hand feature,
-    /// [`move_layout::LEN`]), with the widest vector code the processor runs ([`Simd::best`]).
+    /// [`move_layout::LEN`]), with the vector code [`Simd::active`] chooses now: the widest the
+    /// processor runs, unless `CHESSZIP_SIMD` or [`crate::simd::force`] asks for a lower one.
     /// Pass the same `net` to every later call.
     pub fn new(net: &Network, linear: &[i32]) -> Self {
-        Self::with_simd(net, linear, Simd::best())
+        Self::with_simd(net, linear, Simd::active())
     }
 
     /// [`NetworkState::new`] with the code path `simd`, narrowed to what the processor runs.
@@ -154,6 +155,8 @@ impl NetworkState {
         match self.simd {
             // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
             #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => unsafe { self.board_tower_avx512(net, st) },
+            #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { self.board_tower_avx2(net, st) },
             _ => self.board_tower(net, st),
         }
@@ -166,34 +169,58 @@ impl NetworkState {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn board_tower_avx2(&mut self, net: &Network, st: &GameState) {
+        // SAFETY: the caller runs with AVX2, all the narrow kernels need.
+        unsafe { self.board_tower_x86::<false>(net, st) }
+    }
+
+    /// [`NetworkState::board_tower`] with the AVX-512 dense kernel of [`x86`] (`vpdpwssd`) and
+    /// the loops around it compiled for AVX-512; the sparse products of [`sparse`] as on the AVX2
+    /// path in a network at least [`SPARSE_FROM_H1`] wide (the same integers).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn board_tower_avx512(&mut self, net: &Network, st: &GameState) {
+        // SAFETY: the caller runs with AVX2 and AVX-512 F, BW, VL and VNNI, all the kernels need.
+        unsafe { self.board_tower_x86::<true>(net, st) }
+    }
+
+    /// The body of both x86 board towers: the clamp in AVX2; the layers after a clipped ReLU as
+    /// sparse products ([`sparse`], AVX2) in a network at least [`SPARSE_FROM_H1`] wide, else as
+    /// dense ones with [`x86::dense512`] when `WIDE` and [`x86::dense`] otherwise.
+    ///
+    /// # Safety
+    /// The processor supports AVX2, and AVX-512 F, BW, VL and VNNI when `WIDE`.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn board_tower_x86<const WIDE: bool>(&mut self, net: &Network, st: &GameState) {
         let (h1, h2, d) = (net.h1, net.h2, net.d);
         let skip_zeros = h1 >= SPARSE_FROM_H1;
         self.first_layer(net, st);
         let acc = &self.sums[..h1];
-        // SAFETY (all the calls): the caller runs with AVX2, which is all the kernels need
-        // (they assert their shapes, which `Network::parse` and `Network::random` ensure: h1
-        // and h2 multiples of 16, d of 32).
-        unsafe {
-            x86::clamp_to_i16(acc, &mut self.a);
-            if skip_zeros {
+        // SAFETY (every kernel call): the caller's processor runs them (above); they assert their
+        // shapes, which `Network::parse` and `Network::random` ensure: h1 and h2 multiples of 16,
+        // d of 32.
+        let dense = |w: &[i16], x: &[i16], out: &mut [i32]| unsafe { if WIDE { x86::dense512(w, x, out) } else { x86::dense(w, x, out) } };
+        unsafe { x86::clamp_to_i16(acc, &mut self.a) };
+        if skip_zeros {
+            unsafe {
                 sparse::x86::nonzero_pairs(&self.a, &mut self.nonzero);
                 sparse::x86::dense_pairs(&net.w2_pairs, &self.a, &self.nonzero, &mut self.dots[..h2]);
-            } else {
-                x86::dense(&net.w2, &self.a, &mut self.dots[..h2]);
             }
+        } else {
+            dense(&net.w2, &self.a, &mut self.dots[..h2]);
         }
         for (k, c) in self.c.iter_mut().enumerate() {
             *c = ((net.b2[k] + self.dots[k]) >> 12).clamp(0, 512) as i16;
         }
         // `P c` into `dots[..d]` and `Q c` into `dots[d..2 d]`.
-        unsafe {
-            if skip_zeros {
+        if skip_zeros {
+            unsafe {
                 sparse::x86::nonzero_pairs(&self.c, &mut self.nonzero);
                 sparse::x86::dense_pairs(&net.pq_pairs, &self.c, &self.nonzero, &mut self.dots[..2 * d]);
-            } else {
-                x86::dense(&net.p, &self.c, &mut self.dots[..d]);
-                x86::dense(&net.q, &self.c, &mut self.dots[d..2 * d]);
             }
+        } else {
+            dense(&net.p, &self.c, &mut self.dots[..d]);
+            dense(&net.q, &self.c, &mut self.dots[d..2 * d]);
         }
         for i in 0..d {
             self.pc[i] = (net.pb[i] + self.dots[i]) >> 9;
@@ -249,6 +276,8 @@ impl NetworkState {
         match self.simd {
             // SAFETY: `simd` is never above `Simd::best()`, what the processor supports.
             #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => unsafe { self.move_tower_avx512(net, turn, moves, ctx, out) },
+            #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { self.move_tower_avx2(net, turn, moves, ctx, out) },
             _ => self.move_tower(net, turn, moves, ctx, out),
         }
@@ -257,6 +286,14 @@ impl NetworkState {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn move_tower_avx2(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+        self.move_tower(net, turn, moves, ctx, out)
+    }
+
+    /// [`NetworkState::move_tower`] compiled for AVX-512 (F, BW, VL, VNNI): wider vectors for its
+    /// loops over the width `d` (the same integers).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn move_tower_avx512(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
         self.move_tower(net, turn, moves, ctx, out)
     }
 
@@ -383,9 +420,9 @@ mod tests {
         ((lin >> 8) + (z >> 14)) as i32
     }
 
-    /// Runs `net` over the first `n` benchmark games with the scalar and the fastest path,
+    /// Runs `net` over the first `n` benchmark games on every path up to [`Simd::best`],
     /// checking at every ply: the incremental first layer against a fresh one and against its
-    /// definition, both paths' board towers and logits against each other, and every logit
+    /// definition, every path's board tower and logits against the scalar path's, and every logit
     /// against [`defined_logit`]. Returns the last scalar state and the number of positions and
     /// of promotions with capture seen.
     fn check_paths(net: &Network, n: usize) -> (NetworkState, usize, usize) {
@@ -410,21 +447,24 @@ mod tests {
     fn check_paths_rated(net: &Network, n: usize, rated: bool) -> (NetworkState, usize, usize) {
         let model = Model::builtin(Level::new(2).unwrap()).clone();
         let mut predictor = Predictor::new(&model);
-        let (mut scalar, mut simd) = (
-            NetworkState::with_simd(net, &model.move_weights, Simd::Scalar),
-            NetworkState::with_simd(net, &model.move_weights, Simd::best()),
-        );
+        let mut scalar = NetworkState::with_simd(net, &model.move_weights, Simd::Scalar);
+        let mut others: Vec<NetworkState> = [Simd::Avx2, Simd::Avx512]
+            .into_iter()
+            .filter(|&p| p <= Simd::best())
+            .map(|p| NetworkState::with_simd(net, &model.move_weights, p))
+            .collect();
+        assert!(others.iter().all(|o| o.simd != Simd::Scalar));
         let (mut positions, mut promotion_captures) = (0, 0);
         for (g, game) in games(n).iter().enumerate() {
             let ratings = test_ratings(g, rated);
             scalar.set_ratings(ratings);
-            simd.set_ratings(ratings);
+            others.iter_mut().for_each(|o| o.set_ratings(ratings));
             let mut st = GameState::new();
             for m in &game.moves {
                 let mut fresh = Accumulator::new(net);
                 fresh.update(net, st.pos.board());
                 scalar.prepare(net, &st);
-                simd.prepare(net, &st);
+                others.iter_mut().for_each(|o| o.prepare(net, &st));
                 for view in [Color::White, Color::Black] {
                     assert_eq!(scalar.acc.sums(view), fresh.sums(view), "incremental sums at ply {}", st.ply);
                 }
@@ -436,14 +476,16 @@ mod tests {
                 }
                 let direct: Vec<i16> = direct.into_iter().map(|x| x.clamp(0, 512) as i16).collect();
                 assert_eq!(scalar.a, direct, "first layer at ply {}", st.ply);
-                assert_eq!((&scalar.c, &scalar.pc, &scalar.q), (&simd.c, &simd.pc, &simd.q));
                 predictor.prepare(&st);
                 let ctx = predictor.move_context(&st);
                 let turn = st.pos.turn();
                 let (mut a, mut b) = (Vec::new(), Vec::new());
                 let best = scalar.logits(net, &ctx, &mut a);
-                simd.logits(net, &ctx, &mut b);
-                assert_eq!(a, b);
+                for o in &mut others {
+                    assert_eq!((&scalar.c, &scalar.pc, &scalar.q), (&o.c, &o.pc, &o.q), "{:?} board tower at ply {}", o.simd, st.ply);
+                    assert_eq!(o.logits(net, &ctx, &mut b), best, "{:?} best logit at ply {}", o.simd, st.ply);
+                    assert_eq!(a, b, "{:?} logits at ply {}", o.simd, st.ply);
+                }
                 assert_eq!(best, a.iter().copied().max().unwrap_or(i32::MIN));
                 for (i, &p) in predictor.moves().iter().enumerate() {
                     assert_eq!(a[i], defined_logit(net, &model.move_weights, &scalar, turn, p, &ctx, i), "move {i} at ply {}", st.ply);
@@ -464,6 +506,29 @@ mod tests {
         assert!(positions > 10_000 && promotion_captures > 0, "{positions} positions, {promotion_captures} promotions with capture");
         // The random network is not degenerate: the board tower's outputs vary.
         assert!(state.c.iter().any(|&c| c > 0 && c < 512));
+    }
+
+    #[test]
+    fn random_networks_of_odd_sizes_give_the_same_integers_on_every_path() {
+        // Rows of 16 mod 32 values (h2 = 16, h1 = 48 and 80; the AVX-512 kernel's masked tail),
+        // and every move-tower width.
+        for (h1, h2, d, seed) in [(48, 16, 32, 3), (80, 48, 64, 5), (16, 16, 128, 9)] {
+            let (_, positions, _) = check_paths(&Network::random(h1, h2, d, seed), 20);
+            assert!(positions > 1000);
+        }
+    }
+
+    #[test]
+    fn the_network_files_give_the_same_integers_on_every_path() {
+        // Version 5's level-2 network (h1 256, d 64) and version 6's wide one (h1 1024, d 128).
+        for (name, bytes) in [
+            ("models/v5/level2.net", &include_bytes!("../../../models/v5/level2.net")[..]),
+            ("models/v6/search.net", &include_bytes!("../../../models/v6/search.net")[..]),
+        ] {
+            let net = Network::parse(name, bytes).expect("a released network");
+            let (_, positions, _) = check_paths(&net, 30);
+            assert!(positions > 1500, "{name}");
+        }
     }
 
     #[test]

@@ -16,93 +16,16 @@
 //!   `0..=255`); over a chunk of 256 inputs both partial sums stay below `2^31` in `i32`
 //!   (`256 * 32767 * 255 < 2^31`), and `256 * hi_sum + lo_sum` is widened to `i64` per chunk.
 //!
-//! [`active`] picks the path: the best the processor has, unless [`force`] or the environment
-//! variable `CHESSZIP_SIMD` (`scalar`, `avx2`, `avx512`) asks for a lower one.
+//! [`active`] picks the path (the crate's one choice, [`crate::simd`]): the best the processor
+//! has, unless [`force`] or the environment variable `CHESSZIP_SIMD` (`scalar`, `avx2`, `avx512`)
+//! asks for a lower one.
 
 // Index loops over several arrays at once read best as written.
 #![allow(clippy::needless_range_loop)]
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU8, Ordering};
 
-/// An instruction set the kernels can use, weakest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Simd {
-    /// Portable Rust (whatever the compiler makes of it for the baseline target).
-    Scalar,
-    /// AVX2: `vpmaddwd` + `vpaddd` on 256-bit registers.
-    Avx2,
-    /// AVX-512 (F, BW, VL, DQ) with VNNI: `vpdpwssd` on 512-bit registers.
-    Avx512,
-}
-
-impl Simd {
-    /// Its name, as `CHESSZIP_SIMD` takes it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Simd::Scalar => "scalar",
-            Simd::Avx2 => "avx2",
-            Simd::Avx512 => "avx512",
-        }
-    }
-}
-
-static FORCED: AtomicU8 = AtomicU8::new(0);
-
-/// Makes later forward passes use at most `path` (`None`: the best available, or what
-/// `CHESSZIP_SIMD` asks for). For tests that compare the paths, and for measuring them.
-pub fn force(path: Option<Simd>) {
-    let v = match path {
-        None => 0,
-        Some(Simd::Scalar) => 1,
-        Some(Simd::Avx2) => 2,
-        Some(Simd::Avx512) => 3,
-    };
-    FORCED.store(v, Ordering::Relaxed);
-}
-
-/// The best path this processor has.
-pub fn best() -> Simd {
-    static BEST: OnceLock<Simd> = OnceLock::new();
-    *BEST.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx512f")
-                && std::is_x86_feature_detected!("avx512bw")
-                && std::is_x86_feature_detected!("avx512vl")
-                && std::is_x86_feature_detected!("avx512dq")
-                && std::is_x86_feature_detected!("avx512vnni")
-            {
-                return Simd::Avx512;
-            }
-            if std::is_x86_feature_detected!("avx2") {
-                return Simd::Avx2;
-            }
-        }
-        Simd::Scalar
-    })
-}
-
-fn from_env() -> Option<Simd> {
-    static ENV: OnceLock<Option<Simd>> = OnceLock::new();
-    *ENV.get_or_init(|| match std::env::var("CHESSZIP_SIMD").ok()?.to_ascii_lowercase().as_str() {
-        "scalar" | "portable" => Some(Simd::Scalar),
-        "avx2" => Some(Simd::Avx2),
-        "avx512" | "vnni" => Some(Simd::Avx512),
-        _ => None,
-    })
-}
-
-/// The path the kernels use now: the best available, lowered by [`force`] or `CHESSZIP_SIMD`.
-pub fn active() -> Simd {
-    let asked = match FORCED.load(Ordering::Relaxed) {
-        1 => Some(Simd::Scalar),
-        2 => Some(Simd::Avx2),
-        3 => Some(Simd::Avx512),
-        _ => from_env(),
-    };
-    asked.map_or(best(), |a| a.min(best()))
-}
+pub use crate::simd::{Simd, active, best, force};
 
 /// Output channels per packed block.
 const BLOCK: usize = 16;
