@@ -145,6 +145,88 @@ pub mod x86 {
     }
 }
 
+/// The AVX-512 (F, BW, VNNI) kernels of [`nonzero_pairs`] and [`dense_pairs`] (the same
+/// integers): sixteen pairs per compare, and one `vpdpwssd` (multiply pairs and add, wrapping)
+/// per sixteen rows.
+#[cfg(target_arch = "x86_64")]
+pub mod x86_512 {
+    use std::arch::x86_64::*;
+
+    /// [`super::nonzero_pairs`], sixteen pairs at a time.
+    ///
+    /// # Safety
+    /// The processor supports AVX-512 F and BW.
+    ///
+    /// # Panics
+    /// Unless `x.len()` is a multiple of 32 and at most `2^17`.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub unsafe fn nonzero_pairs(x: &[i16], out: &mut Vec<u16>) {
+        assert!(x.len().is_multiple_of(32) && x.len() <= 1 << 17, "a multiple of 32 values, at most 2^17");
+        out.clear();
+        let zero = _mm512_setzero_si512();
+        for (k, chunk) in x.chunks_exact(32).enumerate() {
+            // SAFETY: the chunk holds 32 i16, one vector.
+            let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+            // One bit per pair (32-bit lane) with a non-zero value.
+            let mut live = _mm512_cmpneq_epi32_mask(v, zero) as u32;
+            while live != 0 {
+                out.push((16 * k) as u16 + live.trailing_zeros() as u16);
+                live &= live - 1;
+            }
+        }
+    }
+
+    /// [`super::dense_pairs`] with `vpdpwssd`, rows in tiles of 64 (or 16).
+    ///
+    /// # Safety
+    /// The processor supports AVX-512 F, BW and VNNI.
+    ///
+    /// # Panics
+    /// As [`super::x86::dense_pairs`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub unsafe fn dense_pairs(wp: &[i16], x: &[i16], nz: &[u16], out: &mut [i32]) {
+        let rows = out.len();
+        assert!(rows.is_multiple_of(16) && x.len().is_multiple_of(2) && wp.len() >= x.len() * rows, "shapes of the sparse product");
+        assert!(nz.iter().all(|&p| (p as usize) < x.len() / 2), "a pair beyond the input");
+        let mut first = 0;
+        while first < rows {
+            // SAFETY (both): as in `super::x86::dense_pairs`.
+            if rows - first >= 64 {
+                unsafe { tile::<4>(wp, x, nz, rows, first, out) };
+                first += 64;
+            } else {
+                unsafe { tile::<1>(wp, x, nz, rows, first, out) };
+                first += 16;
+            }
+        }
+    }
+
+    /// Rows `first .. first + 16 V` of [`dense_pairs`].
+    ///
+    /// # Safety
+    /// AVX-512 F, BW, VNNI; the shapes [`dense_pairs`] asserts, and `first + 16 V <= rows`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    #[inline]
+    unsafe fn tile<const V: usize>(wp: &[i16], x: &[i16], nz: &[u16], rows: usize, first: usize, out: &mut [i32]) {
+        let mut acc = [_mm512_setzero_si512(); V];
+        for &p in nz {
+            let p = p as usize;
+            let pair = (x[2 * p] as u16 as u32 | (x[2 * p + 1] as u16 as u32) << 16) as i32;
+            let b = _mm512_set1_epi32(pair);
+            for (v, a) in acc.iter_mut().enumerate() {
+                // SAFETY: column `p` holds `2 rows` values from `p * 2 rows`, and
+                // `2 (first + 16 v) + 32 <= 2 rows`.
+                let w = unsafe { _mm512_loadu_si512(wp.as_ptr().add(p * rows * 2 + 2 * (first + 16 * v)).cast()) };
+                *a = _mm512_dpwssd_epi32(*a, w, b);
+            }
+        }
+        for (v, a) in acc.iter().enumerate() {
+            // SAFETY: rows `first + 16 v .. + 16` are within `out`.
+            unsafe { _mm512_storeu_si512(out.as_mut_ptr().add(first + 16 * v).cast(), *a) };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,6 +270,21 @@ mod tests {
                 let mut got = vec![7; rows];
                 unsafe { x86::dense_pairs(&wp, &x, &nz, &mut got) };
                 prop_assert_eq!(&got, &want, "AVX2");
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vnni")
+            {
+                if x.len().is_multiple_of(32) {
+                    let mut nz2 = vec![9];
+                    // SAFETY: AVX-512 F, BW and VNNI are present.
+                    unsafe { x86_512::nonzero_pairs(&x, &mut nz2) };
+                    prop_assert_eq!(&nz2, &nz);
+                }
+                let mut got = vec![7; rows];
+                unsafe { x86_512::dense_pairs(&wp, &x, &nz, &mut got) };
+                prop_assert_eq!(&got, &want, "AVX-512");
             }
         }
     }
