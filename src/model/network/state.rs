@@ -173,9 +173,9 @@ impl NetworkState {
         unsafe { self.board_tower_x86::<false>(net, st) }
     }
 
-    /// [`NetworkState::board_tower`] with the AVX-512 dense kernel of [`x86`] (`vpdpwssd`) and
-    /// the loops around it compiled for AVX-512; the sparse products of [`sparse`] as on the AVX2
-    /// path in a network at least [`SPARSE_FROM_H1`] wide (the same integers).
+    /// [`NetworkState::board_tower`] with the AVX-512 kernels (`vpdpwssd`) of [`x86`] and of
+    /// [`sparse`] (in a network at least [`SPARSE_FROM_H1`] wide), and the loops around them
+    /// compiled for AVX-512 (the same integers).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vnni")]
     unsafe fn board_tower_avx512(&mut self, net: &Network, st: &GameState) {
@@ -184,8 +184,9 @@ impl NetworkState {
     }
 
     /// The body of both x86 board towers: the clamp in AVX2; the layers after a clipped ReLU as
-    /// sparse products ([`sparse`], AVX2) in a network at least [`SPARSE_FROM_H1`] wide, else as
-    /// dense ones with [`x86::dense512`] when `WIDE` and [`x86::dense`] otherwise.
+    /// sparse products ([`sparse`]) in a network at least [`SPARSE_FROM_H1`] wide, else as dense
+    /// ones; with the AVX-512 kernels ([`x86::dense512`], `sparse::x86_512`) when `WIDE`, the
+    /// AVX2 ones otherwise.
     ///
     /// # Safety
     /// The processor supports AVX2, and AVX-512 F, BW, VL and VNNI when `WIDE`.
@@ -201,11 +202,22 @@ impl NetworkState {
         // d of 32.
         let dense = |w: &[i16], x: &[i16], out: &mut [i32]| unsafe { if WIDE { x86::dense512(w, x, out) } else { x86::dense(w, x, out) } };
         unsafe { x86::clamp_to_i16(acc, &mut self.a) };
-        if skip_zeros {
-            unsafe {
-                sparse::x86::nonzero_pairs(&self.a, &mut self.nonzero);
-                sparse::x86::dense_pairs(&net.w2_pairs, &self.a, &self.nonzero, &mut self.dots[..h2]);
+        // The sparse products: the non-zero pairs found 16 at a time where the width allows it.
+        let sparse_product = |wp: &[i16], x: &[i16], nonzero: &mut Vec<u16>, out: &mut [i32]| unsafe {
+            if WIDE {
+                if x.len().is_multiple_of(32) {
+                    sparse::x86_512::nonzero_pairs(x, nonzero);
+                } else {
+                    sparse::x86::nonzero_pairs(x, nonzero);
+                }
+                sparse::x86_512::dense_pairs(wp, x, nonzero, out);
+            } else {
+                sparse::x86::nonzero_pairs(x, nonzero);
+                sparse::x86::dense_pairs(wp, x, nonzero, out);
             }
+        };
+        if skip_zeros {
+            sparse_product(&net.w2_pairs, &self.a, &mut self.nonzero, &mut self.dots[..h2]);
         } else {
             dense(&net.w2, &self.a, &mut self.dots[..h2]);
         }
@@ -214,10 +226,7 @@ impl NetworkState {
         }
         // `P c` into `dots[..d]` and `Q c` into `dots[d..2 d]`.
         if skip_zeros {
-            unsafe {
-                sparse::x86::nonzero_pairs(&self.c, &mut self.nonzero);
-                sparse::x86::dense_pairs(&net.pq_pairs, &self.c, &self.nonzero, &mut self.dots[..2 * d]);
-            }
+            sparse_product(&net.pq_pairs, &self.c, &mut self.nonzero, &mut self.dots[..2 * d]);
         } else {
             dense(&net.p, &self.c, &mut self.dots[..d]);
             dense(&net.q, &self.c, &mut self.dots[d..2 * d]);
