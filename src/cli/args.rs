@@ -90,7 +90,8 @@ fn threads() -> clap::builder::RangedU64ValueParser<usize> {
 #[derive(Clone, Debug, Args)]
 pub struct BenchArgs {
     /// The file [default: the benchmark, data/Chess_Games.txt of the source tree chesszip was
-    /// built from, else of the current directory].
+    /// built from, else of the current directory]; gzip, bzip2, xz or zstd data is decoded
+    /// first, as `compress` does, and every row measures the text inside.
     #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub file: Option<PathBuf>,
     /// Levels to measure, e.g. `-l 1,5,9` (default: the default level).
@@ -99,8 +100,8 @@ pub struct BenchArgs {
     /// Worker threads; 0 means one per core (at most 256).
     #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
     pub threads: usize,
-    /// Runs per measurement; the median time is reported.
-    #[arg(short, long, default_value_t = 1)]
+    /// Runs per measurement (at least 1); the median time is reported.
+    #[arg(short, long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub repeat: usize,
     /// Also run each level with one thread and report true per-core rates.
     #[arg(long)]

@@ -1,14 +1,17 @@
 //! `chesszip bench`: compress, expand and verify a file at chosen levels, next to `xz -9e` and
-//! `zstd -19 --long` run on the same file in the same run, and print a table.
+//! `zstd -19 --long` run on the same file in the same run, and print a table. A gzip, bzip2, xz
+//! or zstd file (`games.pgn.zst`) is decoded first, as `compress` decodes it
+//! ([`chesszip::compressed`]): every row then measures the text inside, not the compressed bytes.
 
 use std::fmt::Write as _;
-use std::io::Write;
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use chesszip::compressed::Compression;
 use chesszip::model::Level;
 use chesszip::model::transformer::Weights;
 use chesszip::{CompressOptions, ExpandOptions, expand_bytes};
@@ -120,14 +123,33 @@ fn bench_file(file: Option<&Path>) -> Result<PathBuf> {
     }
 }
 
+/// The text to measure: the bytes of `file`, or, when they are gzip, bzip2, xz or zstd data,
+/// the text they decode to, as `compress` reads it ([`chesszip::compressed::open`]); with the
+/// format decoded, if any.
+///
+/// # Errors
+/// From reading `file`, or its compressed data not decoding.
+fn read_text(file: &Path) -> Result<(Vec<u8>, Option<Compression>)> {
+    let reading = || format!("reading {}", file.display());
+    let input = std::fs::File::open(file).with_context(reading)?;
+    let (compression, mut reader) = chesszip::compressed::open(BufReader::with_capacity(1 << 16, input)).with_context(reading)?;
+    let mut text = Vec::new();
+    reader.read_to_end(&mut text).with_context(reading).map_err(|e| match compression {
+        Some(c) if chesszip::compressed::is_decode_error(e.as_ref()) => e.context(format!("the {c} data inside does not decode")),
+        _ => e,
+    })?;
+    Ok((text, compression))
+}
+
 /// Runs the benchmark and prints the table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
     // Level 10's weights, read before anything is measured (expanding finds them by sha256).
     let weights = args.weights.as_deref().map(Weights::load).transpose()?;
     let file = bench_file(args.file.as_deref())?;
-    let data = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+    let (data, decoded) = read_text(&file)?;
     let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };
-    let repeat = args.repeat.max(1);
+    // At least 1: the argument's range.
+    let repeat = args.repeat;
     let mut rows = Vec::new();
     let mut plies = 0;
     // 0: each level's default block size.
@@ -163,7 +185,7 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
     }
     let xz = peers.iter().find(|r| r.name.starts_with("xz")).map(|r| (r.compress, r.expand));
     let mut table = String::new();
-    let shape = Shape { file: &file, bytes: data.len(), plies, threads, repeat, per_core: args.per_core };
+    let shape = Shape { file: &file, decoded, bytes: data.len(), plies, threads, repeat, per_core: args.per_core };
     write_table(&mut table, &shape, &rows, &peers, xz).expect("writing to a string");
     let mut out = status::stdout();
     out.write_all(table.as_bytes()).context("writing (stdout)")?;
@@ -174,6 +196,9 @@ pub fn bench(args: &BenchArgs) -> Result<()> {
 /// What was measured, for the table's first line and notes.
 struct Shape<'a> {
     file: &'a Path,
+    /// The format `file` was decoded from, if it was compressed.
+    decoded: Option<Compression>,
+    /// Bytes of the text measured (decoded, for a compressed file).
     bytes: usize,
     plies: u64,
     threads: usize,
@@ -183,10 +208,14 @@ struct Shape<'a> {
 
 /// The table of [`bench`].
 fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row], xz: Option<(Duration, Duration)>) -> std::fmt::Result {
-    let &Shape { file, bytes, plies, threads, repeat, per_core } = shape;
+    let &Shape { file, decoded, bytes, plies, threads, repeat, per_core } = shape;
+    let text = match decoded {
+        Some(c) => format!("{c} data decoded to {bytes} bytes of text"),
+        None => format!("{bytes} bytes"),
+    };
     writeln!(
         out,
-        "{}: {bytes} bytes, {plies} plies; {threads} thread(s), median of {repeat} run(s), every archive expanded and compared",
+        "{}: {text}, {plies} plies; {threads} thread(s), median of {repeat} run(s), every archive expanded and compared",
         file.display(),
     )?;
     // Two header lines: what is measured, then its unit.
@@ -239,6 +268,9 @@ fn write_table(out: &mut String, shape: &Shape<'_>, rows: &[Row], peers: &[Row],
     if !per_core {
         writeln!(out, "(plies/s/core = plies / (wall time x threads); --per-core measures one thread instead)")?;
     }
+    if let Some(c) = decoded {
+        writeln!(out, "(the file is {c} data: every row compresses the text it decodes to, as `chesszip compress` does)")?;
+    }
     Ok(())
 }
 
@@ -247,7 +279,7 @@ mod tests {
     use super::*;
 
     fn table(plies: u64) -> String {
-        let shape = Shape { file: Path::new("x.txt"), bytes: 100, plies, threads: 2, repeat: 1, per_core: false };
+        let shape = Shape { file: Path::new("x.txt"), decoded: None, bytes: 100, plies, threads: 2, repeat: 1, per_core: false };
         let row = |name: &str| Row {
             name: name.into(),
             bytes: 40,

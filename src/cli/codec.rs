@@ -448,12 +448,53 @@ fn looks_like_text(head: &[u8]) -> bool {
     valid.chars().all(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\x0c' | '\r'))
 }
 
-/// Reads all of standard input (for commands that need to seek in an archive).
+/// Reads all of standard input (for commands that need to seek in an archive), after
+/// [`read_stream_archive`]'s check of its first bytes.
 pub fn read_stdin_archive(force: bool) -> Result<io::Cursor<Vec<u8>>> {
     if io::stdin().is_terminal() && !force {
         return Err(anyhow!("refusing to read an archive from a terminal"));
     }
+    read_stream_archive(io::stdin().lock(), &Source::Stdin, "reading (stdin)")
+}
+
+/// Bytes of a stream [`read_stream_archive`] checks before reading the rest: as many as
+/// [`not_an_archive`] looks at, and more than any file header (24 bytes for the block
+/// container, at most 29 for the raw form).
+const STREAM_HEAD_LEN: usize = 4096;
+
+/// Reads a stream that cannot seek (standard input, a FIFO, a device) into memory for the
+/// commands that seek in an archive (`info`, `-l`, `extract`), refusing it after its first
+/// [`STREAM_HEAD_LEN`] bytes when they are no archive's start: `yes | chesszip -l` or
+/// `chesszip info /dev/zero` fail at once, as `-t` does, instead of reading until memory runs
+/// out. `context` names the reads in their errors (`reading (stdin)`).
+///
+/// # Errors
+/// The reads' errors; "not a chesszip archive (...)" as [`not_an_archive`] says; the library's
+/// error for a file header that is wrong (magic, checksum, version), as `-t` reports it.
+pub fn read_stream_archive(mut input: impl Read, source: &Source, context: &str) -> Result<io::Cursor<Vec<u8>>> {
     let mut bytes = Vec::new();
-    io::stdin().lock().read_to_end(&mut bytes).context("reading (stdin)")?;
+    input.by_ref().take(STREAM_HEAD_LEN as u64).read_to_end(&mut bytes).context(context.to_string())?;
+    check_stream_head(&bytes, source)?;
+    input.read_to_end(&mut bytes).context(context.to_string())?;
     Ok(io::Cursor::new(bytes))
+}
+
+/// Refuses a stream whose first bytes `head` are no archive's start. A `head` shorter than
+/// [`STREAM_HEAD_LEN`] is the whole input: only [`not_an_archive`] looks at it, and the library
+/// then says what is wrong, as before.
+fn check_stream_head(head: &[u8], source: &Source) -> Result<()> {
+    use chesszip::container::{format::FileHeader, raw::RAW_MAGIC, raw::RawHeader};
+    if let Some(what) = not_an_archive(head, source) {
+        bail!("not a chesszip archive ({what})");
+    }
+    if head.len() < STREAM_HEAD_LEN {
+        return Ok(());
+    }
+    if head.starts_with(&RAW_MAGIC) {
+        RawHeader::read(&mut &head[..])?;
+    } else {
+        let header: &[u8; FileHeader::LEN] = head[..FileHeader::LEN].try_into().expect("a full head holds a file header");
+        FileHeader::parse(header)?;
+    }
+    Ok(())
 }

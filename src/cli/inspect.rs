@@ -9,24 +9,22 @@ use anyhow::{Context, Result, bail};
 use chesszip::{ArchiveInfo, InputFormat};
 
 use super::args::{ExtractArgs, InfoArgs};
-use super::codec::{not_an_archive, ratio, read_stdin_archive};
+use super::codec::{not_an_archive, ratio, read_stdin_archive, read_stream_archive};
 use super::labeled::Labeled;
 use super::status::{self, Status, describe, error, is_broken_pipe, warning};
 use super::target::Source;
 
 /// An archive opened for seeking: a regular file, or standard input, a FIFO or a device read
-/// into memory (they cannot seek).
+/// into memory (they cannot seek) once their first bytes look like an archive's.
 fn open(source: &Source) -> Result<Box<dyn ReadSeek>> {
     Ok(match source {
         Source::Stdin => Box::new(read_stdin_archive(false)?),
         Source::File(path) => {
-            let mut file = open_file(path)?;
+            let file = open_file(path)?;
             if file.metadata().is_ok_and(|m| m.is_file()) {
                 Box::new(file)
             } else {
-                let mut bytes = Vec::new();
-                file.read_to_end(&mut bytes).context("reading")?;
-                Box::new(io::Cursor::new(bytes))
+                Box::new(read_stream_archive(file, source, "reading")?)
             }
         }
     })

@@ -623,6 +623,43 @@ fn info_labels_bits_per_ply_and_per_game_as_the_whole_archive() {
 }
 
 #[test]
+fn bench_measures_the_text_inside_a_compressed_file() {
+    let (dir, path, text) = workdir();
+    let plain = chesszip().args(["bench", "-l", "1", "--no-peers"]).arg(&path).output().unwrap();
+    assert!(plain.status.success(), "{}", stderr_of(&plain));
+    let plain = String::from_utf8(plain.stdout).unwrap();
+    let zst = dir.path().join("games.txt.zst");
+    fs::write(&zst, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
+    let out = chesszip().args(["bench", "-l", "1", "--no-peers"]).arg(&zst).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let table = String::from_utf8(out.stdout).unwrap();
+    let first = table.lines().next().unwrap();
+    assert!(first.contains(&format!("games.txt.zst: zstd data decoded to {} bytes of text, ", text.len())), "{table}");
+    assert!(table.contains("(the file is zstd data: every row compresses the text it decodes to"), "{table}");
+    // The same plies and archive as for the text itself.
+    let plies = |t: &str| t.lines().next().unwrap().split(", ").nth(1).unwrap().to_string();
+    let row = |t: &str| t.lines().find(|l| l.starts_with("chesszip -1")).unwrap().split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+    assert!(!plies(&plain).starts_with("0 "), "{plain}");
+    assert_eq!(plies(&table), plies(&plain), "{table}\n{plain}");
+    assert_eq!(row(&table), row(&plain), "{table}\n{plain}");
+    // Data that claims to be zstd but does not decode is an error naming it.
+    let broken = dir.path().join("broken.zst");
+    fs::write(&broken, [&zstd::encode_all(&text[..], 3).unwrap()[..20], &[0xff; 20][..]].concat()).unwrap();
+    let out = chesszip().args(["bench", "-l", "1", "--no-peers"]).arg(&broken).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr_of(&out).contains("the zstd data inside does not decode"), "{}", stderr_of(&out));
+}
+
+#[test]
+fn bench_refuses_zero_runs() {
+    let (_dir, path, _) = workdir();
+    let out = chesszip().args(["bench", "-l", "1", "--no-peers", "-r", "0"]).arg(&path).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a usage error");
+    assert!(stderr_of(&out).contains("-r <REPEAT>") || stderr_of(&out).contains("--repeat"), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("0 is not in 1.."), "{}", stderr_of(&out));
+}
+
+#[test]
 fn bench_says_what_each_ratio_divides_by() {
     let (_dir, path, _) = workdir();
     let out = chesszip().args(["bench", "-l", "1"]).arg(&path).output().unwrap();

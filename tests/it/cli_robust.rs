@@ -264,3 +264,98 @@ fn a_broken_output_pipe_is_never_success() {
     }
     assert_eq!(listing(dir.path()), ["a.chz", "g.txt"], "no temporary file left");
 }
+
+/// Bytes [`stream_into`] writes at most: far more than the 4 KiB `info`, `-l` and `extract`
+/// check before reading a stream whole.
+const STREAM_LIMIT: usize = 64 << 20;
+
+/// Writes `pattern` again and again, up to [`STREAM_LIMIT`] bytes, into `sink` until a write
+/// fails (the reader has gone); returns the bytes written.
+fn write_repeated(mut sink: impl Write, pattern: &[u8]) -> usize {
+    let chunk: Vec<u8> = pattern.iter().copied().cycle().take(1 << 16).collect();
+    let mut written = 0;
+    while written < STREAM_LIMIT && sink.write_all(&chunk).is_ok() {
+        written += chunk.len();
+    }
+    written
+}
+
+/// Runs chesszip with `args`, standard input a pipe carrying `pattern` repeated (at most
+/// [`STREAM_LIMIT`] bytes): its output and the bytes it took before it ended.
+fn stream_into(args: &[&str], pattern: &'static [u8]) -> (std::process::Output, usize) {
+    let mut child = chesszip().args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || write_repeated(stdin, pattern));
+    let out = child.wait_with_output().unwrap();
+    (out, writer.join().unwrap())
+}
+
+/// Pseudo-random bytes (xorshift), a stream no check mistakes for text or compressed data.
+fn noise() -> &'static [u8] {
+    let mut x = 0x9e37_79b9_u32;
+    let bytes: Vec<u8> = (0..20_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        })
+        .collect();
+    bytes.leak()
+}
+
+#[test]
+fn a_large_stream_that_is_no_archive_is_refused_at_once() {
+    // `yes | chesszip -l` used to read the whole stream before looking at it (out of memory).
+    let cases: [(&[u8], &str); 3] = [
+        (b"y\n", "not a chesszip archive (it looks like text: compress it with `chesszip FILE`)"),
+        (&[0], "corrupt archive: not a chesszip archive (wrong magic bytes)"),
+        (noise(), "corrupt archive: not a chesszip archive (wrong magic bytes)"),
+    ];
+    for args in [&["-l"][..], &["info", "-"], &["extract", "-", "--game", "1"], &["extract", "-", "--tags"]] {
+        for (pattern, message) in cases {
+            let (out, taken) = stream_into(args, pattern);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(stderr.contains(&format!("(stdin): {message}")), "{args:?}: {stderr}");
+            assert!(taken < STREAM_LIMIT / 4, "{args:?} read {taken} bytes of a stream that is no archive");
+        }
+    }
+    // The message is the one `-t` gives.
+    let (out, _) = stream_into(&["-t"], &[0]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(stdin): corrupt archive: not a chesszip archive (wrong magic bytes)"));
+}
+
+#[test]
+fn a_large_fifo_that_is_no_archive_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("zeros.chz");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let path = fifo.clone();
+    let writer = std::thread::spawn(move || write_repeated(fs::OpenOptions::new().write(true).open(&path).unwrap(), &[0]));
+    let out = chesszip().arg("info").arg(&fifo).output().unwrap();
+    let taken = writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("zeros.chz: corrupt archive: not a chesszip archive (wrong magic bytes)"), "{stderr}");
+    assert!(taken < STREAM_LIMIT / 4, "read {taken} bytes of a FIFO that is no archive");
+}
+
+#[test]
+fn archives_longer_than_the_checked_head_still_read_from_a_pipe() {
+    // A block-container archive and a raw-form one (incompressible bytes), both past 4 KiB.
+    let games = chesszip::compress_bytes(&first_games(400), &common::fast());
+    let raw = chesszip::compress_bytes(noise(), &chesszip::CompressOptions { raw_form: true, ..common::fast() });
+    assert!(raw.starts_with(&chesszip::container::raw::RAW_MAGIC), "incompressible input takes the raw form");
+    for archive in [games, raw] {
+        assert!(archive.len() > 4096, "{} bytes", archive.len());
+        let mut child = chesszip().arg("-l").stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let bytes = archive.clone();
+        let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("(stdin)"), "{}", String::from_utf8_lossy(&out.stdout));
+    }
+}
