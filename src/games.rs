@@ -5,7 +5,8 @@
 //! A *game* is one line in a movetext archive (with its line end; a line that is not a game
 //! counts too), and one PGN game in a PGN archive: its tags, movetext and the blank lines after
 //! it, cut where [`crate::pgn::lexer::GameSplitter`] says a game starts (text before the first
-//! game belongs to it). Concatenating all games in order gives back the archive's text byte for
+//! game belongs to it; a UTF-8 BOM at the start of the input, or of an archive member, belongs to game
+//! 1 and does not make a game of its own: [`GameSplitter::reading`]). Concatenating all games in order gives back the archive's text byte for
 //! byte, wherever the compressor cut it into blocks.
 
 use std::collections::{BTreeMap, VecDeque};
@@ -21,7 +22,7 @@ use crate::container::{BlockHeader, Coding, EncodedBlock, FileHeader, IndexEntry
 use crate::error::Error;
 use crate::pgn::codec::scan_tags;
 use crate::pgn::game::Tag;
-use crate::pgn::lexer::{GameSplitter, split_games};
+use crate::pgn::lexer::{GameSplitter, split_games_reading};
 
 /// Blocks decoded ahead per worker thread when reading in order: enough to keep every thread
 /// busy while the caller consumes one block, few enough to bound memory (this many blocks of
@@ -345,7 +346,8 @@ impl<R: Read + Seek> Blocks<R> {
             let format = raw.header().format;
             return match raw.read(self.position - *first) {
                 Ok(text) => {
-                    let text = if self.tags { pack_tags(&text_tags(format, &text)) } else { text };
+                    let input_start = self.position == *first;
+                    let text = if self.tags { pack_tags(&text_tags(format, &text, input_start)) } else { text };
                     self.position += 1;
                     Ok(Some(text))
                 }
@@ -368,7 +370,7 @@ impl<R: Read + Seek> Blocks<R> {
         // references never cross members.
         let result = match (result, &mut self.members[m].source) {
             (Ok(Decoded::Refs(p)), Source::Container(reader)) => resolve_indexed(reader, &p)
-                .map(|text| if self.tags { pack_tags(&text_tags(InputFormat::Movetext, &text)) } else { text })
+                .map(|text| if self.tags { pack_tags(&text_tags(InputFormat::Movetext, &text, false)) } else { text })
                 .map_err(|e| members::in_member(m, e)),
             (result, _) => result.and_then(Decoded::into_text),
         };
@@ -403,12 +405,15 @@ pub type TagPairs = Vec<(Vec<u8>, Vec<u8>)>;
 /// `ECO`, `Opening` or `UTCTime` tags) read from its heads alone, without decoding a move
 /// ([`crate::pgn::codec::decode_tags`]); for other
 /// blocks from the text that decoding gives ([`text_tags`]). A block with references
-/// (movetext, coding 2) is left to the caller.
+/// (movetext, coding 2) is left to the caller. A member's first block (`n == 0`) is always
+/// decoded whole: its heads hold the games as the compressor cut them, and where the input
+/// starts with a UTF-8 BOM that is one game more than the views count
+/// ([`GameSplitter::reading`]); only the text tells.
 ///
 /// # Errors
 /// As [`expand_block`].
 fn expand_tags(file: FileHeader, model: &crate::model::Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Decoded, Error> {
-    if file.format == InputFormat::Pgn {
+    if file.format == InputFormat::Pgn && n > 0 {
         let named = |e: Error| match e {
             Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
             Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
@@ -422,17 +427,18 @@ fn expand_tags(file: FileHeader, model: &crate::model::Model, n: u64, h: &BlockH
         }
     }
     Ok(match expand_block(file, model, n, h, block)? {
-        Decoded::Text(text) => Decoded::Text(pack_tags(&text_tags(file.format, &text))),
+        Decoded::Text(text) => Decoded::Text(pack_tags(&text_tags(file.format, &text, n == 0))),
         refs => refs,
     })
 }
 
 /// The tags of the games of a block's `text`: in PGN one list per piece of
-/// [`crate::pgn::lexer::split_games`] ([`crate::pgn::codec::scan_tags`]); in movetext an empty
-/// list per line.
-fn text_tags(format: InputFormat, text: &[u8]) -> Vec<Vec<Tag>> {
+/// [`crate::pgn::lexer::split_games_reading`] (`input_start`: the block is its member's first)
+/// ([`crate::pgn::codec::scan_tags`]); in movetext an
+/// empty list per line.
+fn text_tags(format: InputFormat, text: &[u8], input_start: bool) -> Vec<Vec<Tag>> {
     match format {
-        InputFormat::Pgn => split_games(text).into_iter().map(scan_tags).collect(),
+        InputFormat::Pgn => split_games_reading(text, input_start).into_iter().map(scan_tags).collect(),
         InputFormat::Movetext => vec![Vec::new(); crate::pgn::codec::count_lines(text) as usize],
     }
 }
@@ -485,11 +491,12 @@ fn unpack_tags(mut b: &[u8], out: &mut VecDeque<TagPairs>) {
 /// ([`crate::container::Coding::PgnTagStream`]) codes each block's tags before its moves, and
 /// its tags are read without decoding a move (over 10 times faster than [`Games`]); so does
 /// coding 6 ([`crate::container::Coding::PgnPredicted`]) except for `ECO`, `Opening` and
-/// `UTCTime`, coded after the moves: its blocks with such tags, and blocks of earlier codings,
+/// `UTCTime`, coded after the moves: its blocks with such tags, blocks of earlier codings, and
+/// each member's first block (whose text alone tells whether a UTF-8 BOM starts the input),
 /// are decoded whole and their games' tags read from the text. The blocks are
 /// read ahead in parallel as [`Blocks`] reads them.
 ///
-/// A *game* here is a piece of a block as [`crate::pgn::lexer::split_games`] cuts it: the
+/// A *game* here is a piece of a block as [`crate::pgn::lexer::split_games_reading`] cuts it: the
 /// games of [`Games`], except that a game longer than a block (cut into pieces by the
 /// compressor) counts once per piece. A game's tags are those of its tag section (see
 /// [`crate::pgn::codec::scan_tags`]); a game without tags has an empty list, and so has every
@@ -714,8 +721,10 @@ impl<R: Read + Seek> Games<R> {
     /// Starts cutting afresh at block `k`, whose first byte starts game `number`.
     fn restart(&mut self, number: u64, k: usize) {
         self.blocks.seek(k);
-        self.format = self.blocks.member_header(self.blocks.member_of(k)).format;
-        self.splitter = GameSplitter::new();
+        let m = self.blocks.member_of(k);
+        self.format = self.blocks.member_header(m).format;
+        // Only a member's first byte may hold a BOM that belongs to its first game.
+        self.splitter = if k == self.blocks.member_blocks(m).start { GameSplitter::reading() } else { GameSplitter::new() };
         self.fresh = true;
         self.line.clear();
         self.game.clear();
@@ -769,7 +778,7 @@ impl<R: Read + Seek> Games<R> {
             // A new member: the last game of the one before ends here, and its own format cuts
             // the games of this one.
             self.end_games()?;
-            self.splitter = GameSplitter::new();
+            self.splitter = GameSplitter::reading();
             self.fresh = true;
             self.format = self.blocks.member_header(m).format;
         }

@@ -6,8 +6,12 @@
 //! A game is what [`crate::pgn::lexer::split_games`] cuts from the whole input: from a line
 //! that starts a game (a tag line after moves, or moves after a result) to the next one, the
 //! blank lines after it included, so that the games of an input, put together, are the input.
-//! The first game starts at the first byte. The index does not record where games start, but
-//! it tells enough to skip most blocks without decoding them: a block of PGN is cut before a
+//! The first game starts at the first byte; a UTF-8 BOM there belongs to it and does not make a
+//! game of its own ([`crate::pgn::lexer::GameSplitter::reading`]), although the compressor,
+//! which cuts by the older rule, coded and counted its line as one: so the first run is always
+//! decoded, in a round of its own, and holds the second block too when the first holds one
+//! piece only (the BOM's line alone, whose game goes on in the second block). The index does
+//! not record where games start, but it tells enough to skip most blocks without decoding them: a block of PGN is cut before a
 //! line that starts a game once it holds enough games ([`crate::pgn::BlockReader`]), or at its
 //! byte limit. A block shorter than the longest one (the last block aside) was cut by games,
 //! so the next block starts a game; and a block that starts a game and holds no raw piece
@@ -29,7 +33,7 @@ use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputForma
 use crate::error::Error;
 use crate::games::Games;
 use crate::model::Model;
-use crate::pgn::lexer::split_games;
+use crate::pgn::lexer::split_games_reading;
 
 /// What an archive holds, from its header and index.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -291,7 +295,8 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
 struct Run {
     /// The blocks.
     blocks: Range<usize>,
-    /// Games in the run, when the index tells: a run of one block without raw pieces.
+    /// Games in the run, when the index tells: a run of one block without raw pieces, not the
+    /// input's first block (whose index count includes a leading BOM's line as a game).
     games: Option<u64>,
     /// At most this many games start in the run (a bound from the index).
     most: u64,
@@ -301,14 +306,18 @@ struct Run {
 /// a run when block `k - 1` was certainly cut before a game's first line: it is shorter than
 /// the longest block but the last, ends with a line feed, and does not start inside a line (a
 /// line cut across blocks is seen in pieces when blocks are cut, so the cut after it may
-/// differ from the whole input's game starts).
+/// differ from the whole input's game starts); but block 1 does not when block 0 holds at most
+/// one piece (see the module's documentation on a BOM).
 fn pgn_runs(entries: &[IndexEntry]) -> Vec<Run> {
     let longest = entries.iter().rev().skip(1).map(|e| e.text_len).max().unwrap_or(0);
+    // Block 0 may hold one piece only: a leading BOM's line, whose game goes on in block 1.
+    let one_piece = entries.first().is_some_and(|e| e.games == 0 || (e.games == 1 && e.raw_lines == 0));
     let starts_run = |k: usize| {
-        k == 0 || {
-            let before = &entries[k - 1];
-            !before.partial_line && before.text_len < longest && (k == 1 || !entries[k - 2].partial_line)
-        }
+        k == 0
+            || (!(k == 1 && one_piece) && {
+                let before = &entries[k - 1];
+                !before.partial_line && before.text_len < longest && (k == 1 || !entries[k - 2].partial_line)
+            })
     };
     let mut runs: Vec<Run> = Vec::new();
     for (k, e) in entries.iter().enumerate() {
@@ -322,7 +331,7 @@ fn pgn_runs(entries: &[IndexEntry]) -> Vec<Run> {
                 run.games = None;
                 run.most += most;
             }
-            _ => runs.push(Run { blocks: k..k + 1, games: (e.raw_lines == 0).then_some(e.games as u64), most }),
+            _ => runs.push(Run { blocks: k..k + 1, games: (k > 0 && e.raw_lines == 0).then_some(e.games as u64), most }),
         }
     }
     for run in &mut runs {
@@ -473,6 +482,11 @@ fn walk_games_one<R: Read + Seek, W: Write>(
             }
             least += run.games.unwrap_or(1);
             most += run.most;
+            if s == 0 {
+                // The first run is decoded in a round of its own: how many games it holds
+                // (one less than the index counts after a leading BOM) decides what comes next.
+                break;
+            }
         }
         let Some(&end) = chosen.last() else {
             // No run left holds a wanted game: count those the index counts.
@@ -508,6 +522,8 @@ fn walk_games_one<R: Read + Seek, W: Write>(
             // The open game: text from the start of the last game seen; the games before it
             // are complete (a game's start depends only on the lines before it) and written.
             let mut text = Vec::new();
+            // Whether `text` starts at the input's first byte (where a BOM belongs to game 1).
+            let mut input_start = run.blocks.start == 0;
             let mut found = 0u64;
             let mut take = |games: &[&[u8]], before: &mut u64, written: &mut u64| -> Result<(), Error> {
                 for game in games {
@@ -524,15 +540,16 @@ fn walk_games_one<R: Read + Seek, W: Write>(
                 text.extend(next_text(&mut decoded)?);
                 // Only complete lines decide where games start.
                 let complete = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
-                let games = split_games(&text[..complete]);
+                let games = split_games_reading(&text[..complete], input_start);
                 if games.len() > 1 {
                     let open = games[games.len() - 1].as_ptr() as usize - text.as_ptr() as usize;
                     take(&games[..games.len() - 1], &mut before, &mut written)?;
                     text.drain(..open);
+                    input_start = false;
                 }
                 limits.check_game(text.len() as u64)?;
             }
-            take(&split_games(&text), &mut before, &mut written)?;
+            take(&split_games_reading(&text, input_start), &mut before, &mut written)?;
             if let Some(g) = run.games
                 && g != found
             {

@@ -223,7 +223,8 @@ def read_tags(
     read without decoding a single move: filtering or counting games by their tags runs many
     times faster than reading the games. Archives of earlier codings, and blocks of coding 6
     (what this release writes) with ``ECO``, ``Opening`` or ``UTCTime`` tags (coded after the
-    moves), are decoded whole. A game without tags (and every line of a movetext archive) gives ``{}``.
+    moves), are decoded whole, and so is each archive's first block (only its text tells
+    whether a UTF-8 BOM starts the input, which belongs to game 1). A game without tags (and every line of a movetext archive) gives ``{}``.
     Values are as written between the quotes (PGN escapes such as ``\\"`` kept).
 
     :param source: a path, the archive's bytes, or a binary file object (read to its end).

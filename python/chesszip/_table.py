@@ -5,7 +5,8 @@ The columns of a table are:
 - one per PGN tag, in the order tags first appear: ``WhiteElo``, ``BlackElo``, rating
   differences, ``PlyCount`` and FIDE ids as 64-bit integers; ``Date``, ``UTCDate`` and
   ``EventDate`` as dates; every other tag as a string. A value that does not parse (``"?"``,
-  ``"2017.??.??"``) and a tag a game lacks are null. The ``Result`` tag is the ``result``
+  ``"2017.??.??"``; an integer is ASCII digits with an optional sign, nothing else) or does not
+  fit a 64-bit integer, and a tag a game lacks, are null. The ``Result`` tag is the ``result``
   column below.
 - ``moves``: the main line's moves as a list of SAN strings (comments, variations, NAGs, move
   numbers and ``!``/``?`` glyphs dropped), or with ``moves="movetext"`` a string ``movetext``:
@@ -15,7 +16,8 @@ The columns of a table are:
 
 Movetext archives (one game per line, no tags) give ``moves``/``movetext``, ``plies`` and
 ``result``. Text that holds neither a tag nor a move nor a result (a blank line, text before
-the first game) gives no row.
+the first game) gives no row. A UTF-8 byte order mark that starts a game's text (the first
+game of a file saved with one) is skipped.
 
 Parsing is in Python (regular expressions over each game's text); ``docs/notes-dask.md`` has
 its speed against python-chess.
@@ -47,13 +49,21 @@ _VARIATION = re.compile(rb"\([^()]*\)")
 _NOISE = re.compile(rb"\$\d+|\d+\.+")
 _RESULTS = frozenset({b"1-0", b"0-1", b"1/2-1/2", b"*"})
 _DATE = re.compile(r"^(\d{4})\.(\d{2})\.(\d{2})$")
+#: An integer tag value: ASCII digits with an optional sign (``int()`` would also take
+#: ``"1_500"``, ``" 1500 "`` and non-ASCII digits).
+_INT = re.compile(r"[+-]?[0-9]+\Z", re.ASCII)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_BOM = b"\xef\xbb\xbf"
 
 
 def _int(v: str) -> Optional[int]:
-    try:
-        return int(v)
-    except ValueError:
+    """``v`` as a 64-bit integer column value: ``None`` unless it is ASCII digits with an
+    optional sign and fits in -2**63 ..= 2**63 - 1 (a larger value would make pyarrow raise)."""
+    # More than 19 digits never fits (and int() refuses past 4300 digits).
+    if _INT.match(v) is None or len(v.lstrip("+-").lstrip("0")) > 19:
         return None
+    n = int(v)
+    return n if _INT64_MIN <= n <= _INT64_MAX else None
 
 
 def _date(v: str) -> Optional[datetime.date]:
@@ -75,6 +85,8 @@ def parse_game(text: Union[str, bytes]) -> Optional[Tuple[Dict[str, str], bytes,
     """``(tags, movetext, san_moves, result_token)`` of one game's text, ``None`` for text
     holding no game (no tag, move or result)."""
     data = text.encode("utf-8") if isinstance(text, str) else text
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
     tags = {m.group(1).decode("ascii"): _unescape(m.group(2)) for m in _TAG.finditer(data)}
     movetext = _TAG_LINE.sub(b"", data) if tags else data
     body = _COMMENT.sub(b" ", movetext)

@@ -488,7 +488,8 @@ fn games_of_block<R: Read + Seek>(input: R, k: usize, opts: &ExpandOptions) -> R
         InputFormat::Pgn => (0..=local).rev().find(|&j| certain(j)).expect("block 0 starts a game"),
     };
     let first_starts = certain(s);
-    let mut splitter = GameSplitter::new();
+    // A BOM at the member's first byte belongs to its first game, as `Games` cuts.
+    let mut splitter = if s == 0 { GameSplitter::reading() } else { GameSplitter::new() };
     let (mut text, mut starts) = (Vec::new(), Vec::new());
     let (mut k_start, mut k_end, mut scanned, mut j) = (0, 0, 0, s);
     let mut classify = |text: &[u8], at: usize, end: usize, starts: &mut Vec<usize>| {

@@ -173,9 +173,18 @@ pub(crate) fn lex(s: &[u8]) -> Option<Lexed<'_>> {
 /// non-blank line is a move text line, and at any line whose previous non-blank line ended
 /// with a result token (games without tags). The first line of a block is
 /// always a start; blank lines before the first game belong to it. The rule only decides how text is grouped; any grouping round-trips.
+///
+/// [`GameSplitter::new`] is the rule the compressor cuts blocks and codes games by (what an
+/// archive's index and block headers count), and stays as it is so that archives do not
+/// change. [`GameSplitter::reading`] is the rule the game views (extract, tags, `Games`,
+/// the bindings) cut by: the same, except that a UTF-8 byte order mark at the start of the
+/// input's first line is skipped when judging that line, so that `<BOM>[Event "x"]` is a tag
+/// line and the BOM's game is game 1 (the BOM stays in its text).
 #[derive(Clone, Debug, Default)]
 pub struct GameSplitter {
     last: LastLine,
+    /// The next line is the input's first and may start with a BOM to skip ([`Self::reading`]).
+    skip_bom: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -205,9 +214,18 @@ impl GameSplitter {
         Self::default()
     }
 
+    /// A splitter at the very start of the input for the game views: as [`Self::new`], but a
+    /// UTF-8 BOM (bytes EF BB BF) that starts the first line is not part of what that line is judged
+    /// by. Only for the input's (or an archive member's) first byte: a splitter started at a
+    /// later block is [`Self::new`].
+    pub fn reading() -> Self {
+        Self { skip_bom: true, ..Self::default() }
+    }
+
     /// Whether `line` (its bytes without the line break) starts a game; call for every line
     /// in order.
     pub fn starts_game(&mut self, line: &[u8]) -> bool {
+        let line = if std::mem::take(&mut self.skip_bom) { line.strip_prefix(BOM).unwrap_or(line) } else { line };
         if line.iter().all(|&b| is_space(b)) {
             return false;
         }
@@ -224,7 +242,18 @@ impl GameSplitter {
 /// Splits a block into games with [`GameSplitter`]; every byte belongs to exactly one piece
 /// and the first piece starts at 0. Empty input gives no pieces.
 pub fn split_games(text: &[u8]) -> Vec<&[u8]> {
-    let mut splitter = GameSplitter::new();
+    split_with(text, GameSplitter::new())
+}
+
+/// Splits text into games as the game views do: [`split_games`] with
+/// [`GameSplitter::reading`] when `text` starts the input (a BOM there belongs to game 1 and
+/// does not make a game of its own), with [`GameSplitter::new`] otherwise.
+pub fn split_games_reading(text: &[u8], input_start: bool) -> Vec<&[u8]> {
+    split_with(text, if input_start { GameSplitter::reading() } else { GameSplitter::new() })
+}
+
+/// [`split_games`] with a given splitter at the start of `text`.
+fn split_with(text: &[u8], mut splitter: GameSplitter) -> Vec<&[u8]> {
     let mut starts = Vec::new();
     let mut at = 0;
     while at < text.len() {
@@ -301,5 +330,20 @@ mod tests {
         assert!(parts[2].starts_with(b"1. c4"));
         assert!(split_games(b"").is_empty());
         assert_eq!(split_games(b"\n\nxyz").len(), 1);
+    }
+
+    #[test]
+    fn a_bom_starts_the_first_game_only_when_reading() {
+        let text = "\u{feff}[A \"1\"]\n[B \"2\"]\n\n1. e4 1-0\n\n[A \"3\"]\n1. d4 *\n".as_bytes();
+        // The compressor's rule (what archives record) is unchanged: the BOM line is a game.
+        assert_eq!(split_games(text).len(), 3);
+        let parts = split_games_reading(text, true);
+        assert_eq!(parts.concat(), text);
+        assert_eq!(parts.len(), 2);
+        assert!(parts[0].starts_with(BOM) && parts[1].starts_with(b"[A \"3\"]"));
+        // Not at the input's start, and not on a later line, a BOM is text like any other.
+        assert_eq!(split_games_reading(text, false).len(), 3);
+        let later = "1. e4 *\n\u{feff}[A \"1\"]\n[B \"2\"]\n1. d4 *\n".as_bytes();
+        assert_eq!(split_games_reading(later, true), split_games(later));
     }
 }

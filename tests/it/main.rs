@@ -1,6 +1,7 @@
 //! The integration tests: one test binary (linked once), a module per concern, sharing the
 //! helpers of [`common`]. Run one module with `cargo test --test it MODULE::`.
 
+mod bom;
 mod cli;
 #[cfg(unix)]
 mod cli_robust;
