@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import io
 import os
@@ -16,26 +17,47 @@ FileArg = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]", BinaryIO]
 
 
 class _BlockRaw(io.RawIOBase):
-    """The expanded text of an archive as a raw stream, block by block."""
+    """The expanded text of an archive as a raw stream, block by block, seekable through the
+    archive's index: a seek decodes only the block that holds the new position (and the
+    blocks decoded ahead of it). :class:`io.BufferedReader` buffers it, as :mod:`gzip` buffers
+    its reader. Not the standard library's ``_compression.DecompressReader``: it seeks back by
+    decoding again from the start, and the module is private (Python 3.14 moved it to
+    ``compression._common._streams``)."""
 
     def __init__(self, reader: _native.BlockReader) -> None:
         self._reader: Optional[_native.BlockReader] = reader
+        #: ``_starts[k]``: the text offset of block ``k``'s first byte; the last item is the
+        #: text's length (from the index, no block decoded).
+        self._starts = [0]
+        for n in reader.text_lengths():
+            self._starts.append(self._starts[-1] + n)
         self._block = memoryview(b"")
-        self._pos = 0
-        self._offset = 0  # text bytes returned so far
+        self._block_start = 0  # text offset of self._block's first byte
+        self._pos = 0  # in self._block
+        self._next = 0  # the block reader.read_block() returns next
+        self._skip = 0  # bytes to drop from the next block read (after a seek into it)
+        self._offset = 0  # text offset of the next byte returned
 
     def readable(self) -> bool:
         """True."""
         return True
 
+    def seekable(self) -> bool:
+        """True: the index gives every block's place in the text."""
+        return True
+
     def _next_block(self) -> bool:
         """Move to the next non-empty block; False at the end."""
         while self._pos >= len(self._block):
-            block = self._reader.read_block() if self._reader is not None else None
-            if block is None:
-                self._reader = None
+            if self._reader is None or self._next >= len(self._starts) - 1:
                 return False
-            self._block, self._pos = memoryview(block), 0
+            block = self._reader.read_block()
+            k = self._next
+            if block is None or len(block) != self._starts[k + 1] - self._starts[k]:
+                raise _native.CorruptArchiveError(f"block {k}: its text is not the length its index entry records")
+            self._next += 1
+            self._block, self._block_start, self._pos = memoryview(block), self._starts[k], self._skip
+            self._skip = 0
         return True
 
     def readinto(self, b: Any) -> int:
@@ -59,8 +81,36 @@ class _BlockRaw(io.RawIOBase):
         return b"".join(parts)
 
     def tell(self) -> int:
-        """Bytes of text returned so far."""
+        """The text offset of the next byte returned."""
         return self._offset
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        """Move to a text offset, as :class:`gzip.GzipFile` does: from the start, the current
+        position or the end (``whence`` 0, 1, 2); a position before the start is the start,
+        one past the end is the end. Returns the new offset. No block is decoded here: the
+        next read decodes the block that holds the offset, unless it is the current one."""
+        if self._reader is None:
+            raise ValueError("I/O operation on closed file")
+        if whence == io.SEEK_SET:
+            target = offset
+        elif whence == io.SEEK_CUR:
+            target = self._offset + offset
+        elif whence == io.SEEK_END:
+            target = self._starts[-1] + offset
+        else:
+            raise ValueError(f"invalid whence ({whence}, should be {io.SEEK_SET}, {io.SEEK_CUR} or {io.SEEK_END})")
+        target = max(0, min(target, self._starts[-1]))
+        if self._block_start <= target < self._block_start + len(self._block):
+            self._pos = target - self._block_start
+        else:
+            # The last block starting at or before the target (an empty block is skipped
+            # when read); the end when the target is the text's length.
+            k = bisect.bisect_right(self._starts, target) - 1 if target < self._starts[-1] else len(self._starts) - 1
+            self._reader.seek(k)
+            self._next, self._skip = k, target - self._starts[k]
+            self._block, self._block_start, self._pos = memoryview(b""), target, 0
+        self._offset = target
+        return target
 
     def close(self) -> None:
         """Drop the reader and the current block."""
@@ -74,15 +124,20 @@ class ChesszipFile(io.BufferedIOBase):
 
     Reading (mode ``"rb"``) gives the archive's text; its blocks are decoded ahead in parallel
     and each is checked, so a damaged block raises :class:`CorruptArchiveError` naming it, after
-    the text of the blocks before it. Writing (``"wb"`` or ``"xb"``) compresses what is written,
-    on a thread of its own, into exactly the archive the command line would make of it; the
-    archive is complete when the file is closed. Archives are not seekable, and an archive
-    holds one input, so there is no appending. A file that is not an archive, or whose index
-    is damaged, raises :class:`CorruptArchiveError` when opened for reading.
+    the text of the blocks before it. A file opened for reading is seekable: :meth:`seek` and
+    :meth:`tell` count bytes of text, as in :class:`gzip.GzipFile`, but a seek does not decode
+    the text before the new position: the index tells which block holds it, and only that
+    block (with the blocks decoded ahead after it) is decoded. Writing (``"wb"`` or ``"xb"``)
+    compresses what is written, on a thread of its own, into exactly the archive the command
+    line would make of it; the archive is complete when the file is closed. ``"ab"`` writes
+    such an archive at the end of the file: a concatenated archive, which reads as the text of
+    its members one after the other (as ``cat a.chz b.chz`` makes). A file opened for writing
+    is not seekable. A file that is not an archive, or whose index is damaged, raises
+    :class:`CorruptArchiveError` when opened for reading.
 
     :param filename: a path, or a binary file object to read the archive from (to its end) or
         to write it to (it is not closed).
-    :param mode: ``"r"``, ``"rb"``, ``"w"``, ``"wb"``, ``"x"`` or ``"xb"``.
+    :param mode: ``"r"``, ``"rb"``, ``"w"``, ``"wb"``, ``"x"``, ``"xb"``, ``"a"`` or ``"ab"``.
     :param level: compression level (writing), 1 to 10.
     :param block_lines: lines or games per block (writing); ``None``: the level's default.
     :param threads: worker threads; 0 means one per core.
@@ -108,8 +163,8 @@ class ChesszipFile(io.BufferedIOBase):
         weights: Optional[PathLike] = None,
     ) -> None:
         """Open an archive for reading or writing; see the class for the parameters."""
-        if mode not in ("r", "rb", "w", "wb", "x", "xb"):
-            raise ValueError(f"invalid mode {mode!r}: use 'rb', 'wb' or 'xb' (or 'rt', 'wt', 'xt' with chesszip.open)")
+        if mode not in ("r", "rb", "w", "wb", "x", "xb", "a", "ab"):
+            raise ValueError(f"invalid mode {mode!r}: use 'rb', 'wb', 'xb' or 'ab' (or 'rt', 'wt', 'xt', 'at' with chesszip.open)")
         self._fp: Optional[IO[bytes]] = None
         self._close_fp = False
         self._raw: Optional[_BlockRaw] = None
@@ -155,9 +210,9 @@ class ChesszipFile(io.BufferedIOBase):
         return self.mode == "wb"
 
     def seekable(self) -> bool:
-        """False: archives are read and written in order (use :class:`Archive` for game ``n``)."""
+        """Whether :meth:`seek` is supported: when the file was opened for reading."""
         self._check_open()
-        return False
+        return self._buffer is not None
 
     def _check_open(self) -> None:
         if self.closed:
@@ -208,11 +263,22 @@ class ChesszipFile(io.BufferedIOBase):
         return line
 
     def tell(self) -> int:
-        """Bytes of text read or written so far."""
+        """The position in the text: bytes read (or skipped by :meth:`seek`) or written so far."""
         self._check_open()
         if self._buffer is not None:
             return self._buffer.tell()
         return self._written
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        """Move to byte ``offset`` of the text (reading only): relative to its start, the current
+        position or its end for ``whence`` :data:`io.SEEK_SET`, :data:`io.SEEK_CUR` or
+        :data:`io.SEEK_END`. A position past the end is the end, one before the start the start
+        (as in :mod:`gzip`). Returns the new position. Only the block that holds it is
+        decoded, at the next read (see the class)."""
+        self._check_open()
+        if self._buffer is None:
+            raise io.UnsupportedOperation("seek: opened for writing")
+        return self._buffer.seek(offset, whence)
 
     # --- writing ---
 
@@ -278,10 +344,11 @@ def open(
 ) -> Union[ChesszipFile, io.TextIOWrapper]:
     """Open a chesszip archive in binary or text mode, like :func:`gzip.open`.
 
-    ``mode`` is ``"rb"``, ``"wb"``, ``"xb"`` (binary: a :class:`ChesszipFile`) or ``"rt"``,
-    ``"wt"``, ``"xt"`` (text: a :class:`io.TextIOWrapper` over one; ``encoding`` defaults to
-    UTF-8, and ``newline`` works as in :func:`open`, so give ``newline=""`` to keep CR LF line
-    ends as they are). The other parameters are those of :class:`ChesszipFile`.
+    ``mode`` is ``"rb"``, ``"wb"``, ``"xb"``, ``"ab"`` (binary: a :class:`ChesszipFile`) or
+    ``"rt"``, ``"wt"``, ``"xt"``, ``"at"`` (text: a :class:`io.TextIOWrapper` over one;
+    ``encoding`` defaults to UTF-8, and ``newline`` works as in :func:`open`, so give
+    ``newline=""`` to keep CR LF line ends as they are). The other parameters are those of
+    :class:`ChesszipFile`.
     """
     if "t" in mode:
         if "b" in mode:

@@ -137,7 +137,15 @@ def read_table(
     :param moves: ``"san"`` (a list of SAN moves per game) or ``"movetext"``.
     :param tags: the tag columns; ``None``: those of the first block that holds games
         (decoded here, once, to know the columns; lichess writes the same tags in every game).
-        Tags outside the list are dropped, missing ones null.
+        Tags outside the list are dropped, missing ones null. The union of every block's tags
+        is not taken, because it is not cheap: it needs every block's tags before the first
+        partition runs, and a tags-only read decodes whole every block of coding 6 (what
+        this release writes) whose games have ``ECO``, ``Opening`` or ``UTCTime`` tags, as
+        lichess games do (see :func:`chesszip.read_tags`), so it would decode the whole input
+        on this machine; dask's own readers (``read_csv``) take their columns from a sample
+        in the same way. Where games differ in their tags and a full pass is acceptable, pass
+        the union: ``tags=list(dict.fromkeys(name for p in paths for game in
+        chesszip.read_tags(p) for name in game))``.
     """
     import dask
     import dask.dataframe as dd

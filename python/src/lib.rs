@@ -364,6 +364,18 @@ impl BlockReader {
         let text = py.detach(|| lock(&self.inner).next_text()).map_err(py_err)?;
         text.map(|t| py_bytes(py, &t)).transpose()
     }
+
+    /// Bytes of text of every block, in order (blocks numbered across members), from the
+    /// index alone: block `k`'s text starts at the sum of the lengths before it.
+    fn text_lengths(&self) -> Vec<u64> {
+        lock(&self.inner).entries().iter().map(|e| u64::from(e.text_len)).collect()
+    }
+
+    /// Makes block `k` the next one `read_block` returns (past the last: none is); blocks
+    /// already decoded ahead from `k` on are kept (`Blocks::seek`).
+    fn seek(&self, k: usize) {
+        lock(&self.inner).seek(k);
+    }
 }
 
 /// The games of an archive in order (an iterator of `bytes`), and game `n` by number.
