@@ -288,16 +288,14 @@ fn count_games(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits
     py.detach(|| chesszip::count_games_with(input, &opts)).map_err(py_err)
 }
 
+/// One game's tags: `(name, value)` byte pairs in file order.
+type TagPairs = Vec<(Py<PyBytes>, Py<PyBytes>)>;
+
 /// Every game's tags, in order, as lists of `(name, value)` byte pairs, without decoding the
 /// moves of PGN archives of coding 5 (`chesszip::GameTags`); the GIL is released while reading.
 #[pyfunction]
 #[pyo3(signature = (source, *, threads = 0, limits = None))]
-fn read_tags(
-    py: Python<'_>,
-    source: &Bound<'_, PyAny>,
-    threads: usize,
-    limits: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Vec<Vec<(Py<PyBytes>, Py<PyBytes>)>>> {
+fn read_tags(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<TagPairs>> {
     let opts = ExpandOptions { threads, limits: decode_limits(limits)? };
     let input = Input::from_py(source)?;
     let games = py.detach(|| chesszip::GameTags::open_with(input, &opts).and_then(|t| t.collect::<Result<Vec<_>, _>>())).map_err(py_err)?;
