@@ -405,21 +405,25 @@ pub type TagPairs = Vec<(Vec<u8>, Vec<u8>)>;
 /// `ECO`, `Opening` or `UTCTime` tags) read from its heads alone, without decoding a move
 /// ([`crate::pgn::codec::decode_tags`]); for other
 /// blocks from the text that decoding gives ([`text_tags`]). A block with references
-/// (movetext, coding 2) is left to the caller. A member's first block (`n == 0`) is always
-/// decoded whole: its heads hold the games as the compressor cut them, and where the input
-/// starts with a UTF-8 BOM that is one game more than the views count
-/// ([`GameSplitter::reading`]); only the text tells.
+/// (movetext, coding 2) is left to the caller. A member's first block (`n == 0`) is decoded
+/// whole when its text may start with a UTF-8 BOM: its heads hold the games as the compressor
+/// cut them, and there that is one game more than the views count ([`GameSplitter::reading`]);
+/// only the text tells, and its first piece is enough
+/// ([`crate::pgn::codec::may_start_with_bom`]: one game decoded besides the heads).
 ///
 /// # Errors
 /// As [`expand_block`].
 fn expand_tags(file: FileHeader, model: &crate::model::Model, n: u64, h: &BlockHeader, block: &EncodedBlock) -> Result<Decoded, Error> {
-    if file.format == InputFormat::Pgn && n > 0 {
+    if file.format == InputFormat::Pgn {
         let named = |e: Error| match e {
             Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
             Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
             other => other,
         };
-        if let Some((tags, games)) = crate::pgn::codec::decode_tags(file.coding, block, h.text_len as usize).map_err(named)? {
+        if let Some((tags, games)) = crate::pgn::codec::decode_tags(file.coding, block, h.text_len as usize).map_err(named)?
+            // A block that fails to decode here is decoded whole below, which reports it.
+            && (n > 0 || !crate::pgn::codec::may_start_with_bom(model, file.coding, block, h.text_len as usize).unwrap_or(true))
+        {
             if games != h.games as u64 {
                 return Err(Error::Corrupt(format!("block {n}: header records {} games, the block holds {games}", h.games)));
             }
@@ -492,8 +496,8 @@ fn unpack_tags(mut b: &[u8], out: &mut VecDeque<TagPairs>) {
 /// its tags are read without decoding a move (over 10 times faster than [`Games`]); so does
 /// coding 6 ([`crate::container::Coding::PgnPredicted`]) except for `ECO`, `Opening` and
 /// `UTCTime`, coded after the moves: its blocks with such tags, blocks of earlier codings, and
-/// each member's first block (whose text alone tells whether a UTF-8 BOM starts the input),
-/// are decoded whole and their games' tags read from the text. The blocks are
+/// a member's first block whose text may start with a UTF-8 BOM (its first piece, decoded
+/// alone, tells), are decoded whole and their games' tags read from the text. The blocks are
 /// read ahead in parallel as [`Blocks`] reads them.
 ///
 /// A *game* here is a piece of a block as [`crate::pgn::lexer::split_games_reading`] cuts it: the

@@ -8,9 +8,11 @@
 //! blank lines after it included, so that the games of an input, put together, are the input.
 //! The first game starts at the first byte; a UTF-8 BOM there belongs to it and does not make a
 //! game of its own ([`crate::pgn::lexer::GameSplitter::reading`]), although the compressor,
-//! which cuts by the older rule, coded and counted its line as one: so the first run is always
-//! decoded, in a round of its own, and holds the second block too when the first holds one
-//! piece only (the BOM's line alone, whose game goes on in the second block). The index does
+//! which cuts by the older rule, coded and counted its line as one. Only the text tells, but its
+//! first piece is enough ([`crate::pgn::codec::may_start_with_bom`], one game's decode): when
+//! the text starts with a BOM, the first run is decoded in a round of its own, and holds the
+//! second block too when the first holds one piece only (the BOM's line alone, whose game goes
+//! on in the second block); otherwise the views cut as the compressor did. The index does
 //! not record where games start, but it tells enough to skip most blocks without decoding them: a block of PGN is cut before a
 //! line that starts a game once it holds enough games ([`crate::pgn::BlockReader`]), or at its
 //! byte limit. A block shorter than the longest one (the last block aside) was cut by games,
@@ -296,7 +298,8 @@ struct Run {
     /// The blocks.
     blocks: Range<usize>,
     /// Games in the run, when the index tells: a run of one block without raw pieces, not the
-    /// input's first block (whose index count includes a leading BOM's line as a game).
+    /// input's first block when its text may start with a BOM (whose index count includes the
+    /// BOM's line as a game).
     games: Option<u64>,
     /// At most this many games start in the run (a bound from the index).
     most: u64,
@@ -306,12 +309,13 @@ struct Run {
 /// a run when block `k - 1` was certainly cut before a game's first line: it is shorter than
 /// the longest block but the last, ends with a line feed, and does not start inside a line (a
 /// line cut across blocks is seen in pieces when blocks are cut, so the cut after it may
-/// differ from the whole input's game starts); but block 1 does not when block 0 holds at most
-/// one piece (see the module's documentation on a BOM).
-fn pgn_runs(entries: &[IndexEntry]) -> Vec<Run> {
+/// differ from the whole input's game starts); but where the text may start with a BOM (`bom`),
+/// block 1 does not when block 0 holds at most one piece, and block 0's games are not taken
+/// from the index (see the module's documentation on a BOM).
+fn pgn_runs(entries: &[IndexEntry], bom: bool) -> Vec<Run> {
     let longest = entries.iter().rev().skip(1).map(|e| e.text_len).max().unwrap_or(0);
     // Block 0 may hold one piece only: a leading BOM's line, whose game goes on in block 1.
-    let one_piece = entries.first().is_some_and(|e| e.games == 0 || (e.games == 1 && e.raw_lines == 0));
+    let one_piece = bom && entries.first().is_some_and(|e| e.games == 0 || (e.games == 1 && e.raw_lines == 0));
     let starts_run = |k: usize| {
         k == 0
             || (!(k == 1 && one_piece) && {
@@ -331,7 +335,7 @@ fn pgn_runs(entries: &[IndexEntry]) -> Vec<Run> {
                 run.games = None;
                 run.most += most;
             }
-            _ => runs.push(Run { blocks: k..k + 1, games: (k > 0 && e.raw_lines == 0).then_some(e.games as u64), most }),
+            _ => runs.push(Run { blocks: k..k + 1, games: ((k > 0 || !bom) && e.raw_lines == 0).then_some(e.games as u64), most }),
         }
     }
     for run in &mut runs {
@@ -454,11 +458,26 @@ fn walk_games_one<R: Read + Seek, W: Write>(
     let model: &Model = model_for(reader.header())?;
     let header = *reader.header();
     let entries = reader.entries().to_vec();
-    let runs = pgn_runs(&entries);
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * 2;
     let limits = opts.limits;
     let mut meter = Meter::new(limits);
+    // Whether the text may start with a BOM (see the module's documentation), from block 0's
+    // first piece. A BOM changes block 0's games by one at most: when they hold all the games
+    // wanted, the first run is decoded first and is the last decoded either way, so that the
+    // careful way costs no more.
+    let first_admitted = !entries.is_empty() && last >= entries[0].games as u64;
+    let bom = if first_admitted {
+        // Block 0 is admitted here, once, as the first block decoded.
+        let (h, b) = reader.read_block(0)?;
+        meter.admit(0, &h, reader.block_range(0).end)?;
+        // A block that fails to decode takes the careful way, where its whole decode below
+        // reports the damage.
+        crate::pgn::codec::may_start_with_bom(model, header.coding, &b, h.text_len as usize).unwrap_or(true)
+    } else {
+        true
+    };
+    let runs = pgn_runs(&entries, bom);
     let round_max = limits.round_bytes(ROUND_TEXT_BYTES);
     let (mut before, mut written) = (0u64, 0u64);
     let mut r = 0;
@@ -482,7 +501,7 @@ fn walk_games_one<R: Read + Seek, W: Write>(
             }
             least += run.games.unwrap_or(1);
             most += run.most;
-            if s == 0 {
+            if s == 0 && bom {
                 // The first run is decoded in a round of its own: how many games it holds
                 // (one less than the index counts after a leading BOM) decides what comes next.
                 break;
@@ -505,7 +524,9 @@ fn walk_games_one<R: Read + Seek, W: Write>(
                 let mut coded = Vec::with_capacity(ks.len());
                 for &k in ks {
                     let b = reader.read_block(k)?;
-                    meter.admit(k as u64, &b.0, reader.block_range(k).end)?;
+                    if k > 0 || !first_admitted {
+                        meter.admit(k as u64, &b.0, reader.block_range(k).end)?;
+                    }
                     coded.push(b);
                 }
                 let texts: Vec<Result<Vec<u8>, Error>> =
@@ -523,7 +544,7 @@ fn walk_games_one<R: Read + Seek, W: Write>(
             // are complete (a game's start depends only on the lines before it) and written.
             let mut text = Vec::new();
             // Whether `text` starts at the input's first byte (where a BOM belongs to game 1).
-            let mut input_start = run.blocks.start == 0;
+            let mut input_start = bom && run.blocks.start == 0;
             let mut found = 0u64;
             let mut take = |games: &[&[u8]], before: &mut u64, written: &mut u64| -> Result<(), Error> {
                 for game in games {

@@ -215,7 +215,7 @@ pub struct ExpandArgs {
     /// (its block number from 0, the lines and games it held, its archive bytes); the exit
     /// status is then 2 (warning) and the output is kept. Without it a damaged archive is an
     /// error and no output is left. An archive on standard input or a pipe is read into memory
-    /// first (salvage needs to seek to the index).
+    /// first (salvage needs to seek to the index), once its first 4 KiB show it can be one.
     #[arg(long, conflicts_with_all = ["test", "format"])]
     pub salvage: bool,
 }
@@ -238,7 +238,8 @@ pub struct GzipArgs {
     /// error (its block number from 0, the lines and games it held, its archive bytes); the
     /// exit status is then 2 (warning) and the output is kept. Without it a damaged archive is
     /// an error and no output is left. An archive on standard input or a pipe is read into
-    /// memory first (salvage needs to seek to the index).
+    /// memory first (salvage needs to seek to the index), once its first 4 KiB show it can be
+    /// one.
     #[arg(long, requires = "decompress", conflicts_with_all = ["test", "list", "format"])]
     pub salvage: bool,
     #[command(flatten)]

@@ -70,8 +70,10 @@ pub(crate) fn trailing_garbage() -> Error {
 }
 
 /// Whether `prefix` (the first 4 bytes at least, when there are that many) starts a member of
-/// either form.
-pub(crate) fn starts_member(prefix: &[u8]) -> bool {
+/// either form. An input whose first 4 bytes start none is no archive for any reader,
+/// [`crate::expand_salvage`] included, whatever follows them ([`scan`] looks for no member
+/// after it).
+pub fn starts_member(prefix: &[u8]) -> bool {
     raw::is_raw(prefix) || (prefix.len() >= 4 && prefix[..4] == MAGIC[..4])
 }
 

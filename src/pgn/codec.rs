@@ -21,7 +21,7 @@ use super::comment::CommentModel;
 use super::game::Tag;
 use super::game::{Game, Item, parse, render, render_tokens, start_position};
 use super::layout::{ItemContext, LayoutModel, uses_crlf};
-use super::lexer::split_games;
+use super::lexer::{BOM, split_games};
 use super::side::Side;
 use super::stream::{Metered, Stream};
 use super::tags::{GameInfo, TagModel, canonical_int};
@@ -622,6 +622,49 @@ pub fn count_lines(text: &[u8]) -> u64 {
 /// structured games, their main lines' plies, lines of raw pieces; no bits), for the caller to
 /// check against the block header.
 pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len: usize, out: &mut Vec<u8>) -> Result<BlockStats, Error> {
+    decode_pieces(model, coding, block, max_len, usize::MAX, out)
+}
+
+/// The text of a PGN block's first piece of [`split_games`] (empty for a block without
+/// pieces), decoding no piece after it: for a game-numbering question that only the start of a
+/// block decides (whether it starts with a UTF-8 BOM, see
+/// [`super::lexer::GameSplitter::reading`]), at the cost of one game instead of the whole block
+/// (in coding 5 and later the heads of all pieces come first and are decoded too: tags only,
+/// no move). Nothing checks the text against the block's checksum, which covers the whole
+/// block: a caller that needs the text verified decodes the block with [`decode_block`].
+///
+/// # Errors
+/// As [`decode_block`], for the part decoded.
+pub fn decode_first_piece(model: &Model, coding: Coding, block: &EncodedBlock, max_len: usize) -> Result<Vec<u8>, Error> {
+    let mut out = Vec::new();
+    decode_pieces(model, coding, block, max_len, 1, &mut out)?;
+    Ok(out)
+}
+
+/// Whether the text of a PGN block may start with a UTF-8 BOM (bytes EF BB BF), read from its
+/// first piece alone ([`decode_first_piece`]): where it does not, the game views cut the block
+/// as the compressor did ([`super::lexer::GameSplitter::reading`] is then
+/// [`super::lexer::GameSplitter::new`]), and the counts of its header and index hold for them.
+/// Also `true` for a first piece shorter than a BOM that could be the start of one (the rest
+/// in the next block), and so for a block without pieces.
+///
+/// # Errors
+/// As [`decode_first_piece`].
+pub fn may_start_with_bom(model: &Model, coding: Coding, block: &EncodedBlock, max_len: usize) -> Result<bool, Error> {
+    let first = decode_first_piece(model, coding, block, max_len)?;
+    Ok(first.starts_with(BOM) || (first.len() < BOM.len() && BOM.starts_with(&first)))
+}
+
+/// [`decode_block`] of the block's first `pieces` pieces; the check that the side stream is
+/// used up only when every piece is decoded.
+fn decode_pieces(
+    model: &Model,
+    coding: Coding,
+    block: &EncodedBlock,
+    max_len: usize,
+    pieces: usize,
+    out: &mut Vec<u8>,
+) -> Result<BlockStats, Error> {
     let mut dec = BudgetedDecoder::new(&block.range, max_len)?;
     let side_bytes = inflate_side(&block.raw, max_len, "side stream")?;
     let mut side = Side::reader(&side_bytes);
@@ -640,15 +683,21 @@ pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len
         coder.head.code_heads(&mut c, &mut heads, &mut side)?;
     }
     let mut heads = heads.into_iter();
-    loop {
+    // Whether every piece was decoded (not only the first `pieces`).
+    let mut all = false;
+    for _ in 0..pieces {
         let mut piece = if coding >= Coding::PgnTagStream {
             match heads.next() {
                 Some(p) => p,
-                None => break,
+                None => {
+                    all = true;
+                    break;
+                }
             }
         } else {
             c.set(Stream::Layout);
             if !coder.head.more.code_value(&mut c, false)? {
+                all = true;
                 break;
             }
             Piece::Raw(Vec::new())
@@ -670,7 +719,7 @@ pub fn decode_block(model: &Model, coding: Coding, block: &EncodedBlock, max_len
             return Err(Error::Corrupt("PGN block expands to the wrong length".into()));
         }
     }
-    if !side.finished() {
+    if all && !side.finished() {
         return Err(Error::Corrupt("side stream has unused bytes".into()));
     }
     stats.lines = count_lines(&out[start..]);
@@ -786,6 +835,37 @@ mod tests {
         assert_eq!((s.games, s.raw_games), (2, 0));
         let s = round_trip(b"[Variant \"Antichess\"]\n\n1. e3 b5 *\n\n[Event \"x\"]\n\n1. e4 *\n");
         assert_eq!((s.games, s.raw_games), (1, 1));
+    }
+
+    /// The first piece of a block, decoded alone in every coding that writes PGN, is the first
+    /// piece the compressor cut (a raw piece or a game), and tells whether the text starts
+    /// with a BOM.
+    #[test]
+    fn the_first_piece_decodes_alone() {
+        let model = Model::builtin(crate::model::Level::MIN);
+        let game = "[Event \"x\"]\n[Site \"y\"]\n\n1. e4 { [%clk 0:01:00] } e5 1-0\n\n[Event \"z\"]\n\n1. d4 *\n";
+        let texts = [
+            format!("\u{feff}{game}"),
+            game.to_string(),
+            format!("garbage \u{feff}\n{game}"),
+            format!("\u{feff}garbage \u{ff}\n{game}"),
+            format!("\u{feff} \n\n{game}"),
+        ];
+        for coding in [Coding::Notations, Coding::PgnTagStream, Coding::PgnPredicted] {
+            for text in &texts {
+                let text = text.as_bytes();
+                let (block, _, _) = encode_block_in(model, coding, text);
+                let mut all = Vec::new();
+                decode_block(model, coding, &block, text.len(), &mut all).unwrap();
+                assert_eq!(all, text);
+                let first = decode_first_piece(model, coding, &block, text.len()).unwrap();
+                assert_eq!(first, split_games(text)[0], "{coding:?}: {:?}", String::from_utf8_lossy(text));
+                assert_eq!(may_start_with_bom(model, coding, &block, text.len()).unwrap(), text.starts_with(BOM));
+            }
+        }
+        let (block, _, _) = encode_block_in(model, PGN_CODING, b"");
+        assert!(decode_first_piece(model, PGN_CODING, &block, 0).unwrap().is_empty());
+        assert!(may_start_with_bom(model, PGN_CODING, &block, 0).unwrap(), "no piece: the next block may hold the BOM");
     }
 
     /// A network with rating inputs (as a model release would have) codes PGN games with their

@@ -10,6 +10,7 @@ use crate::common;
 
 use std::io::Cursor;
 
+use chesszip::pgn::codec::scan_tags;
 use chesszip::pgn::lexer::split_games;
 use chesszip::{CompressOptions, GameTags, Games, Level, count_games, extract_games};
 use common::{chesszip, fast, round_trip_with, shared_data};
@@ -74,6 +75,41 @@ fn a_bom_belongs_to_game_one_in_the_library_views() {
         if opts.block_bytes >= 1 << 16 && opts.block_lines > 1 {
             assert!(tags == plain_tags, "{what}: tags");
             assert!(tags[0].len() > 5 && tags[0].iter().any(|(n, _)| n == b"Site"), "{what}: {:?}", tags[0]);
+        }
+    }
+}
+
+/// Without a BOM (the common case) the views cut games as the compressor did: only the first
+/// piece of block 0 is decoded to tell, and the index counts block 0's games again, as before the
+/// BOM fix. Every game of a multi-block archive is the file's game, wherever the blocks are cut,
+/// and so are the games' tags where blocks are cut at games.
+#[test]
+fn without_a_bom_the_games_are_the_files() {
+    let (plain, _) = texts();
+    let want: Vec<Vec<u8>> = split_games(&plain).into_iter().map(<[u8]>::to_vec).collect();
+    assert_eq!(want.len(), 289);
+    for (what, opts) in settings() {
+        let archive = round_trip_with(&plain, &opts);
+        assert_eq!(count_games(Cursor::new(&archive), 2).unwrap(), 289, "{what}");
+        for i in [1u64, 2, 3, 4, 5, 6, 49, 50, 51, 150, 288, 289] {
+            let mut out = Vec::new();
+            assert_eq!(extract_games(Cursor::new(&archive), i..=i, &mut out, 2).unwrap(), 1, "{what}: game {i}");
+            assert!(out == want[i as usize - 1], "{what}: game {i}");
+        }
+        for (a, b) in [(1u64, 289u64), (2, 7), (3, 200)] {
+            let mut out = Vec::new();
+            assert_eq!(extract_games(Cursor::new(&archive), a..=b, &mut out, 2).unwrap(), b - a + 1, "{what}: games {a}..={b}");
+            assert!(out == want[a as usize - 1..b as usize].concat(), "{what}: games {a}..={b}");
+        }
+        let mut out = Vec::new();
+        assert_eq!(extract_games(Cursor::new(&archive), 290..=290, &mut out, 2).unwrap(), 0, "{what}");
+        let games: Vec<Vec<u8>> = Games::open(Cursor::new(&archive), 2).unwrap().collect::<Result<_, _>>().unwrap();
+        assert!(games == want, "{what}: Games");
+        if opts.block_bytes >= 1 << 16 {
+            let tags: Vec<_> = GameTags::open(Cursor::new(&archive), 2).unwrap().collect::<Result<_, _>>().unwrap();
+            let file_tags: Vec<_> = want.iter().map(|g| scan_tags(g).into_iter().map(|t| (t.name, t.value)).collect::<Vec<_>>()).collect();
+            assert!(tags == file_tags, "{what}: tags");
+            assert!(tags[0].len() > 5, "{what}: {:?}", tags[0]);
         }
     }
 }

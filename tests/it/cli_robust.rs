@@ -342,6 +342,66 @@ fn a_large_fifo_that_is_no_archive_is_refused_at_once() {
 }
 
 #[test]
+fn a_salvage_of_a_stream_that_is_no_archive_is_refused_at_once() {
+    // `head -c 200M /dev/zero | chesszip -d --salvage` used to read the whole stream into memory
+    // before the library refused it from its first bytes; it is refused from its head, with
+    // the same message.
+    for pattern in [&[0u8][..], noise()] {
+        for args in [&["-d", "--salvage", "-c"][..], &["expand", "--salvage", "-c", "-"]] {
+            let (out, taken) = stream_into(args, pattern);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(stderr.contains("(stdin): corrupt archive: not a chesszip archive (wrong magic bytes)"), "{args:?}: {stderr}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+            assert!(taken < STREAM_LIMIT / 4, "{args:?} read {taken} bytes of a stream that is no archive");
+        }
+    }
+    // A FIFO, named as a file.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("zeros.chz");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let path = fifo.clone();
+    let writer = std::thread::spawn(move || write_repeated(fs::OpenOptions::new().write(true).open(&path).unwrap(), &[0]));
+    let out = chesszip().args(["-d", "--salvage", "-f", "-c"]).arg(&fifo).output().unwrap();
+    let taken = writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("zeros.chz: corrupt archive: not a chesszip archive (wrong magic bytes)"), "{stderr}");
+    assert!(taken < STREAM_LIMIT / 4, "read {taken} bytes of a FIFO that is no archive");
+}
+
+#[test]
+fn a_salvage_from_a_pipe_recovers_what_it_does_from_a_file() {
+    // An archive followed by 64 KiB of zeros (a damaged concatenation: the zeros start no
+    // member), and the zeros followed by the archive (no archive at all): the same output,
+    // messages and status from a pipe as from the file.
+    let games = first_games(400);
+    let archive = chesszip::compress_bytes(&games, &common::fast());
+    let zeros = vec![0u8; 1 << 16];
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, status) in [("after.chz", [&archive[..], &zeros].concat(), 2), ("before.chz", [&zeros[..], &archive].concat(), 1)] {
+        let path = dir.path().join(name);
+        fs::write(&path, &bytes).unwrap();
+        let from_file = chesszip().args(["-d", "--salvage", "-c"]).arg(&path).output().unwrap();
+        let mut child =
+            chesszip().args(["-d", "--salvage", "-c"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // (A stream refused from its head is not read to its end: the write may then fail.)
+        let writer = std::thread::spawn(move || stdin.write_all(&bytes).is_ok());
+        let from_pipe = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        let stderr = String::from_utf8_lossy(&from_file.stderr).replace(&path.display().to_string(), "(stdin)");
+        assert_eq!(from_file.status.code(), Some(status), "{name}: {stderr}");
+        assert_eq!(from_pipe.status.code(), Some(status), "{name}");
+        assert!(from_pipe.stdout == from_file.stdout, "{name}");
+        assert_eq!(String::from_utf8_lossy(&from_pipe.stderr), stderr, "{name}");
+        if status == 2 {
+            assert!(from_pipe.stdout == games, "{name}: the archive's text is recovered");
+        }
+    }
+}
+
+#[test]
 fn archives_longer_than_the_checked_head_still_read_from_a_pipe() {
     // A block-container archive and a raw-form one (incompressible bytes), both past 4 KiB.
     let games = chesszip::compress_bytes(&first_games(400), &common::fast());
