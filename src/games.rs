@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::dups::{Decoded, expand_block, resolve_indexed};
+use crate::archive::dups::{Decoded, expand_block, has_refs, read_runs, resolve_indexed};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
@@ -365,13 +365,15 @@ impl<R: Read + Seek> Blocks<R> {
             Slot::Pending(rx) => rx.recv().unwrap_or_else(|_| Err(Error::Io(std::io::Error::other("a decoding thread stopped")))),
             Slot::Failed(e) => Err(e),
         };
-        // A reference copies its line from the block that holds it (coding 2).
         // A reference copies its line from the block of its member that holds it (coding 2);
         // references never cross members.
         let result = match (result, &mut self.members[m].source) {
-            (Ok(Decoded::Refs(p)), Source::Container(reader)) => resolve_indexed(reader, &p)
-                .map(|text| if self.tags { pack_tags(&text_tags(InputFormat::Movetext, &text, false)) } else { text })
-                .map_err(|e| members::in_member(m, e)),
+            (Ok(Decoded::Refs(p)), Source::Container(reader)) => {
+                let (format, input_start) = (reader.header().format, p.n == 0);
+                resolve_indexed(reader, &p)
+                    .map(|text| if self.tags { pack_tags(&text_tags(format, &text, input_start)) } else { text })
+                    .map_err(|e| members::in_member(m, e))
+            }
             (result, _) => result.and_then(Decoded::into_text),
         };
         match result {
@@ -405,7 +407,8 @@ pub type TagPairs = Vec<(Vec<u8>, Vec<u8>)>;
 /// `ECO`, `Opening` or `UTCTime` tags) read from its heads alone, without decoding a move
 /// ([`crate::pgn::codec::decode_tags`]); for other
 /// blocks from the text that decoding gives ([`text_tags`]). A block with references
-/// (movetext, coding 2) is left to the caller. A member's first block (`n == 0`) is always
+/// (movetext coding 2, PGN coding 7) is left to the caller: its heads hold only the games it
+/// codes. A member's first block (`n == 0`) is always
 /// decoded whole: its heads hold the games as the compressor cut them, and where the input
 /// starts with a UTF-8 BOM that is one game more than the views count
 /// ([`GameSplitter::reading`]); only the text tells.
@@ -418,6 +421,19 @@ fn expand_tags(file: FileHeader, model: &crate::model::Model, n: u64, h: &BlockH
             Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
             Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
             other => other,
+        };
+        // Coding 7: the heads hold every game of a block without references, whose raw stream
+        // starts with an empty reference section.
+        let inner;
+        let block = if has_refs(file.format, file.coding) {
+            let (runs, raw) = read_runs(&block.raw, h.lines as u64).map_err(named)?;
+            if !runs.is_empty() {
+                return expand_block(file, model, n, h, block);
+            }
+            inner = EncodedBlock { range: block.range.clone(), raw: raw.to_vec() };
+            &inner
+        } else {
+            block
         };
         if let Some((tags, games)) = crate::pgn::codec::decode_tags(file.coding, block, h.text_len as usize).map_err(named)? {
             if games != h.games as u64 {
