@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::dups::{Decoded, expand_block, has_refs, read_runs, resolve_indexed};
+use crate::archive::dups::{BlockCache, Decoded, expand_block, has_refs, read_runs, resolve_indexed_with};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
@@ -143,6 +143,8 @@ struct Member<R: Read + Seek> {
     header: FileHeader,
     /// The limits, and the member's blocks admitted under them.
     meter: Meter,
+    /// The blocks decoded to resolve references (coding 2, PGN coding 7), for the next ones.
+    refs: BlockCache,
 }
 
 /// A block being decoded on the pool, or a failure to read it.
@@ -215,7 +217,13 @@ impl<R: Read + Seek> Blocks<R> {
                 Source::Raw(r) => (*r.header(), r.entries()),
             };
             entries.extend_from_slice(index);
-            members.push(Member { first: entries.len() - index.len(), header, source, meter: Meter::new(opts.limits) });
+            members.push(Member {
+                first: entries.len() - index.len(),
+                header,
+                source,
+                meter: Meter::new(opts.limits),
+                refs: BlockCache::default(),
+            });
         }
         let pool = worker_pool(opts.threads)?;
         let threads = pool.current_num_threads();
@@ -367,10 +375,11 @@ impl<R: Read + Seek> Blocks<R> {
         };
         // A reference copies its line from the block of its member that holds it (coding 2);
         // references never cross members.
-        let result = match (result, &mut self.members[m].source) {
+        let Member { source, refs, .. } = &mut self.members[m];
+        let result = match (result, source) {
             (Ok(Decoded::Refs(p)), Source::Container(reader)) => {
                 let (format, input_start) = (reader.header().format, p.n == 0);
-                resolve_indexed(reader, &p)
+                resolve_indexed_with(reader, &p, refs)
                     .map(|text| if self.tags { pack_tags(&text_tags(format, &text, input_start)) } else { text })
                     .map_err(|e| members::in_member(m, e))
             }

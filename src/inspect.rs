@@ -24,7 +24,7 @@ use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::archive::dups::{self, Decoded, expand_block, resolve_indexed};
+use crate::archive::dups::{self, BlockCache, Decoded, expand_block, resolve_indexed_with};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, round_len_within, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
@@ -253,6 +253,8 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * 2;
     let mut meter = Meter::new(opts.limits);
+    // The blocks decoded to resolve references (coding 2, PGN coding 7), for the next ones.
+    let mut refs = BlockCache::default();
     let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
     let mut written = 0;
     let mut rest = &wanted[..];
@@ -271,7 +273,7 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
             // A reference copies its line from the block that holds it (coding 2).
             let text = match text? {
                 Decoded::Text(text) => text,
-                Decoded::Refs(p) => resolve_indexed(&mut reader, &p)?,
+                Decoded::Refs(p) => resolve_indexed_with(&mut reader, &p, &mut refs)?,
             };
             let mut line = starts[k];
             for piece in text.split_inclusive(|&b| b == b'\n') {
@@ -466,6 +468,8 @@ fn walk_games_one<R: Read + Seek, W: Write>(
     let batch = pool.current_num_threads() * 2;
     let limits = opts.limits;
     let mut meter = Meter::new(limits);
+    // The blocks decoded to resolve references (PGN coding 7), for the next ones.
+    let mut refs = BlockCache::default();
     let round_max = limits.round_bytes(ROUND_TEXT_BYTES);
     let (mut before, mut written) = (0u64, 0u64);
     let mut r = 0;
@@ -521,7 +525,7 @@ fn walk_games_one<R: Read + Seek, W: Write>(
                 for text in texts {
                     decoded.push_back(text.and_then(|d| match d {
                         Decoded::Text(t) => Ok(t),
-                        Decoded::Refs(p) => resolve_indexed(&mut reader, &p),
+                        Decoded::Refs(p) => resolve_indexed_with(&mut reader, &p, &mut refs),
                     }));
                 }
             }

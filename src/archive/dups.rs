@@ -564,6 +564,41 @@ impl Store {
     }
 }
 
+/// Most text (with [`ENTRY_COST`] bytes per line) of the decoded blocks a [`BlockCache`] keeps.
+pub const CACHE_BYTES: usize = 32 << 20;
+
+/// A decoded block's lines, each with its line feed; `None` for a line it copies.
+type Lines = Vec<Option<Vec<u8>>>;
+
+/// The blocks [`resolve_indexed_with`] decoded to copy lines from, kept for the next blocks
+/// resolved through the same reader (the copies of a run of blocks come from the same few
+/// blocks): the most recent ones within [`CACHE_BYTES`], at least one.
+#[derive(Debug, Default)]
+pub struct BlockCache {
+    /// Per block: its number, its bytes as counted, its lines (`None` for a copied line).
+    blocks: VecDeque<(usize, usize, Lines)>,
+    bytes: usize,
+}
+
+impl BlockCache {
+    /// The lines of block `k`, if kept.
+    fn get(&self, k: usize) -> Option<&[Option<Vec<u8>>]> {
+        self.blocks.iter().find(|e| e.0 == k).map(|e| &e.2[..])
+    }
+
+    /// Keeps the lines of block `k`, forgetting the oldest blocks beyond [`CACHE_BYTES`].
+    fn put(&mut self, k: usize, lines: Lines) -> &[Option<Vec<u8>>] {
+        let bytes = lines.iter().map(|l| l.as_ref().map_or(0, Vec::len) + ENTRY_COST).sum::<usize>();
+        self.bytes += bytes;
+        self.blocks.push_back((k, bytes, lines));
+        while self.bytes > CACHE_BYTES && self.blocks.len() > 1 {
+            let (_, b, _) = self.blocks.pop_front().expect("more than one");
+            self.bytes -= b;
+        }
+        &self.blocks.back().expect("just kept").2
+    }
+}
+
 /// Random access: the whole text of `p`, block of the archive that `reader` reads, each
 /// reference copied from the block that holds its line (decoded here, on this thread).
 ///
@@ -571,6 +606,15 @@ impl Store {
 /// [`Error::Corrupt`] for a reference to no line, or to a copied one; as [`expand_block`]
 /// for the blocks decoded.
 pub fn resolve_indexed<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partial) -> Result<Vec<u8>, Error> {
+    resolve_indexed_with(reader, p, &mut BlockCache::default())
+}
+
+/// [`resolve_indexed`] with the blocks decoded for earlier blocks of the same `reader` kept in
+/// `cache` (and this block's added to it).
+///
+/// # Errors
+/// As [`resolve_indexed`].
+pub fn resolve_indexed_with<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partial, cache: &mut BlockCache) -> Result<Vec<u8>, Error> {
     let header = *reader.header();
     let model = model_for(&header)?;
     let mut starts = Vec::with_capacity(reader.entries().len() + 1);
@@ -581,33 +625,34 @@ pub fn resolve_indexed<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partia
     }
     let n = p.n;
     let first = starts.get(n as usize).copied().ok_or_else(|| Error::Corrupt(format!("block {n}: not in the index")))?;
-    let mut cache: Option<(usize, Vec<Option<Vec<u8>>>)> = None;
     let text = p.assemble(Some(first), |_, g, _| {
         let bad = || Error::Corrupt(format!("block {n}: reference to line {g}, which holds no game"));
         if g >= first {
             return Err(bad());
         }
         let k = starts.partition_point(|&s| s <= g) - 1;
-        if cache.as_ref().is_none_or(|c| c.0 != k) {
-            let (h, b) = reader.read_block(k)?;
-            let lines = match expand_block(header, model, k as u64, &h, &b)? {
-                Decoded::Text(t) => pieces(&t).map(|l| Some(l.to_vec())).collect(),
-                Decoded::Refs(q) => {
-                    let mut lines = vec![None; q.header.lines as usize];
-                    let mut inner = pieces(&q.inner);
-                    let mut runs = q.runs.iter().peekable();
-                    for (i, slot) in lines.iter_mut().enumerate() {
-                        while runs.next_if(|r| ((r.at + r.len) as usize) <= i).is_some() {}
-                        if runs.peek().is_none_or(|r| r.at as usize > i) {
-                            *slot = inner.next().map(<[u8]>::to_vec);
+        let lines = match cache.get(k) {
+            Some(lines) => lines,
+            None => {
+                let (h, b) = reader.read_block(k)?;
+                let lines = match expand_block(header, model, k as u64, &h, &b)? {
+                    Decoded::Text(t) => pieces(&t).map(|l| Some(l.to_vec())).collect(),
+                    Decoded::Refs(q) => {
+                        let mut lines = vec![None; q.header.lines as usize];
+                        let mut inner = pieces(&q.inner);
+                        let mut runs = q.runs.iter().peekable();
+                        for (i, slot) in lines.iter_mut().enumerate() {
+                            while runs.next_if(|r| ((r.at + r.len) as usize) <= i).is_some() {}
+                            if runs.peek().is_none_or(|r| r.at as usize > i) {
+                                *slot = inner.next().map(<[u8]>::to_vec);
+                            }
                         }
+                        lines
                     }
-                    lines
-                }
-            };
-            cache = Some((k, lines));
-        }
-        let lines = &cache.as_ref().expect("filled").1;
+                };
+                cache.put(k, lines)
+            }
+        };
         lines.get((g - starts[k]) as usize).cloned().flatten().ok_or_else(bad)
     })?;
     p.finish(text)
@@ -657,6 +702,22 @@ mod tests {
         }
         assert_eq!(enc.lines, dec.lines);
         assert!(refs >= 15, "{refs} references");
+    }
+
+    #[test]
+    fn the_block_cache_keeps_the_most_recent_blocks_within_its_bytes() {
+        let mut cache = BlockCache::default();
+        let block = |byte: u8| vec![Some(vec![byte; CACHE_BYTES / 3]), None];
+        assert_eq!(cache.put(4, block(4))[0].as_ref().unwrap()[0], 4);
+        cache.put(7, block(7));
+        assert!(cache.get(4).is_some() && cache.get(7).is_some());
+        // A third block goes past the bytes: the oldest is forgotten.
+        cache.put(9, block(9));
+        assert!(cache.get(4).is_none() && cache.get(7).is_some() && cache.get(9).is_some());
+        // One block larger than the bytes is kept alone.
+        cache.put(1, vec![Some(vec![1; CACHE_BYTES])]);
+        assert_eq!(cache.blocks.len(), 1);
+        assert_eq!(cache.get(1).unwrap()[0].as_ref().unwrap().len(), CACHE_BYTES);
     }
 
     #[test]
