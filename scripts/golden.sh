@@ -129,3 +129,17 @@ for input in movetext.txt lichess.pgn; do
     echo "made    $out"
   fi
 done
+# Coding 7 (PGN duplicates: a game equal to an earlier one coded as a reference to its lines,
+# src/archive/dups.rs; header byte 11 = 7): the PGN inputs at the levels they have goldens of,
+# and dups.pgn, made from lichess.pgn by scripts/golden_dups_pgn.py (copies in runs, shuffled,
+# drawn at random, a last copy without its final line feed).
+make 1 lichess.pgn lichess.pgn.l1.c7.chz
+make 2 lichess.pgn lichess.pgn.l2.c7.chz
+make 2 notations.pgn notations.pgn.l2.c7.chz
+make 1 dups.pgn dups.pgn.l1.c7.chz
+make 2 dups.pgn dups.pgn.l2.c7.chz
+out=tests/golden/lichess.pgn.l10.c7.random.chz
+if [[ -e $out ]]; then echo "kept    $out"; else
+  "$bin" compress -10 --weights tests/data/level10/random.onnx -c tests/golden/lichess.pgn > "$out"
+  echo "made    $out"
+fi

@@ -20,7 +20,6 @@ mod options;
 pub mod regions;
 mod rounds;
 
-pub(crate) use block::expand_one;
 pub use block::model_for;
 use encode::compress_blocks;
 pub use limits::DecodeLimits;

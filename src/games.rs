@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::dups::{Decoded, expand_block, resolve_indexed};
+use crate::archive::dups::{BlockCache, Decoded, expand_block, has_refs, read_runs, resolve_indexed_with};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
@@ -143,6 +143,8 @@ struct Member<R: Read + Seek> {
     header: FileHeader,
     /// The limits, and the member's blocks admitted under them.
     meter: Meter,
+    /// The blocks decoded to resolve references (coding 2, PGN coding 7), for the next ones.
+    refs: BlockCache,
 }
 
 /// A block being decoded on the pool, or a failure to read it.
@@ -215,7 +217,13 @@ impl<R: Read + Seek> Blocks<R> {
                 Source::Raw(r) => (*r.header(), r.entries()),
             };
             entries.extend_from_slice(index);
-            members.push(Member { first: entries.len() - index.len(), header, source, meter: Meter::new(opts.limits) });
+            members.push(Member {
+                first: entries.len() - index.len(),
+                header,
+                source,
+                meter: Meter::new(opts.limits),
+                refs: BlockCache::default(),
+            });
         }
         let pool = worker_pool(opts.threads)?;
         let threads = pool.current_num_threads();
@@ -365,13 +373,16 @@ impl<R: Read + Seek> Blocks<R> {
             Slot::Pending(rx) => rx.recv().unwrap_or_else(|_| Err(Error::Io(std::io::Error::other("a decoding thread stopped")))),
             Slot::Failed(e) => Err(e),
         };
-        // A reference copies its line from the block that holds it (coding 2).
         // A reference copies its line from the block of its member that holds it (coding 2);
         // references never cross members.
-        let result = match (result, &mut self.members[m].source) {
-            (Ok(Decoded::Refs(p)), Source::Container(reader)) => resolve_indexed(reader, &p)
-                .map(|text| if self.tags { pack_tags(&text_tags(InputFormat::Movetext, &text, false)) } else { text })
-                .map_err(|e| members::in_member(m, e)),
+        let Member { source, refs, .. } = &mut self.members[m];
+        let result = match (result, source) {
+            (Ok(Decoded::Refs(p)), Source::Container(reader)) => {
+                let (format, input_start) = (reader.header().format, p.n == 0);
+                resolve_indexed_with(reader, &p, refs)
+                    .map(|text| if self.tags { pack_tags(&text_tags(format, &text, input_start)) } else { text })
+                    .map_err(|e| members::in_member(m, e))
+            }
             (result, _) => result.and_then(Decoded::into_text),
         };
         match result {
@@ -401,11 +412,33 @@ impl<R: Read + Seek> Iterator for Blocks<R> {
 /// quotes (escapes kept).
 pub type TagPairs = Vec<(Vec<u8>, Vec<u8>)>;
 
+/// Whether block 0's text may start with a UTF-8 BOM, from its first piece alone
+/// ([`crate::pgn::codec::may_start_with_bom`]): `false` only when that piece shows it does not.
+/// A block with references (PGN coding 7), or one whose first piece fails to decode, gives
+/// `true`, so that the caller takes the careful way (block 0 decoded whole, which reports any
+/// damage).
+pub(crate) fn first_block_may_start_with_bom(file: FileHeader, model: &crate::model::Model, h: &BlockHeader, block: &EncodedBlock) -> bool {
+    let inner;
+    let block = if has_refs(file.format, file.coding) {
+        match read_runs(&block.raw, h.lines as u64) {
+            Ok((runs, raw)) if runs.is_empty() => {
+                inner = EncodedBlock { range: block.range.clone(), raw: raw.to_vec() };
+                &inner
+            }
+            _ => return true,
+        }
+    } else {
+        block
+    };
+    crate::pgn::codec::may_start_with_bom(model, file.coding, block, h.text_len as usize).unwrap_or(true)
+}
+
 /// Block `n`'s games' tags, packed ([`pack_tags`]): for a PGN block of coding 5 (or 6 without
 /// `ECO`, `Opening` or `UTCTime` tags) read from its heads alone, without decoding a move
 /// ([`crate::pgn::codec::decode_tags`]); for other
 /// blocks from the text that decoding gives ([`text_tags`]). A block with references
-/// (movetext, coding 2) is left to the caller. A member's first block (`n == 0`) is decoded
+/// (movetext coding 2, PGN coding 7) is left to the caller: its heads hold only the games it
+/// codes. A member's first block (`n == 0`) is decoded
 /// whole when its text may start with a UTF-8 BOM: its heads hold the games as the compressor
 /// cut them, and there that is one game more than the views count ([`GameSplitter::reading`]);
 /// only the text tells, and its first piece is enough
@@ -419,6 +452,19 @@ fn expand_tags(file: FileHeader, model: &crate::model::Model, n: u64, h: &BlockH
             Error::Corrupt(m) => Error::Corrupt(format!("block {n}: {m}")),
             Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
             other => other,
+        };
+        // Coding 7: the heads hold every game of a block without references, whose raw stream
+        // starts with an empty reference section.
+        let inner;
+        let block = if has_refs(file.format, file.coding) {
+            let (runs, raw) = read_runs(&block.raw, h.lines as u64).map_err(named)?;
+            if !runs.is_empty() {
+                return expand_block(file, model, n, h, block);
+            }
+            inner = EncodedBlock { range: block.range.clone(), raw: raw.to_vec() };
+            &inner
+        } else {
+            block
         };
         if let Some((tags, games)) = crate::pgn::codec::decode_tags(file.coding, block, h.text_len as usize).map_err(named)?
             // A block that fails to decode here is decoded whole below, which reports it.

@@ -26,9 +26,9 @@ use std::ops::{Range, RangeInclusive};
 
 use rayon::prelude::*;
 
-use crate::archive::dups::{self, Decoded, expand_block, resolve_indexed};
+use crate::archive::dups::{self, BlockCache, Decoded, expand_block, resolve_indexed_with};
 use crate::archive::limits::Meter;
-use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, expand_one, model_for, round_len_within, worker_pool};
+use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, round_len_within, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
 use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
@@ -49,10 +49,12 @@ pub struct ArchiveInfo {
     /// Lines of the input (a last line without line feed counts).
     pub lines: u64,
     /// Games: lines coded as moves, and (coding 2) lines coded as references to an earlier
-    /// copy of the same line ([`Self::references`]).
+    /// copy of the same line ([`Self::references`]); in PGN coding 7 also the games coded as
+    /// references.
     pub games: u64,
-    /// Of [`Self::games`], those coded as references to an earlier copy (coding 2,
-    /// [`crate::archive::dups`]); their plies are not in [`Self::plies`].
+    /// Of [`Self::games`], those coded as references to an earlier copy (movetext coding 2,
+    /// [`crate::archive::dups`]; PGN coding 7 does not count them apart, this is 0); their plies
+    /// are not in [`Self::plies`].
     pub references: u64,
     /// Lines stored raw (not games).
     pub raw_lines: u64,
@@ -156,8 +158,13 @@ fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     let raw_pieces = sum(|e| e.raw_lines as u64);
     let coded = sum(|e| e.games as u64);
     let header = *reader.header();
-    // Coding 2: every line is a coded game, a raw line or a reference.
-    let references = if dups::has_refs(header.format, header.coding) { lines.saturating_sub(coded + raw_pieces) } else { 0 };
+    // Movetext coding 2: every line is a coded game, a raw line or a reference. (PGN coding 7
+    // counts its copied games among the index's games, and does not say how many they are.)
+    let references = if header.format == InputFormat::Movetext && dups::has_refs(header.format, header.coding) {
+        lines.saturating_sub(coded + raw_pieces)
+    } else {
+        0
+    };
     Ok(ArchiveInfo {
         header,
         model_available: model_for(reader.header()).is_ok(),
@@ -248,6 +255,8 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * 2;
     let mut meter = Meter::new(opts.limits);
+    // The blocks decoded to resolve references (coding 2, PGN coding 7), for the next ones.
+    let mut refs = BlockCache::default();
     let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
     let mut written = 0;
     let mut rest = &wanted[..];
@@ -266,7 +275,7 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
             // A reference copies its line from the block that holds it (coding 2).
             let text = match text? {
                 Decoded::Text(text) => text,
-                Decoded::Refs(p) => resolve_indexed(&mut reader, &p)?,
+                Decoded::Refs(p) => resolve_indexed_with(&mut reader, &p, &mut refs)?,
             };
             let mut line = starts[k];
             for piece in text.split_inclusive(|&b| b == b'\n') {
@@ -471,13 +480,15 @@ fn walk_games_one<R: Read + Seek, W: Write>(
         // Block 0 is admitted here, once, as the first block decoded.
         let (h, b) = reader.read_block(0)?;
         meter.admit(0, &h, reader.block_range(0).end)?;
-        // A block that fails to decode takes the careful way, where its whole decode below
-        // reports the damage.
-        crate::pgn::codec::may_start_with_bom(model, header.coding, &b, h.text_len as usize).unwrap_or(true)
+        // A block that fails to decode (or holds references) takes the careful way, where its
+        // whole decode below reports any damage.
+        crate::games::first_block_may_start_with_bom(header, model, &h, &b)
     } else {
         true
     };
     let runs = pgn_runs(&entries, bom);
+    // The blocks decoded to resolve references (PGN coding 7), for the next ones.
+    let mut refs = BlockCache::default();
     let round_max = limits.round_bytes(ROUND_TEXT_BYTES);
     let (mut before, mut written) = (0u64, 0u64);
     let mut r = 0;
@@ -529,9 +540,15 @@ fn walk_games_one<R: Read + Seek, W: Write>(
                     }
                     coded.push(b);
                 }
-                let texts: Vec<Result<Vec<u8>, Error>> =
-                    pool.install(|| ks.par_iter().zip(&coded).map(|(&k, (h, b))| expand_one(header, model, k as u64, h, b)).collect());
-                decoded.extend(texts);
+                let texts: Vec<Result<Decoded, Error>> =
+                    pool.install(|| ks.par_iter().zip(&coded).map(|(&k, (h, b))| expand_block(header, model, k as u64, h, b)).collect());
+                // A reference copies its game from the block that holds it (coding 7).
+                for text in texts {
+                    decoded.push_back(text.and_then(|d| match d {
+                        Decoded::Text(t) => Ok(t),
+                        Decoded::Refs(p) => resolve_indexed_with(&mut reader, &p, &mut refs),
+                    }));
+                }
             }
             decoded.pop_front().expect("one text per block")
         };

@@ -29,6 +29,22 @@
 //! `text_crc32` are those of the whole text), but `games`, `plies` and `raw_lines` count only
 //! the lines coded in the block: a movetext block's references are its `lines - games -
 //! raw_lines`.
+//!
+//! # PGN games ([`Coding::PgnDuplicates`], coding 7)
+//! A PGN archive of coding 7 has the same references, lines and rule, but the compressor
+//! copies whole games: it cuts a block into games as the PGN codec does
+//! ([`split_games`]), and a game whose every line is complete, equal byte for byte to as many
+//! kept lines from a global line on, becomes the references to those lines. It looks a game up
+//! by the 64-bit hash of its whole text (games of at least [`START_LEN`] bytes; the kept games
+//! are indexed by their first line, and a game leaves the index when its first line leaves the
+//! window), or by comparing it with the kept lines after the previous game's copy (copies come
+//! in runs), or with an earlier game of its own block. The other games are coded as in coding
+//! 6, in one text; a block copies games only where the games of that text are the block's
+//! other games (the games the codec finds in it plus the copies are the block's games, which
+//! a game's start depending on the line before it could otherwise change), so the block
+//! header's `games` counts every game of the block, copies included (`copied_games`), as in
+//! coding 6, while `plies` and `raw_lines` count the coded games' only. The expander is the
+//! line rule's, unchanged: it does not need to know what a game is.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
@@ -38,6 +54,7 @@ use super::block::{block_format, check_counts, expand_one, model_for};
 use crate::container::{BlockHeader, BlockStats, Coding, EncodedBlock, FileHeader, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::model::Model;
+use crate::pgn::lexer::split_games;
 
 /// Shortest line (line feed included) that is kept.
 pub const MIN_LEN: usize = 1;
@@ -67,9 +84,21 @@ pub struct Run {
     pub target: u64,
 }
 
-/// Whether blocks of `format` coded in `coding` carry references.
+/// Whether blocks of `format` coded in `coding` carry references: movetext from coding 2,
+/// PGN from coding 7.
 pub(crate) fn has_refs(format: InputFormat, coding: Coding) -> bool {
-    format == InputFormat::Movetext && coding >= Coding::Duplicates
+    match format {
+        InputFormat::Movetext => coding >= Coding::Duplicates,
+        InputFormat::Pgn => coding >= Coding::PgnDuplicates,
+    }
+}
+
+/// The games a PGN block's references copy: the games of its whole `text` less those of its
+/// coded `inner` text, both cut as the PGN codec cuts a block ([`split_games`]); `None` when
+/// `inner` has more (no compressor wrote that). The compressor copies games only where this
+/// is the number of games it copied ([`Store::dedup`]).
+pub(crate) fn copied_games(text: &[u8], inner: &[u8]) -> Option<u64> {
+    (split_games(text).len() as u64).checked_sub(split_games(inner).len() as u64)
 }
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -161,6 +190,8 @@ pub struct Partial {
     pub found: BlockStats,
     /// The references, in block order.
     pub runs: Vec<Run>,
+    /// The archive's block format: a PGN block's `games` count its copied games too.
+    pub format: InputFormat,
 }
 
 impl Partial {
@@ -170,7 +201,12 @@ impl Partial {
         if text.len() != h.text_len as usize || crc32fast::hash(&text) != h.text_crc {
             return Err(Error::Corrupt(format!("block {n}: checksum mismatch, the block is damaged")));
         }
-        check_counts(n, h, &self.found, &text)?;
+        let mut found = self.found;
+        if self.format == InputFormat::Pgn && !self.runs.is_empty() {
+            found.games += copied_games(&text, &self.inner)
+                .ok_or_else(|| Error::Corrupt(format!("block {n}: the coded games are more than the block's")))?;
+        }
+        check_counts(n, h, &found, &text)?;
         Ok(text)
     }
 
@@ -275,7 +311,7 @@ pub fn expand_block(file: FileHeader, model: &Model, n: u64, h: &BlockHeader, bl
     let found = block_format(file.format)
         .decode(model, file.coding, &inner_block, h.lines as u64 - copied, h.text_len as usize, &mut inner)
         .map_err(named)?;
-    let mut p = Partial { n, header: *h, inner, found, runs };
+    let mut p = Partial { n, header: *h, inner, found, runs, format: file.format };
     if p.runs.is_empty() {
         let text = std::mem::take(&mut p.inner);
         return p.finish(text).map(Decoded::Text);
@@ -295,8 +331,11 @@ pub struct Store {
     next_line: u64,
     /// Whether the next block's first line continues the previous block's last.
     continued: bool,
-    /// The compressor's index: line hash to global number.
+    /// The compressor's index: line hash to global number (movetext), or game hash to the
+    /// global number of its first line (PGN).
     index: Option<HashMap<u64, u64>>,
+    /// PGN (the compressor's): the indexed games, as (first line, hash), oldest first.
+    games: Option<VecDeque<(u64, u64)>>,
 }
 
 type Hasher = BuildHasherDefault<DefaultHasher>;
@@ -306,9 +345,10 @@ fn hash(line: &[u8]) -> u64 {
 }
 
 impl Store {
-    /// The compressor's store.
-    pub fn compressor() -> Store {
-        Store { index: Some(HashMap::new()), ..Store::default() }
+    /// The compressor's store for blocks of `format`: movetext copies lines, PGN whole games.
+    pub fn compressor(format: InputFormat) -> Store {
+        let games = (format == InputFormat::Pgn).then(VecDeque::new);
+        Store { index: Some(HashMap::new()), games, ..Store::default() }
     }
 
     /// The expander's store.
@@ -325,7 +365,8 @@ impl Store {
         if !complete || line.len() < MIN_LEN {
             return;
         }
-        if let Some(index) = &mut self.index {
+        let by_line = self.games.is_none();
+        if let Some(index) = self.index.as_mut().filter(|_| by_line) {
             index.entry(hash(line)).or_insert(g);
         }
         self.bytes += line.len() + ENTRY_COST;
@@ -333,13 +374,30 @@ impl Store {
         while self.bytes > WINDOW {
             let Some((old, text)) = self.lines.pop_front() else { break };
             self.bytes -= text.len() + ENTRY_COST;
-            if let Some(index) = &mut self.index {
+            if let Some(index) = self.index.as_mut().filter(|_| by_line) {
                 let h = hash(&text);
                 if index.get(&h) == Some(&old) {
                     index.remove(&h);
                 }
             }
         }
+        // A game leaves the index with its first line.
+        if let (Some(games), Some(index)) = (&mut self.games, &mut self.index) {
+            let oldest = self.lines.front().map_or(u64::MAX, |e| e.0);
+            while let Some(&(start, h)) = games.front().filter(|e| e.0 < oldest) {
+                games.pop_front();
+                if index.get(&h) == Some(&start) {
+                    index.remove(&h);
+                }
+            }
+        }
+    }
+
+    /// Whether the kept lines from global line `t` on are the lines of `game`, one by one.
+    fn holds(&self, t: u64, game: &[u8]) -> bool {
+        let Ok(start) = self.lines.binary_search_by_key(&t, |e| e.0) else { return false };
+        let mut kept = self.lines.range(start..);
+        pieces(game).enumerate().all(|(k, line)| kept.next().is_some_and(|(g, l)| *g == t + k as u64 && **l == *line))
     }
 
     /// Moves on past a block of `text` (of `line_feeds` line feeds, `partial` if its last line
@@ -351,8 +409,12 @@ impl Store {
 
     /// The compressor's side: finds the lines of the next block `text` kept earlier (in this
     /// block or before), keeps the others that qualify, and returns the text of the lines to
-    /// code and the references; `None` if there is none.
+    /// code and the references; `None` if there is none. A PGN compressor's store copies whole
+    /// games ([module](self)).
     pub fn dedup(&mut self, text: &[u8]) -> Option<(Vec<u8>, Vec<Run>)> {
+        if self.games.is_some() {
+            return self.dedup_games(text);
+        }
         let first = self.next_line;
         let mut runs: Vec<Run> = Vec::new();
         let mut inner = Vec::new();
@@ -380,6 +442,74 @@ impl Store {
                 None => {
                     inner.extend_from_slice(line);
                     self.keep(g, line, complete);
+                }
+            }
+        }
+        self.advance(text);
+        (!runs.is_empty()).then_some((inner, runs))
+    }
+
+    /// [`Store::dedup`] of a PGN block: whole games copied.
+    fn dedup_games(&mut self, text: &[u8]) -> Option<(Vec<u8>, Vec<Run>)> {
+        let first = self.next_line;
+        let games = split_games(text);
+        // Per game: its first line in the block, its lines, the global line it copies.
+        let mut plan: Vec<(u32, u32, Option<u64>)> = Vec::with_capacity(games.len());
+        // This block's games not copied, by hash: the global number of the first line, the game.
+        let mut local: HashMap<u64, (u64, usize)> = HashMap::new();
+        let index = self.index.as_ref().expect("the compressor's store");
+        let (mut at, mut next) = (0u32, None);
+        for (j, game) in games.iter().enumerate() {
+            let lines = pieces(game).count() as u32;
+            let complete = game.ends_with(b"\n") && !(at == 0 && self.continued);
+            let mut target = None;
+            if complete {
+                target = next.filter(|&t| self.holds(t, game));
+                if target.is_none() && game.len() >= START_LEN {
+                    let h = hash(game);
+                    target = index.get(&h).copied().filter(|&t| self.holds(t, game));
+                    target = target.or_else(|| local.get(&h).filter(|&&(_, k)| games[k] == *game).map(|&(t, _)| t));
+                    if target.is_none() {
+                        local.entry(h).or_insert((first + at as u64, j));
+                    }
+                }
+            }
+            next = target.map(|t| t + lines as u64);
+            plan.push((at, lines, target));
+            at += lines;
+        }
+        let copied = plan.iter().filter(|p| p.2.is_some()).count();
+        let mut inner = Vec::new();
+        let mut runs: Vec<Run> = Vec::new();
+        if copied > 0 {
+            for (game, &(at, len, target)) in games.iter().zip(&plan) {
+                match target {
+                    None => inner.extend_from_slice(game),
+                    Some(t) => match runs.last_mut() {
+                        Some(r) if r.at + r.len == at && r.target + r.len as u64 == t => r.len += len,
+                        _ => runs.push(Run { at, len, target: t }),
+                    },
+                }
+            }
+            // The codec must find the other games in `inner` (see `copied_games`).
+            if split_games(&inner).len() + copied != games.len() {
+                runs.clear();
+            }
+        }
+        let continued = self.continued;
+        for (game, &(at, _, target)) in games.iter().zip(&plan) {
+            if target.is_some() && !runs.is_empty() {
+                continue;
+            }
+            for (k, line) in pieces(game).enumerate() {
+                let i = at as u64 + k as u64;
+                self.keep(first + i, line, line.ends_with(b"\n") && !(i == 0 && continued));
+            }
+            if game.ends_with(b"\n") && !(at == 0 && continued) && game.len() >= START_LEN {
+                let (h, start) = (hash(game), first + at as u64);
+                if let (Some(index), Some(kept)) = (&mut self.index, &mut self.games) {
+                    index.entry(h).or_insert(start);
+                    kept.push_back((start, h));
                 }
             }
         }
@@ -434,6 +564,41 @@ impl Store {
     }
 }
 
+/// Most text (with [`ENTRY_COST`] bytes per line) of the decoded blocks a [`BlockCache`] keeps.
+pub const CACHE_BYTES: usize = 32 << 20;
+
+/// A decoded block's lines, each with its line feed; `None` for a line it copies.
+type Lines = Vec<Option<Vec<u8>>>;
+
+/// The blocks [`resolve_indexed_with`] decoded to copy lines from, kept for the next blocks
+/// resolved through the same reader (the copies of a run of blocks come from the same few
+/// blocks): the most recent ones within [`CACHE_BYTES`], at least one.
+#[derive(Debug, Default)]
+pub struct BlockCache {
+    /// Per block: its number, its bytes as counted, its lines (`None` for a copied line).
+    blocks: VecDeque<(usize, usize, Lines)>,
+    bytes: usize,
+}
+
+impl BlockCache {
+    /// The lines of block `k`, if kept.
+    fn get(&self, k: usize) -> Option<&[Option<Vec<u8>>]> {
+        self.blocks.iter().find(|e| e.0 == k).map(|e| &e.2[..])
+    }
+
+    /// Keeps the lines of block `k`, forgetting the oldest blocks beyond [`CACHE_BYTES`].
+    fn put(&mut self, k: usize, lines: Lines) -> &[Option<Vec<u8>>] {
+        let bytes = lines.iter().map(|l| l.as_ref().map_or(0, Vec::len) + ENTRY_COST).sum::<usize>();
+        self.bytes += bytes;
+        self.blocks.push_back((k, bytes, lines));
+        while self.bytes > CACHE_BYTES && self.blocks.len() > 1 {
+            let (_, b, _) = self.blocks.pop_front().expect("more than one");
+            self.bytes -= b;
+        }
+        &self.blocks.back().expect("just kept").2
+    }
+}
+
 /// Random access: the whole text of `p`, block of the archive that `reader` reads, each
 /// reference copied from the block that holds its line (decoded here, on this thread).
 ///
@@ -441,6 +606,15 @@ impl Store {
 /// [`Error::Corrupt`] for a reference to no line, or to a copied one; as [`expand_block`]
 /// for the blocks decoded.
 pub fn resolve_indexed<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partial) -> Result<Vec<u8>, Error> {
+    resolve_indexed_with(reader, p, &mut BlockCache::default())
+}
+
+/// [`resolve_indexed`] with the blocks decoded for earlier blocks of the same `reader` kept in
+/// `cache` (and this block's added to it).
+///
+/// # Errors
+/// As [`resolve_indexed`].
+pub fn resolve_indexed_with<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partial, cache: &mut BlockCache) -> Result<Vec<u8>, Error> {
     let header = *reader.header();
     let model = model_for(&header)?;
     let mut starts = Vec::with_capacity(reader.entries().len() + 1);
@@ -451,33 +625,34 @@ pub fn resolve_indexed<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &Partia
     }
     let n = p.n;
     let first = starts.get(n as usize).copied().ok_or_else(|| Error::Corrupt(format!("block {n}: not in the index")))?;
-    let mut cache: Option<(usize, Vec<Option<Vec<u8>>>)> = None;
     let text = p.assemble(Some(first), |_, g, _| {
         let bad = || Error::Corrupt(format!("block {n}: reference to line {g}, which holds no game"));
         if g >= first {
             return Err(bad());
         }
         let k = starts.partition_point(|&s| s <= g) - 1;
-        if cache.as_ref().is_none_or(|c| c.0 != k) {
-            let (h, b) = reader.read_block(k)?;
-            let lines = match expand_block(header, model, k as u64, &h, &b)? {
-                Decoded::Text(t) => pieces(&t).map(|l| Some(l.to_vec())).collect(),
-                Decoded::Refs(q) => {
-                    let mut lines = vec![None; q.header.lines as usize];
-                    let mut inner = pieces(&q.inner);
-                    let mut runs = q.runs.iter().peekable();
-                    for (i, slot) in lines.iter_mut().enumerate() {
-                        while runs.next_if(|r| ((r.at + r.len) as usize) <= i).is_some() {}
-                        if runs.peek().is_none_or(|r| r.at as usize > i) {
-                            *slot = inner.next().map(<[u8]>::to_vec);
+        let lines = match cache.get(k) {
+            Some(lines) => lines,
+            None => {
+                let (h, b) = reader.read_block(k)?;
+                let lines = match expand_block(header, model, k as u64, &h, &b)? {
+                    Decoded::Text(t) => pieces(&t).map(|l| Some(l.to_vec())).collect(),
+                    Decoded::Refs(q) => {
+                        let mut lines = vec![None; q.header.lines as usize];
+                        let mut inner = pieces(&q.inner);
+                        let mut runs = q.runs.iter().peekable();
+                        for (i, slot) in lines.iter_mut().enumerate() {
+                            while runs.next_if(|r| ((r.at + r.len) as usize) <= i).is_some() {}
+                            if runs.peek().is_none_or(|r| r.at as usize > i) {
+                                *slot = inner.next().map(<[u8]>::to_vec);
+                            }
                         }
+                        lines
                     }
-                    lines
-                }
-            };
-            cache = Some((k, lines));
-        }
-        let lines = &cache.as_ref().expect("filled").1;
+                };
+                cache.put(k, lines)
+            }
+        };
         lines.get((g - starts[k]) as usize).cloned().flatten().ok_or_else(bad)
     })?;
     p.finish(text)
@@ -504,7 +679,7 @@ mod tests {
         let game = |i: usize| format!("e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 game number {i} 1-0\n");
         let text: String = (0..30).map(|i| game([1, 2, 3, 1, 2, 3, 4, 9, 9, 1][i % 10] + i / 20)).collect();
         let blocks: Vec<&[u8]> = text.as_bytes().chunks(500).collect();
-        let (mut enc, mut dec) = (Store::compressor(), Store::expander());
+        let (mut enc, mut dec) = (Store::compressor(InputFormat::Movetext), Store::expander());
         let mut refs = 0;
         for b in blocks {
             let d = match enc.dedup(b) {
@@ -520,12 +695,72 @@ mod tests {
                         ..BlockHeader::default()
                     };
                     let found = BlockStats { lines: pieces(&inner).count() as u64, ..BlockStats::default() };
-                    Decoded::Refs(Partial { n: 0, header, inner, found, runs })
+                    Decoded::Refs(Partial { n: 0, header, inner, found, runs, format: InputFormat::Movetext })
                 }
             };
             assert_eq!(dec.resolve(d).unwrap(), b);
         }
         assert_eq!(enc.lines, dec.lines);
         assert!(refs >= 15, "{refs} references");
+    }
+
+    #[test]
+    fn the_block_cache_keeps_the_most_recent_blocks_within_its_bytes() {
+        let mut cache = BlockCache::default();
+        let block = |byte: u8| vec![Some(vec![byte; CACHE_BYTES / 3]), None];
+        assert_eq!(cache.put(4, block(4))[0].as_ref().unwrap()[0], 4);
+        cache.put(7, block(7));
+        assert!(cache.get(4).is_some() && cache.get(7).is_some());
+        // A third block goes past the bytes: the oldest is forgotten.
+        cache.put(9, block(9));
+        assert!(cache.get(4).is_none() && cache.get(7).is_some() && cache.get(9).is_some());
+        // One block larger than the bytes is kept alone.
+        cache.put(1, vec![Some(vec![1; CACHE_BYTES])]);
+        assert_eq!(cache.blocks.len(), 1);
+        assert_eq!(cache.get(1).unwrap()[0].as_ref().unwrap().len(), CACHE_BYTES);
+    }
+
+    #[test]
+    fn pgn_games_are_copied_whole_and_the_expander_keeps_what_the_compressor_kept() {
+        let game = |i: usize| format!("[Event \"game {i}\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 1-0\n\n");
+        let order = [1, 2, 3, 1, 2, 3, 4, 9, 9, 1, 5, 2, 3, 4, 6, 6, 1];
+        let games: Vec<String> = order.iter().map(|&i| game(i)).collect();
+        // Blocks of whole games, the last one ending inside a game (not copied).
+        let mut blocks: Vec<String> = games.chunks(4).map(|c| c.concat()).collect();
+        blocks.push(game(1)[..30].to_string());
+        let (mut enc, mut dec) = (Store::compressor(InputFormat::Pgn), Store::expander());
+        let mut copied = 0;
+        for b in &blocks {
+            let b = b.as_bytes();
+            let d = match enc.dedup(b) {
+                None => Decoded::Text(b.to_vec()),
+                Some((inner, runs)) => {
+                    copied += copied_games(b, &inner).unwrap();
+                    // Copies are whole games: every run starts at a game's start and ends at the next one's
+                    // (or at the block's end).
+                    let starts: Vec<usize> =
+                        split_games(b).iter().scan(0, |line, g| Some(std::mem::replace(line, *line + pieces(g).count()))).collect();
+                    let whole = |line: u32| line as usize == pieces(b).count() || starts.contains(&(line as usize));
+                    assert!(runs.iter().all(|r| whole(r.at) && whole(r.at + r.len)), "{runs:?}");
+                    let header = BlockHeader {
+                        lines: pieces(b).count() as u32,
+                        text_len: b.len() as u32,
+                        text_crc: crc32fast::hash(b),
+                        games: split_games(b).len() as u32,
+                        ..BlockHeader::default()
+                    };
+                    let found = BlockStats {
+                        lines: pieces(&inner).count() as u64,
+                        games: split_games(&inner).len() as u64,
+                        ..BlockStats::default()
+                    };
+                    Decoded::Refs(Partial { n: 0, header, inner, found, runs, format: InputFormat::Pgn })
+                }
+            };
+            assert_eq!(dec.resolve(d).unwrap(), b);
+        }
+        assert_eq!(enc.lines, dec.lines);
+        // Of the 17 games, the first 1, 2, 3, 4, 9, 5, 6 are coded.
+        assert_eq!(copied, 10);
     }
 }

@@ -10,7 +10,7 @@ use super::block::block_format;
 use super::dups;
 use super::options::{CompressOptions, Progress, Summary};
 use super::rounds::{BLOCKS_PER_THREAD, ROUND_TEXT_BYTES, worker_pool};
-use crate::container::{BlockHeader, BlockStats, Coding, EncodedBlock, FileHeader, MAX_BLOCK_TEXT, Writer};
+use crate::container::{BlockHeader, BlockStats, Coding, EncodedBlock, FileHeader, InputFormat, MAX_BLOCK_TEXT, Writer};
 use crate::error::Error;
 use crate::model::Model;
 use crate::model::transformer::TRANSFORMER_LEVEL;
@@ -43,7 +43,7 @@ pub(crate) fn compress_blocks<R: BufRead, W: Write>(
         weights: weights.map(|w| w.sha256),
     };
     let mut writer = Writer::new(output, &header)?;
-    let mut store = dups::has_refs(format, header.coding).then(dups::Store::compressor);
+    let mut store = dups::has_refs(format, header.coding).then(|| dups::Store::compressor(format));
     let pool = worker_pool(opts.threads)?;
     let batch = pool.current_num_threads() * BLOCKS_PER_THREAD;
     let mut summary = Summary::default();
@@ -117,8 +117,8 @@ fn block_header(text: &[u8], stats: &BlockStats) -> BlockHeader {
 /// it as [`expand`](super::expand) would and compares; a block that does not give back its
 /// text is coded again with every line stored
 /// ([`BlockFormat::encode_stored`](crate::format::BlockFormat::encode_stored)) and checked
-/// again. With `dedup` (coding 2, [`dups`]), only its lines are coded and its references written in front
-/// of the raw stream.
+/// again. With `dedup` (coding 2 and PGN coding 7, [`dups`]), only its other lines are coded and its
+/// references written in front of the raw stream.
 ///
 /// # Errors
 /// [`Error::SelfCheck`] if the stored block does not decode to `text` either.
@@ -143,6 +143,11 @@ fn encode_checked(
             block.raw = raw;
         }
         stats.lines += runs.iter().map(|r| r.len as u64).sum::<u64>();
+        if file.format == InputFormat::Pgn && !runs.is_empty() {
+            // A PGN block's `games` count its copies too (`dups::Store::dedup` copies games
+            // only where this is their number).
+            stats.games += dups::copied_games(text, inner).unwrap_or_default();
+        }
         (block_header(text, &stats), block, stats)
     };
     let decodes = |header: &BlockHeader, block: &EncodedBlock| {

@@ -92,18 +92,22 @@ pub enum Coding {
     /// whether the game was lost on time by this player (`Termination`, `Result`)
     /// (`src/pgn/clock_model.rs`, `docs/formats.md`).
     PgnPredicted = 6,
+    /// Byte 7 (PGN only): as coding 6, and a PGN game byte for byte equal to an earlier one
+    /// of the input is coded as a reference to its lines, as coding 2 codes a movetext line
+    /// (`src/archive/dups.rs`, `docs/formats.md`); a block's `games` count its copies too.
+    PgnDuplicates = 7,
 }
 
 impl Coding {
     /// The coding this build writes.
-    pub const NEWEST: Coding = Coding::PgnPredicted;
+    pub const NEWEST: Coding = Coding::PgnDuplicates;
 
-    /// The coding this build writes for `format`: for movetext coding 2 (codings 3 to 6 change
-    /// only PGN, so movetext archives stay as they were), for PGN coding 6.
+    /// The coding this build writes for `format`: for movetext coding 2 (codings 3 to 7 change
+    /// only PGN, so movetext archives stay as they were), for PGN coding 7.
     pub fn newest_for(format: InputFormat) -> Coding {
         match format {
             InputFormat::Movetext => Coding::Duplicates,
-            InputFormat::Pgn => Coding::PgnPredicted,
+            InputFormat::Pgn => Coding::PgnDuplicates,
         }
     }
 
@@ -116,6 +120,7 @@ impl Coding {
             4 => Some(Coding::PgnStreams),
             5 => Some(Coding::PgnTagStream),
             6 => Some(Coding::PgnPredicted),
+            7 => Some(Coding::PgnDuplicates),
             _ => None,
         }
     }

@@ -9,7 +9,7 @@
 use chesszip::{CompressOptions, ExpandOptions, compress_bytes, expand_bytes};
 
 /// `(input, archive, level)` of every golden archive under `tests/golden/`, oldest first.
-const GOLDEN: [(&str, &str, u8); 106] = [
+const GOLDEN: [(&str, &str, u8); 112] = [
     // Version 1: the linear models (commit 1690106).
     ("movetext.txt", "movetext.l1.chz", 1),
     ("movetext.txt", "movetext.l2.chz", 2),
@@ -135,6 +135,14 @@ const GOLDEN: [(&str, &str, u8); 106] = [
     // 6), the committed random Chessformer; movetext codes as version 9 under a new model id.
     ("movetext.txt", "movetext.l10.v10.random.chz", 10),
     ("lichess.pgn", "lichess.pgn.l10.v10.random.chz", 10),
+    // Coding 7: PGN duplicates (a game equal to an earlier one coded as a reference to its
+    // lines); dups.pgn is lichess.pgn's games repeated (scripts/golden_dups_pgn.py).
+    ("lichess.pgn", "lichess.pgn.l1.c7.chz", 1),
+    ("lichess.pgn", "lichess.pgn.l2.c7.chz", 2),
+    ("notations.pgn", "notations.pgn.l2.c7.chz", 2),
+    ("dups.pgn", "dups.pgn.l1.c7.chz", 1),
+    ("dups.pgn", "dups.pgn.l2.c7.chz", 2),
+    ("lichess.pgn", "lichess.pgn.l10.c7.random.chz", 10),
 ];
 
 /// `(input, level)` that the name of golden archive `name` says:
@@ -270,6 +278,27 @@ fn golden_inputs_cover_the_awkward_cases() {
     assert_eq!(info.header.coding, chesszip::container::Coding::PgnPredicted);
     assert!(chesszip::model::Model::by_id(info.header.model_id).is_some_and(|m| m.transformer_elo.tags), "model version 10");
     assert_eq!(info.raw_lines, 0, "{info:?}");
+    // Coding 7: the PGN inputs without duplicates are their coding-6 archives but for header
+    // byte 11 (and the header's checksum): no block has references or a side stream.
+    for (c6, c7) in [
+        ("lichess.pgn.l1.c6.chz", "lichess.pgn.l1.c7.chz"),
+        ("lichess.pgn.l2.c6.chz", "lichess.pgn.l2.c7.chz"),
+        ("notations.pgn.l2.c6.chz", "notations.pgn.l2.c7.chz"),
+        ("lichess.pgn.l10.v10.random.chz", "lichess.pgn.l10.c7.random.chz"),
+    ] {
+        let (old, new) = (read(c6), read(c7));
+        assert_eq!(chesszip::info(std::io::Cursor::new(&new)).expect("info").header.coding, chesszip::container::Coding::PgnDuplicates);
+        assert_eq!(old.len(), new.len(), "{c7}");
+        let differ: Vec<usize> = (0..old.len()).filter(|&i| old[i] != new[i]).collect();
+        assert!(differ.iter().all(|&i| i == 11 || (20..24).contains(&i)), "{c7} differs from {c6} at {differ:?}");
+    }
+    // The duplicate-heavy PGN: 35 games (8 + 4 + 8 + 6 + 8 + 1), most of them copies, so the
+    // archive is little more than lichess.pgn's.
+    for (archive, single) in [("dups.pgn.l1.c7.chz", "lichess.pgn.l1.c7.chz"), ("dups.pgn.l2.c7.chz", "lichess.pgn.l2.c7.chz")] {
+        let info = chesszip::info(std::io::Cursor::new(read(archive))).expect("info");
+        assert_eq!((info.header.coding, info.games, info.raw_lines), (chesszip::container::Coding::PgnDuplicates, 35, 0), "{archive}");
+        assert!(read(archive).len() < read(single).len() + 150, "{archive}: {} bytes", read(archive).len());
+    }
     // The raw-form archives cover its held codecs.
     use chesszip::container::raw::Codec;
     let raw = [("notes.txt.l2.raw.chz", Codec::Zstd), ("prose.md.l2.raw.chz", Codec::Lzma2), ("tiny.txt.l2.raw.chz", Codec::Stored)];

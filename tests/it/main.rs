@@ -20,6 +20,7 @@ mod limits;
 mod notation;
 mod other_notations;
 mod pgn_corrupt;
+mod pgn_dups;
 mod pgn_facts;
 mod pgn_predicted;
 mod pgn_roundtrip;
