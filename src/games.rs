@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::dups::{BlockCache, Decoded, expand_block, has_refs, read_runs, resolve_indexed_with};
+use crate::archive::dups::{BlockCache, Decoded, expand_block, resolve_indexed_with, without_refs};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
@@ -418,19 +418,10 @@ pub type TagPairs = Vec<(Vec<u8>, Vec<u8>)>;
 /// `true`, so that the caller takes the careful way (block 0 decoded whole, which reports any
 /// damage).
 pub(crate) fn first_block_may_start_with_bom(file: FileHeader, model: &crate::model::Model, h: &BlockHeader, block: &EncodedBlock) -> bool {
-    let inner;
-    let block = if has_refs(file.format, file.coding) {
-        match read_runs(&block.raw, h.lines as u64) {
-            Ok((runs, raw)) if runs.is_empty() => {
-                inner = EncodedBlock { range: block.range.clone(), raw: raw.to_vec() };
-                &inner
-            }
-            _ => return true,
-        }
-    } else {
-        block
-    };
-    crate::pgn::codec::may_start_with_bom(model, file.coding, block, h.text_len as usize).unwrap_or(true)
+    match without_refs(file, h, block) {
+        Ok(Some(block)) => crate::pgn::codec::may_start_with_bom(model, file.coding, &block, h.text_len as usize).unwrap_or(true),
+        _ => true,
+    }
 }
 
 /// Block `n`'s games' tags, packed ([`pack_tags`]): for a PGN block of coding 5 (or 6 without
@@ -453,19 +444,11 @@ fn expand_tags(file: FileHeader, model: &crate::model::Model, n: u64, h: &BlockH
             Error::LimitExceeded(m) => Error::LimitExceeded(format!("block {n}: {m}")),
             other => other,
         };
-        // Coding 7: the heads hold every game of a block without references, whose raw stream
-        // starts with an empty reference section.
-        let inner;
-        let block = if has_refs(file.format, file.coding) {
-            let (runs, raw) = read_runs(&block.raw, h.lines as u64).map_err(named)?;
-            if !runs.is_empty() {
-                return expand_block(file, model, n, h, block);
-            }
-            inner = EncodedBlock { range: block.range.clone(), raw: raw.to_vec() };
-            &inner
-        } else {
-            block
+        // Coding 7: the heads hold every game of a block without references.
+        let Some(coded) = without_refs(file, h, block).map_err(named)? else {
+            return expand_block(file, model, n, h, block);
         };
+        let block = &*coded;
         if let Some((tags, games)) = crate::pgn::codec::decode_tags(file.coding, block, h.text_len as usize).map_err(named)?
             // A block that fails to decode here is decoded whole below, which reports it.
             && (n > 0 || !crate::pgn::codec::may_start_with_bom(model, file.coding, block, h.text_len as usize).unwrap_or(true))

@@ -46,6 +46,7 @@
 //! coding 6, while `plies` and `raw_lines` count the coded games' only. The expander is the
 //! line rule's, unchanged: it does not need to know what a game is.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io::{Read, Seek};
@@ -319,6 +320,22 @@ pub fn expand_block(file: FileHeader, model: &Model, n: u64, h: &BlockHeader, bl
     Ok(Decoded::Refs(p))
 }
 
+/// Block `block` (header `h`) as its format's codec reads it when it copies nothing: where
+/// blocks of `file` carry references ([`has_refs`]), without its reference section, which is
+/// then empty; `None` when it holds references (it is decoded and resolved whole, with
+/// [`expand_block`]). For the readers that decode only part of a block (its heads, its first
+/// piece).
+///
+/// # Errors
+/// [`Error::Corrupt`] for a reference section that no compressor wrote.
+pub(crate) fn without_refs<'a>(file: FileHeader, h: &BlockHeader, block: &'a EncodedBlock) -> Result<Option<Cow<'a, EncodedBlock>>, Error> {
+    if !has_refs(file.format, file.coding) {
+        return Ok(Some(Cow::Borrowed(block)));
+    }
+    let (runs, raw) = read_runs(&block.raw, h.lines as u64)?;
+    Ok(runs.is_empty().then(|| Cow::Owned(EncodedBlock { range: block.range.clone(), raw: raw.to_vec() })))
+}
+
 /// The stored lines of an archive, read (or written) in order: the expander's side of the
 /// [module](self)'s rule, and with an index by hash the compressor's.
 #[derive(Debug, Default)]
@@ -458,10 +475,14 @@ impl Store {
         // This block's games not copied, by hash: the global number of the first line, the game.
         let mut local: HashMap<u64, (u64, usize)> = HashMap::new();
         let index = self.index.as_ref().expect("the compressor's store");
+        // A game is kept and copied only whole: ending with a line feed, not continuing the
+        // previous block's last line.
+        let continued = self.continued;
+        let complete = |at: u32, game: &[u8]| game.ends_with(b"\n") && !(at == 0 && continued);
         let (mut at, mut next) = (0u32, None);
         for (j, game) in games.iter().enumerate() {
             let lines = pieces(game).count() as u32;
-            let complete = game.ends_with(b"\n") && !(at == 0 && self.continued);
+            let complete = complete(at, game);
             let mut target = None;
             if complete {
                 target = next.filter(|&t| self.holds(t, game));
@@ -496,7 +517,6 @@ impl Store {
                 runs.clear();
             }
         }
-        let continued = self.continued;
         for (game, &(at, _, target)) in games.iter().zip(&plan) {
             if target.is_some() && !runs.is_empty() {
                 continue;
@@ -505,7 +525,7 @@ impl Store {
                 let i = at as u64 + k as u64;
                 self.keep(first + i, line, line.ends_with(b"\n") && !(i == 0 && continued));
             }
-            if game.ends_with(b"\n") && !(at == 0 && continued) && game.len() >= START_LEN {
+            if complete(at, game) && game.len() >= START_LEN {
                 let (h, start) = (hash(game), first + at as u64);
                 if let (Some(index), Some(kept)) = (&mut self.index, &mut self.games) {
                     index.entry(h).or_insert(start);
