@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::sync::mpsc;
 
-use crate::archive::dups::{BlockCache, Decoded, expand_block, resolve_indexed_with, without_refs};
+use crate::archive::dups::{BlockCache, Decoded, expand_block, has_refs, resolve_indexed_with, round_bytes_beside_cache, without_refs};
 use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
@@ -222,7 +222,7 @@ impl<R: Read + Seek> Blocks<R> {
                 header,
                 source,
                 meter: Meter::new(opts.limits),
-                refs: BlockCache::default(),
+                refs: BlockCache::within(&opts.limits),
             });
         }
         let pool = worker_pool(opts.threads)?;
@@ -303,7 +303,8 @@ impl<R: Read + Seek> Blocks<R> {
         // Text in flight, bounded like a round of `expand` whatever the thread count.
         let entries = &self.entries;
         let mut bytes: usize = (self.position..self.position + self.slots.len()).map(|k| entries[k].text_len as usize).sum();
-        let round_max = self.limits.round_bytes(ROUND_TEXT_BYTES);
+        let refs = self.members.iter().any(|m| matches!(m.source, Source::Container(_)) && has_refs(m.header.format, m.header.coding));
+        let round_max = round_bytes_beside_cache(&self.limits, ROUND_TEXT_BYTES, refs);
         while self.slots.len() < self.ahead && !matches!(self.slots.back(), Some(Slot::Failed(_))) {
             let k = self.position + self.slots.len();
             if k >= count || (!self.slots.is_empty() && bytes >= round_max) {
@@ -374,7 +375,15 @@ impl<R: Read + Seek> Blocks<R> {
             Slot::Failed(e) => Err(e),
         };
         // A reference copies its line from the block of its member that holds it (coding 2);
-        // references never cross members.
+        // references never cross members, so that one member's cache is kept at a time (the
+        // limits' share of memory is for one).
+        if matches!(result, Ok(Decoded::Refs(_))) {
+            for (i, other) in self.members.iter_mut().enumerate() {
+                if i != m {
+                    other.refs.clear();
+                }
+            }
+        }
         let Member { source, refs, .. } = &mut self.members[m];
         let result = match (result, source) {
             (Ok(Decoded::Refs(p)), Source::Container(reader)) => {

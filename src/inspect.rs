@@ -256,8 +256,8 @@ fn extract_lines_one<R: Read + Seek, W: Write>(
     let batch = pool.current_num_threads() * 2;
     let mut meter = Meter::new(opts.limits);
     // The blocks decoded to resolve references (coding 2, PGN coding 7), for the next ones.
-    let mut refs = BlockCache::default();
-    let round_max = opts.limits.round_bytes(ROUND_TEXT_BYTES);
+    let mut refs = BlockCache::within(&opts.limits);
+    let round_max = dups::round_bytes_beside_cache(&opts.limits, ROUND_TEXT_BYTES, dups::has_refs(header.format, header.coding));
     let mut written = 0;
     let mut rest = &wanted[..];
     while !rest.is_empty() {
@@ -488,8 +488,8 @@ fn walk_games_one<R: Read + Seek, W: Write>(
     };
     let runs = pgn_runs(&entries, bom);
     // The blocks decoded to resolve references (PGN coding 7), for the next ones.
-    let mut refs = BlockCache::default();
-    let round_max = limits.round_bytes(ROUND_TEXT_BYTES);
+    let mut refs = BlockCache::within(&limits);
+    let round_max = dups::round_bytes_beside_cache(&limits, ROUND_TEXT_BYTES, dups::has_refs(header.format, header.coding));
     let (mut before, mut written) = (0u64, 0u64);
     let mut r = 0;
     while r < runs.len() && before < last {
@@ -575,11 +575,18 @@ fn walk_games_one<R: Read + Seek, W: Write>(
                 Ok(())
             };
             for _ in run.blocks.clone() {
+                // Bytes of the open game from the blocks before this one.
+                let carried = text.len();
                 text.extend(next_text(&mut decoded)?);
                 // Only complete lines decide where games start.
                 let complete = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
                 let games = split_games_reading(&text[..complete], input_start);
                 if games.len() > 1 {
+                    // The game that was open ends in this block: gathered across blocks, it
+                    // is bounded as the open game is, before any of it is written.
+                    if carried > 0 {
+                        limits.check_game(games[0].len() as u64)?;
+                    }
                     let open = games[games.len() - 1].as_ptr() as usize - text.as_ptr() as usize;
                     take(&games[..games.len() - 1], &mut before, &mut written)?;
                     text.drain(..open);

@@ -52,6 +52,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::io::{Read, Seek};
 
 use super::block::{block_format, check_counts, expand_one, model_for};
+use super::limits::DecodeLimits;
 use crate::container::{BlockHeader, BlockStats, Coding, EncodedBlock, FileHeader, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::model::Model;
@@ -584,38 +585,108 @@ impl Store {
     }
 }
 
-/// Most text (with [`ENTRY_COST`] bytes per line) of the decoded blocks a [`BlockCache`] keeps.
+/// Most text (with [`ENTRY_COST`] bytes per line) of the decoded blocks a [`BlockCache`] keeps
+/// when no [`DecodeLimits::memlimit`] is given: 32 MiB.
 pub const CACHE_BYTES: usize = 32 << 20;
+
+/// Under a [`DecodeLimits::memlimit`], a [`BlockCache`] keeps at most this fraction of it
+/// (1/`CACHE_SHARE`, and never more than [`CACHE_BYTES`]); the rounds of blocks decoded
+/// beside the cache get the rest.
+pub const CACHE_SHARE: u64 = 2;
+
+/// The bytes of decoded blocks a [`BlockCache`] keeps to resolve references in random access
+/// (coding 2, PGN coding 7) under `limits`: [`CACHE_BYTES`] (32 MiB) without a
+/// [`DecodeLimits::memlimit`], and under one a 1/[`CACHE_SHARE`] share of it (at most
+/// [`CACHE_BYTES`]).
+pub fn cache_bytes(limits: &DecodeLimits) -> usize {
+    match limits.memlimit {
+        Some(m) => (m / CACHE_SHARE).min(CACHE_BYTES as u64) as usize,
+        None => CACHE_BYTES,
+    }
+}
+
+/// [`DecodeLimits::round_bytes`] for a reader that also holds a [`BlockCache`] of
+/// [`cache_bytes`] when `cache` (an archive with references): the rounds share what the cache
+/// leaves of [`DecodeLimits::memlimit`]. A block is still admitted against the whole memlimit
+/// (`Meter::admit`): a round holds at least one block.
+pub(crate) fn round_bytes_beside_cache(limits: &DecodeLimits, default: usize, cache: bool) -> usize {
+    let rest = limits.memlimit.map(|m| if cache { m - cache_bytes(limits) as u64 } else { m });
+    DecodeLimits { memlimit: rest, ..*limits }.round_bytes(default)
+}
 
 /// A decoded block's lines, each with its line feed; `None` for a line it copies.
 type Lines = Vec<Option<Vec<u8>>>;
 
 /// The blocks [`resolve_indexed_with`] decoded to copy lines from, kept for the next blocks
 /// resolved through the same reader (the copies of a run of blocks come from the same few
-/// blocks): the most recent ones within [`CACHE_BYTES`], at least one.
-#[derive(Debug, Default)]
+/// blocks): the most recent ones within its capacity ([`CACHE_BYTES`], or its share of
+/// [`DecodeLimits::memlimit`]: [`BlockCache::within`]). While one block's references are
+/// resolved, the last block decoded for them is held even past the capacity (it is being
+/// used, as the block being decoded is); once they are, the cache is back within it. A block
+/// forgotten is decoded again when a later copy needs it: the capacity changes the work,
+/// never the text.
+#[derive(Debug)]
 pub struct BlockCache {
     /// Per block: its number, its bytes as counted, its lines (`None` for a copied line).
     blocks: VecDeque<(usize, usize, Lines)>,
     bytes: usize,
+    /// Most bytes kept between blocks (text, with [`ENTRY_COST`] per line).
+    capacity: usize,
+}
+
+impl Default for BlockCache {
+    /// A cache of [`CACHE_BYTES`].
+    fn default() -> Self {
+        BlockCache::new(CACHE_BYTES)
+    }
 }
 
 impl BlockCache {
+    /// A cache that keeps at most `capacity` bytes (text, with [`ENTRY_COST`] per line)
+    /// between blocks.
+    pub fn new(capacity: usize) -> Self {
+        BlockCache { blocks: VecDeque::new(), bytes: 0, capacity }
+    }
+
+    /// A cache within `limits`: [`cache_bytes`].
+    pub fn within(limits: &DecodeLimits) -> Self {
+        BlockCache::new(cache_bytes(limits))
+    }
+
     /// The lines of block `k`, if kept.
     fn get(&self, k: usize) -> Option<&[Option<Vec<u8>>]> {
         self.blocks.iter().find(|e| e.0 == k).map(|e| &e.2[..])
     }
 
-    /// Keeps the lines of block `k`, forgetting the oldest blocks beyond [`CACHE_BYTES`].
+    /// Keeps the lines of block `k`, forgetting the oldest blocks beyond the capacity (but
+    /// this one).
     fn put(&mut self, k: usize, lines: Lines) -> &[Option<Vec<u8>>] {
         let bytes = lines.iter().map(|l| l.as_ref().map_or(0, Vec::len) + ENTRY_COST).sum::<usize>();
         self.bytes += bytes;
         self.blocks.push_back((k, bytes, lines));
-        while self.bytes > CACHE_BYTES && self.blocks.len() > 1 {
-            let (_, b, _) = self.blocks.pop_front().expect("more than one");
-            self.bytes -= b;
+        while self.bytes > self.capacity && self.blocks.len() > 1 {
+            self.forget_oldest();
         }
         &self.blocks.back().expect("just kept").2
+    }
+
+    /// Forgets the oldest blocks until the cache is within its capacity (all of them if the
+    /// last one alone is larger).
+    fn trim(&mut self) {
+        while self.bytes > self.capacity && !self.blocks.is_empty() {
+            self.forget_oldest();
+        }
+    }
+
+    /// Forgets every block.
+    pub fn clear(&mut self) {
+        self.blocks.clear();
+        self.bytes = 0;
+    }
+
+    fn forget_oldest(&mut self) {
+        let (_, b, _) = self.blocks.pop_front().expect("a block to forget");
+        self.bytes -= b;
     }
 }
 
@@ -674,8 +745,10 @@ pub fn resolve_indexed_with<R: Read + Seek>(reader: &mut IndexedReader<R>, p: &P
             }
         };
         lines.get((g - starts[k]) as usize).cloned().flatten().ok_or_else(bad)
-    })?;
-    p.finish(text)
+    });
+    // The block used last is no longer needed beyond the capacity.
+    cache.trim();
+    p.finish(text?)
 }
 
 #[cfg(test)]
@@ -738,6 +811,28 @@ mod tests {
         cache.put(1, vec![Some(vec![1; CACHE_BYTES])]);
         assert_eq!(cache.blocks.len(), 1);
         assert_eq!(cache.get(1).unwrap()[0].as_ref().unwrap().len(), CACHE_BYTES);
+        // Once its lines are used, it is forgotten: the cache is back within its bytes.
+        cache.trim();
+        assert!(cache.blocks.is_empty() && cache.bytes == 0);
+    }
+
+    #[test]
+    fn the_block_cache_takes_its_share_of_the_memlimit() {
+        let limits = |memlimit| DecodeLimits { memlimit, ..DecodeLimits::default() };
+        assert_eq!(BlockCache::default().capacity, CACHE_BYTES);
+        assert_eq!(BlockCache::within(&limits(None)).capacity, CACHE_BYTES);
+        assert_eq!(BlockCache::within(&limits(Some(1 << 30))).capacity, CACHE_BYTES);
+        assert_eq!(BlockCache::within(&limits(Some(16 << 20))).capacity, 8 << 20);
+        // The rounds beside it share the rest, only where the archive has references.
+        assert_eq!(round_bytes_beside_cache(&limits(Some(16 << 20)), usize::MAX, true), 4 << 20);
+        assert_eq!(round_bytes_beside_cache(&limits(Some(16 << 20)), usize::MAX, false), 8 << 20);
+        assert_eq!(round_bytes_beside_cache(&limits(None), 1234, true), 1234);
+        let mut cache = BlockCache::within(&limits(Some(1000)));
+        cache.put(1, vec![Some(vec![1; 200])]);
+        cache.put(2, vec![Some(vec![2; 200])]);
+        assert!(cache.get(1).is_none() && cache.get(2).is_some(), "500 bytes hold one block of 264");
+        cache.trim();
+        assert!(cache.get(2).is_some());
     }
 
     #[test]

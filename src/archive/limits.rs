@@ -76,7 +76,9 @@ pub struct DecodeLimits {
     pub max_output: Option<u64>,
     /// Most bytes a reader holds at once to decode (`--memlimit`, Python `memlimit`): the
     /// blocks of a parallel round ([`block_memory`] each), a raw form's window, a game held
-    /// whole. Rounds shrink to fit; a single block or window that does not fit is refused.
+    /// whole, and in random access the decoded blocks kept to copy duplicates from (a share of
+    /// it: `dups::cache_bytes`). Rounds shrink to fit; a single block or window that does not
+    /// fit is refused.
     /// The model itself (its network and books, 10-30 MB) is not counted.
     pub memlimit: Option<u64>,
 }

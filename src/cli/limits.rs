@@ -16,15 +16,17 @@ pub struct LimitArgs {
     #[arg(long, value_name = "N")]
     pub max_work: Option<u64>,
     /// Most bytes of one game (or line) that `extract --game` and `--format movetext` gather
-    /// across blocks [default: 16M]; a game inside one block is already bounded by the block
-    /// (at most 16 MiB of text) and printed whole whatever this says.
+    /// across blocks [default: 16M]: a longer one is refused before any of it is written. A
+    /// game inside one block is already bounded by the block (at most 16 MiB of text) and
+    /// printed whole whatever this says (but for a block's last game, still open at its end).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_game_bytes: Option<u64>,
     /// Refuse an archive that expands to more than SIZE bytes, before decoding past it.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_output: Option<u64>,
     /// Hold at most about SIZE bytes of text and decoder state at once (rounds of blocks shrink
-    /// to fit; a block or raw window that does not fit is refused). The model (10-30 MB) comes
+    /// to fit; a block or raw window that does not fit is refused; `extract` of an archive with
+    /// duplicates keeps decoded blocks to copy from in half of it). The model (10-30 MB) comes
     /// on top.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, visible_alias = "memory")]
     pub memlimit: Option<u64>,

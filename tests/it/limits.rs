@@ -198,6 +198,75 @@ fn a_pgn_game_across_many_blocks_is_extracted_without_holding_the_run() {
 }
 
 #[test]
+fn a_pgn_game_cut_across_blocks_is_bounded_before_any_of_it_is_written() {
+    // Blocks of 1,024 bytes (cut inside lines): a game of some 3 KB (a long comment) starts in
+    // one block and ends inside a later one, so that what it holds before its last block is
+    // under the ceiling and only the whole game is over it.
+    let short = |i: usize| format!("[Event \"g{i}\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n").into_bytes();
+    let mut long = b"[Event \"long\"]\n\n1. e4 {".to_vec();
+    for _ in 0..200 {
+        long.extend_from_slice(b"a comment line\n");
+    }
+    long.extend_from_slice(b"} e5 1-0\n\n");
+    let before: Vec<u8> = (0..5).flat_map(short).collect();
+    let last = b"[Event \"last\"]\n\n1. d4 d5 0-1\n".to_vec();
+    let pgn = [&before[..], &long, &last].concat();
+    const BLOCK: usize = 1024;
+    let opts = CompressOptions {
+        level: chesszip::Level::MIN,
+        threads: 2,
+        block_lines: 100,
+        block_bytes: BLOCK,
+        raw_form: false,
+        ..CompressOptions::default()
+    };
+    let archive = compress_bytes(&pgn, &opts);
+    let (start, end) = (before.len(), before.len() + long.len());
+    let held_before_its_last_block = end / BLOCK * BLOCK - start;
+    let ceiling = long.len() as u64 - 1;
+    assert!(start / BLOCK < end / BLOCK && end % BLOCK != 0, "the game must end inside a later block");
+    assert!((held_before_its_last_block as u64) < ceiling, "the game must pass the ceiling only in its last block");
+
+    let extract = |range, max: u64| {
+        let mut out = Vec::new();
+        let limits = DecodeLimits { max_game_bytes: Some(max), ..DecodeLimits::default() };
+        (extract_games_with(Cursor::new(&archive), range, &mut out, &with(limits)), out)
+    };
+    // At the ceiling: written whole, as in the input.
+    let (n, out) = extract(6..=6, long.len() as u64);
+    assert_eq!((n.unwrap(), &out), (1, &long));
+    let (n, out) = extract(1..=u64::MAX, long.len() as u64);
+    assert_eq!((n.unwrap(), &out), (7, &pgn));
+    // One byte over: refused as a game over the ceiling within a block is, nothing of it written.
+    let (n, out) = extract(6..=6, ceiling);
+    let err = n.unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::GameBytes), "{err}");
+    assert!(out.is_empty(), "{} bytes written", out.len());
+    let (n, out) = extract(1..=u64::MAX, ceiling);
+    assert_eq!(limit_of(&n.unwrap_err()), Some(Limit::GameBytes));
+    assert!(out == before, "only the games before the long one are written");
+    // `Games` (and Python's readers, which go through it) holds the same bound.
+    let small = with(DecodeLimits { max_game_bytes: Some(ceiling), ..DecodeLimits::default() });
+    let mut games = Games::open_with(Cursor::new(&archive), &small).unwrap();
+    games.seek(5).unwrap();
+    assert_eq!(limit_of(&games.next_game().unwrap_err()), Some(Limit::GameBytes));
+    let mut games = Games::open_with(Cursor::new(&archive), &with(DecodeLimits::default())).unwrap();
+    games.seek(5).unwrap();
+    assert_eq!(games.next_game().unwrap().unwrap(), long);
+
+    // The command line: exit status 1 with the limit's message, and nothing on standard output.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.pgn.chz");
+    std::fs::write(&path, &archive).unwrap();
+    let o = chesszip().arg("extract").arg(&path).args(["--game", "6", "--max-game-bytes", &ceiling.to_string()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty(), "{} bytes written", o.stdout.len());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--max-game-bytes"), "{}", String::from_utf8_lossy(&o.stderr));
+    let max = long.len().to_string();
+    chesszip().arg("extract").arg(&path).args(["--game", "6", "--max-game-bytes", &max]).assert().success().stdout(long);
+}
+
+#[test]
 fn raw_forms_are_capped_before_and_while_expanding() {
     let text = b"the same log line, over and over again\n".repeat(20_000);
     let archive = compress_bytes(&text, &CompressOptions { level: chesszip::Level::MIN, threads: 2, ..CompressOptions::default() });

@@ -7,6 +7,7 @@ use crate::common;
 
 use std::io::Cursor;
 
+use chesszip::archive::dups::{CACHE_SHARE, ENTRY_COST};
 use chesszip::container::Coding;
 use chesszip::pgn::codec::scan_tags;
 use chesszip::pgn::lexer::split_games;
@@ -149,4 +150,48 @@ fn a_damaged_original_damages_its_copies_in_salvage_only() {
     let damaged: Vec<u64> = s.damaged.iter().map(|d| d.block).collect();
     assert_eq!(damaged, [0, 2]);
     assert!(back == [games[50..100].concat(), games[50..100].concat()].concat());
+}
+
+#[test]
+fn random_access_under_a_small_memlimit_gives_the_same_text() {
+    // The blocks kept to copy games from take a share of `--memlimit`: under a limit whose
+    // share holds less than one block, every source block is decoded again for each block of
+    // copies, and the output is the same.
+    let text = repeated(&export());
+    let archive = compress_bytes(&text, &fast());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("repeated.pgn.chz");
+    std::fs::write(&path, &archive).unwrap();
+    // The most one block needs (twice its text and its coded bytes, as `--memlimit` counts it).
+    let entries = chesszip::Blocks::open(Cursor::new(&archive), 1).unwrap().entries().to_vec();
+    let need = (0..entries.len())
+        .map(|k| {
+            let coded = entries.get(k + 1).map_or(archive.len() as u64, |e| e.offset) - entries[k].offset;
+            2 * entries[k].text_len as u64 + coded
+        })
+        .max()
+        .unwrap();
+    // The cache's share of that limit holds no block but the last (a short one) whole: every
+    // block of copies decodes its sources again.
+    let counted = |e: &chesszip::container::IndexEntry| e.text_len as u64 + (ENTRY_COST as u64) * e.lines as u64;
+    let smallest = entries[..entries.len() - 1].iter().map(counted).min().unwrap();
+    assert!(need / CACHE_SHARE < smallest, "the cache's share ({}) must hold less than a block ({smallest})", need / CACHE_SHARE);
+    let run = |args: &[&str]| {
+        let o = common::chesszip().arg("extract").arg(&path).args(args).output().unwrap();
+        assert!(o.status.success(), "{args:?}: {}", common::stderr_of(&o));
+        o.stdout
+    };
+    let memlimit = need.to_string();
+    for args in [&["--tags"][..], &["--game", "250..728"], &["--game", "700"], &["--tags", "--game", "280..460"]] {
+        let plain = run(args);
+        assert!(!plain.is_empty(), "{args:?}");
+        let limited = run(&[args, &["--memlimit", &memlimit]].concat());
+        assert!(limited == plain, "{args:?}: {} bytes under --memlimit, {} without", limited.len(), plain.len());
+    }
+    let games = split_games(&text);
+    assert!(run(&["--game", "250..728", "--memlimit", &memlimit]) == games[249..].concat());
+    // A limit too small for one block is refused as before.
+    let o = common::chesszip().arg("extract").arg(&path).args(["--tags", "--memlimit", &(need / 8).to_string()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(common::stderr_of(&o).contains("--memlimit"), "{}", common::stderr_of(&o));
 }
