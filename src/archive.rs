@@ -19,6 +19,7 @@ pub mod limits;
 mod options;
 pub mod regions;
 mod rounds;
+mod stream_salvage;
 
 pub use block::model_for;
 use encode::compress_blocks;
@@ -30,6 +31,7 @@ pub use options::{
 pub use rounds::{MAX_THREADS, ROUND_TEXT_BYTES};
 use rounds::{Round, Rounds};
 pub(crate) use rounds::{round_len_within, worker_pool};
+pub use stream_salvage::{STREAM_SALVAGE_HOLD, expand_salvage_stream};
 
 /// Compresses `input` to `output` as an archive; `progress` gets the input bytes coded so far
 /// (called as each block is finished, possibly from a worker thread).

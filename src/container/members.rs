@@ -141,7 +141,7 @@ pub fn scan<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
 }
 
 /// The end of the raw member at `start`, found by decoding its stream.
-fn walk_raw<R: Read + Seek>(input: &mut R, start: u64) -> Result<u64, Error> {
+pub(crate) fn walk_raw<R: Read + Seek>(input: &mut R, start: u64) -> Result<u64, Error> {
     input.seek(SeekFrom::Start(start))?;
     let mut reader = RawReader::member(BufReader::new(&mut *input))?;
     reader.copy_to(&mut std::io::sink())?;
@@ -150,7 +150,7 @@ fn walk_raw<R: Read + Seek>(input: &mut R, start: u64) -> Result<u64, Error> {
 
 /// The end of the block container at `start`, walked through its block headers to its index
 /// and footer, which must agree with the walk.
-fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result<u64, Error> {
+pub(crate) fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result<u64, Error> {
     input.seek(SeekFrom::Start(start))?;
     let mut h = [0u8; FileHeader::LEN];
     read_exact_or(input, &mut h, "file header")?;
@@ -191,7 +191,7 @@ fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result
 /// Where the next member starts at or after `from`: the first place with a block container's
 /// magic bytes and a valid file header (its checksum), or a raw archive's magic bytes and a
 /// header that reads; `None` if there is none before `len`.
-fn next_member<R: Read + Seek>(input: &mut R, from: u64, len: u64) -> Result<Option<u64>, Error> {
+pub(crate) fn next_member<R: Read + Seek>(input: &mut R, from: u64, len: u64) -> Result<Option<u64>, Error> {
     const CHUNK: usize = 1 << 20;
     let mut at = from;
     let mut buf = vec![0u8; CHUNK + FileHeader::LEN];
