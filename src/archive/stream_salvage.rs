@@ -1,37 +1,38 @@
 //! [`expand_salvage_stream`]: salvage of an archive that cannot seek (standard input, a pipe,
 //! a FIFO), one member at a time, in bounded memory whatever follows the archive.
 
-use std::io::{Cursor, Read, Seek, SeekFrom, Write};
+use std::io::{Cursor, Read, Write};
 
-use super::{DamagedBlock, ExpandOptions, Progress, Salvage, inner_message, member_lines, salvage_member};
-use crate::container::members::{MemberKind, next_member, starts_member, trailing_garbage, walk_container, walk_raw};
-use crate::container::raw;
+use super::options::{ExpandOptions, Progress};
+use super::salvage::{DamagedBlock, Salvage, add_garbage, add_member, inner_message, member_lines, salvage_member};
+use crate::container::members::{MemberKind, stream_ends_at, stream_member};
 use crate::container::spool::Spool;
 use crate::error::Error;
 
 /// Most bytes of one member [`expand_salvage_stream`] holds when the caller sets no
-/// [`DecodeLimits::memlimit`](super::DecodeLimits::memlimit): 256 MiB, the archive of some
-/// 5 GB of PGN. A larger archive is salvaged whole from a file (which seeks, and holds none
-/// of it).
+/// [`DecodeLimits::memlimit`](super::limits::DecodeLimits::memlimit): 256 MiB, the archive
+/// of some 5 GB of PGN. A larger archive is salvaged whole from a file (which seeks, and
+/// holds none of it).
 pub const STREAM_SALVAGE_HOLD: u64 = 256 << 20;
 
 /// [`expand_salvage`](super::expand_salvage) of an archive read from a stream that cannot
 /// seek, with the same output and the same [`Salvage`] (parts, member numbers, archive byte
 /// ranges), in memory bounded whatever the stream holds after the archive.
 ///
-/// The members are found as [`crate::container::members::scan`] finds them in a file, as the stream comes: a
-/// member is held from its start until its own headers and sizes, walked as they arrive, say
-/// where it ends (the block container's index and footer, the raw form's self-delimiting
-/// stream); it is then salvaged from memory as from a file, written, and dropped. Bytes that
-/// start no member are scanned for the next member's magic bytes and header without being
-/// held (`cat a.chz /dev/zero` reads on in a few MiB), and reported as one damaged part, as
-/// from a file. A damaged member is held up to the next member found after it, or the end.
+/// The members are found as [`crate::container::members::scan`] finds them in a file, as the
+/// stream comes: a member is held from its start until its own headers and sizes, walked as
+/// they arrive, say where it ends (the block container's index and footer, the raw form's
+/// self-delimiting stream); it is then salvaged from memory as from a file, written, and
+/// dropped. Bytes that start no member are scanned for the next member's magic bytes and
+/// header without being held (`cat a.chz /dev/zero` reads on in a few MiB), and reported as
+/// one damaged part, as from a file. A damaged member is held up to the next member found
+/// after it, or the end.
 ///
-/// At most [`DecodeLimits::memlimit`](super::DecodeLimits::memlimit) bytes of one member are
-/// held, [`STREAM_SALVAGE_HOLD`] if it is not set. A member that would need more (an archive
-/// that large, or a damaged one that nothing but the end of the stream follows) is salvaged
-/// from the bytes held, as an archive cut there, and the rest of the input is not read: one
-/// more damaged part, reaching the end, says so.
+/// At most [`DecodeLimits::memlimit`](super::limits::DecodeLimits::memlimit) bytes of one
+/// member are held, [`STREAM_SALVAGE_HOLD`] if it is not set. A member that would need more
+/// (an archive that large, or a damaged one that nothing but the end of the stream follows) is
+/// salvaged from the bytes held, as an archive cut there, and the rest of the input is not
+/// read: one more damaged part, reaching the end, says so.
 ///
 /// # Errors
 /// As [`expand_salvage`](super::expand_salvage).
@@ -48,10 +49,10 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
     let mut pos = 0u64;
     for m in 0u64.. {
         spool.forget_before(pos);
-        if m > 0 && at_end(&mut spool, pos)? {
+        if m > 0 && stream_ends_at(&mut spool, pos)? {
             break;
         }
-        let Some((kind, end)) = delimit(&mut spool, pos)? else {
+        let Some((kind, end)) = stream_member(&mut spool, pos)? else {
             // Past the cap: what is held, as an archive cut there, and the rest left unread.
             let held_end = spool.read_end();
             let base = salvage.summary.text_bytes;
@@ -84,22 +85,12 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
             output.flush()?;
             return Ok(salvage);
         };
-        if pos == 0 && (kind == MemberKind::Garbage || at_end(&mut spool, end)?) {
+        if pos == 0 && (kind == MemberKind::Garbage || stream_ends_at(&mut spool, end)?) {
             // One archive (or none): read as a single one, as from a file.
             return salvage_member(Cursor::new(spool.held_bytes(0, end)), output, opts, progress);
         }
         if kind == MemberKind::Garbage {
-            salvage.damaged.push(DamagedBlock {
-                member: m,
-                block: 0,
-                lines: None,
-                games: None,
-                first_line: lines_before,
-                archive_range: pos..end,
-                to_end: false,
-                error: trailing_garbage().to_string(),
-            });
-            lines_before = None;
+            add_garbage(&mut salvage, m, pos..end, &mut lines_before);
         } else {
             let base = salvage.summary.text_bytes;
             let mut window = Cursor::new(spool.held_bytes(pos, end));
@@ -116,70 +107,4 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
     salvage.summary.archive_bytes = pos;
     output.flush()?;
     Ok(salvage)
-}
-
-/// Adds `part`, the salvage of member `m` starting at archive byte `start` and holding
-/// `lines` lines when known, to `salvage`, its parts numbered and placed in the whole input.
-fn add_member(salvage: &mut Salvage, part: Salvage, m: u64, start: u64, lines: Option<u64>, lines_before: &mut Option<u64>) {
-    for mut d in part.damaged {
-        d.member = m;
-        d.archive_range = d.archive_range.start + start..d.archive_range.end + start;
-        d.first_line = d.first_line.zip(*lines_before).map(|(a, b)| a + b);
-        salvage.damaged.push(d);
-    }
-    salvage.summary.add_member(&part.summary);
-    *lines_before = lines_before.zip(lines).map(|(a, b)| a + b);
-}
-
-/// Whether the stream ends at archive byte `at`; not, as far as is known, when the bytes held
-/// reach the cap there (the next member's start then makes room).
-fn at_end<R: Read>(spool: &mut Spool<R>, at: u64) -> Result<bool, Error> {
-    match spool.ends_at(at) {
-        Err(_) if spool.over_cap() => Ok(false),
-        other => Ok(other?),
-    }
-}
-
-/// The kind and end of the member at archive byte `pos`, found as [`crate::container::members::scan`] finds
-/// them (its walk, or for damage the next member's start, or the end of the stream); `None`
-/// when that needs more bytes held than the cap.
-fn delimit<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<Option<(MemberKind, u64)>, Error> {
-    let mut head = [0u8; 4];
-    spool.seek(SeekFrom::Start(pos))?;
-    let got = match raw::read_up_to(spool, &mut head) {
-        Err(_) if spool.over_cap() => return Ok(None),
-        other => other?,
-    };
-    let kind = if raw::is_raw(&head[..got]) {
-        MemberKind::Raw
-    } else if starts_member(&head[..got]) {
-        MemberKind::Container
-    } else {
-        MemberKind::Garbage
-    };
-    if pos == 0 && kind == MemberKind::Garbage {
-        // No archive: the bytes read so far say so, as the whole input would.
-        return Ok(Some((kind, spool.read_end())));
-    }
-    let walked = match kind {
-        MemberKind::Raw => walk_raw(spool, pos),
-        MemberKind::Container => walk_container(spool, pos, u64::MAX),
-        MemberKind::Garbage => Err(trailing_garbage()),
-    };
-    match walked {
-        Ok(end) => return Ok(Some((kind, end))),
-        Err(_) if spool.over_cap() => return Ok(None),
-        Err(Error::Io(e)) => return Err(Error::Io(e)),
-        Err(_) => {}
-    }
-    // Damage, or bytes that start no member: on to the next member's start. Bytes that start
-    // none are not kept (the scan only seeks forward); a damaged member's are.
-    spool.forgetting(kind == MemberKind::Garbage);
-    let next = next_member(spool, pos + 1, u64::MAX);
-    spool.forgetting(false);
-    match next {
-        Ok(next) => Ok(Some((kind, next.unwrap_or_else(|| spool.read_end())))),
-        Err(_) if spool.over_cap() => Ok(None),
-        Err(e) => Err(e),
-    }
 }

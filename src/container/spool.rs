@@ -88,8 +88,10 @@ impl<R: Read> Spool<R> {
                 return Err(io::Error::other("salvage of a stream: past the bytes it may hold of one member"));
             }
             let want = ((end - self.base) as usize - len).max(CHUNK).min(self.cap - len);
-            // Exactly: the bytes held are what the cap bounds, not twice that.
-            self.held.reserve_exact(want);
+            // Doubling (few copies of what is held), but never past the cap: the bytes held are
+            // what the cap bounds, not twice that.
+            let room = (len + want).max(len.saturating_mul(2).min(self.cap));
+            self.held.reserve_exact(room - len);
             let got = (&mut self.input).take(want as u64).read_to_end(&mut self.held)?;
             self.eof = got < want;
         }
