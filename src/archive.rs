@@ -1,13 +1,12 @@
 //! The whole pipeline: split input into blocks, code blocks in parallel (rayon), write or read
 //! the container. This is the library API the command line calls.
 
-use std::io::{BufRead, Read, Seek, SeekFrom, Write};
-use std::ops::Range;
+use std::io::{BufRead, Read, Write};
 
 use crate::container::format::index_len;
 use crate::container::members;
 use crate::container::raw;
-use crate::container::{BlockHeader, EncodedBlock, Footer, IndexedReader, Reader};
+use crate::container::{BlockHeader, Footer, Reader};
 use crate::error::Error;
 use crate::model::transformer::{TRANSFORMER_LEVEL, Weights};
 
@@ -19,6 +18,8 @@ pub mod limits;
 mod options;
 pub mod regions;
 mod rounds;
+mod salvage;
+mod stream_salvage;
 
 pub use block::model_for;
 use encode::compress_blocks;
@@ -30,6 +31,8 @@ pub use options::{
 pub use rounds::{MAX_THREADS, ROUND_TEXT_BYTES};
 use rounds::{Round, Rounds};
 pub(crate) use rounds::{round_len_within, worker_pool};
+pub use salvage::{DamagedBlock, Salvage, expand_salvage};
+pub use stream_salvage::{STREAM_SALVAGE_HOLD, expand_salvage_stream};
 
 /// Compresses `input` to `output` as an archive; `progress` gets the input bytes coded so far
 /// (called as each block is finished, possibly from a worker thread).
@@ -160,288 +163,6 @@ fn expand_container<R: Read, W: Write>(
     summary.archive_bytes += (index_len(summary.blocks as u32) + Footer::LEN) as u64;
     output.flush()?;
     Ok(summary)
-}
-
-/// A part of an archive that [`expand_salvage`] could not expand, and left out of its output.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DamagedBlock {
-    /// The member of a concatenated archive that holds the block, from 0
-    /// ([`crate::container::members`]); 0 in an archive of one member.
-    pub member: u64,
-    /// The block's number in its member, from 0 as in every message of chesszip ("block 5" is the sixth);
-    /// for the whole-input raw form, which has no blocks, 0.
-    pub block: u64,
-    /// Lines of text the block held per its index entry; `None` when not known (the index
-    /// could not be read, or the raw form).
-    pub lines: Option<u64>,
-    /// Games the block held per its index entry; `None` when not known.
-    pub games: Option<u64>,
-    /// Lines of text before the block, in the whole archive (so its lines are numbered from `first_line + 1`, as
-    /// `extract --line` numbers them); `None` when not known.
-    pub first_line: Option<u64>,
-    /// Where the damaged part lies in the archive, in bytes from its start.
-    pub archive_range: Range<u64>,
-    /// Whether the damaged part reaches the end of the archive (of its member, in a
-    /// concatenated archive): without a usable index the
-    /// blocks after a damaged one cannot be located, so all that follows it is left out too.
-    pub to_end: bool,
-    /// What is wrong, as the error of [`expand`] says it.
-    pub error: String,
-}
-
-/// What [`expand_salvage`] did: the [`Summary`] of what it wrote, and what it left out.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Salvage {
-    /// The blocks written (their text, lines, games and archive bytes).
-    pub summary: Summary,
-    /// The damaged parts left out, in archive order; empty if the whole archive expanded.
-    pub damaged: Vec<DamagedBlock>,
-}
-
-impl Salvage {
-    /// Whether nothing was left out.
-    pub fn is_complete(&self) -> bool {
-        self.damaged.is_empty()
-    }
-
-    /// Nothing expanded: the archive (or member) of `archive_range` is one damaged part,
-    /// block 0 from line 0, reaching the end, for the reason `error`.
-    fn nothing(archive_range: Range<u64>, error: String) -> Salvage {
-        let whole = DamagedBlock { member: 0, block: 0, lines: None, games: None, first_line: Some(0), archive_range, to_end: true, error };
-        Salvage { summary: Summary::default(), damaged: vec![whole] }
-    }
-}
-
-/// Expands what can be expanded of a damaged archive: every block that checks out (its
-/// header, index entry, checksums and counts, as [`expand`] checks them) is written, in
-/// order, and every damaged one is left out and listed in [`Salvage::damaged`]. An undamaged
-/// archive gives what [`expand`] gives.
-///
-/// The blocks are found through the index, so damage to one block does not hide the next. If
-/// the footer or index is damaged, the blocks are read in order from the start instead, up to
-/// the first damaged one: what follows cannot be located, and is reported as one part
-/// reaching the end ([`DamagedBlock::to_end`]). The whole-input raw form has no blocks: its
-/// text up to the damage is written (it is checked only as a whole), and the archive is
-/// reported as one damaged part. Blocks are decoded in parallel rounds, as by [`expand`].
-///
-/// ```
-/// use chesszip::{CompressOptions, ExpandOptions, Level, compress_bytes, expand_salvage};
-///
-/// let text = b"e4 e5 Nf3 1-0\nd4 d5 0-1\nc4 1/2-1/2\n";
-/// let opts = CompressOptions { level: Level::MIN, block_lines: 1, raw_form: false, ..CompressOptions::default() };
-/// let archive = compress_bytes(text, &opts);
-/// let mut back = Vec::new();
-/// let salvage = expand_salvage(std::io::Cursor::new(&archive), &mut back, &ExpandOptions::default(), &|_| {})?;
-/// assert!(salvage.is_complete());
-/// assert_eq!(back, text);
-/// # Ok::<(), chesszip::Error>(())
-/// ```
-///
-/// # Errors
-/// [`Error::Io`] from reading or writing; [`Error::Corrupt`] or [`Error::Unsupported`] when
-/// nothing can be expanded (the file header is damaged, or names a model this build lacks).
-pub fn expand_salvage<R: Read + Seek, W: Write>(
-    mut input: R,
-    mut output: W,
-    opts: &ExpandOptions,
-    progress: Progress<'_>,
-) -> Result<Salvage, Error> {
-    let found = members::scan(&mut input)?;
-    if found.len() == 1 {
-        return salvage_member(input, output, opts, progress);
-    }
-    let mut salvage = Salvage::default();
-    let mut lines_before = Some(0u64);
-    for (m, (member, mut window)) in members::Window::members(input)?.into_iter().enumerate() {
-        let start = member.range.start;
-        if member.kind == members::MemberKind::Garbage {
-            salvage.damaged.push(DamagedBlock {
-                member: m as u64,
-                block: 0,
-                lines: None,
-                games: None,
-                first_line: lines_before,
-                archive_range: member.range.clone(),
-                to_end: false,
-                error: members::trailing_garbage().to_string(),
-            });
-            lines_before = None;
-            continue;
-        }
-        let base = salvage.summary.text_bytes;
-        let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
-            Ok(part) => part,
-            Err(Error::Io(e)) => return Err(Error::Io(e)),
-            Err(e) => Salvage::nothing(0..member.range.end - start, inner_message(e)),
-        };
-        let lines = member_lines(&mut window, &part);
-        for mut d in part.damaged {
-            d.member = m as u64;
-            d.archive_range = d.archive_range.start + start..d.archive_range.end + start;
-            d.first_line = d.first_line.zip(lines_before).map(|(a, b)| a + b);
-            salvage.damaged.push(d);
-        }
-        salvage.summary.add_member(&part.summary);
-        lines_before = lines_before.zip(lines).map(|(a, b)| a + b);
-    }
-    salvage.summary.archive_bytes = found.last().map_or(0, |m| m.range.end);
-    output.flush()?;
-    Ok(salvage)
-}
-
-/// Lines of text in the member read by `window`, when known: from a container's index, or
-/// from a raw member expanded whole.
-fn member_lines<R: Read + Seek>(window: &mut R, part: &Salvage) -> Option<u64> {
-    if raw::starts_raw(window).ok()? {
-        return part.is_complete().then_some(part.summary.stats.lines);
-    }
-    let reader = IndexedReader::open_index(window).ok()?;
-    let entries = reader.entries();
-    Some(entries.iter().map(|e| e.line_feeds()).sum::<u64>() + entries.last().is_some_and(|e| e.partial_line) as u64)
-}
-
-/// [`expand_salvage`] of an archive of one member.
-fn salvage_member<R: Read + Seek, W: Write>(
-    mut input: R,
-    mut output: W,
-    opts: &ExpandOptions,
-    progress: Progress<'_>,
-) -> Result<Salvage, Error> {
-    let file_len = input.seek(SeekFrom::End(0))?;
-    input.seek(SeekFrom::Start(0))?;
-    let mut magic = [0u8; 4];
-    let got = raw::read_up_to(&mut input, &mut magic)?;
-    input.seek(SeekFrom::Start(0))?;
-    if raw::is_raw(&magic[..got]) {
-        return match form::expand(std::io::BufReader::new(input), output, &opts.limits, progress) {
-            Err(e @ Error::DecodeLimit { .. }) => Err(e),
-            Ok(summary) => Ok(Salvage { summary, damaged: Vec::new() }),
-            Err(Error::Io(e)) => Err(Error::Io(e)),
-            Err(e) => Ok(Salvage::nothing(0..file_len, e.to_string())),
-        };
-    }
-    let mut reader = match IndexedReader::open_index(&mut input) {
-        Ok(r) => r,
-        Err(Error::Io(e)) => return Err(Error::Io(e)),
-        Err(_) => {
-            input.seek(SeekFrom::Start(0))?;
-            return salvage_sequential(input, output, opts, progress, file_len);
-        }
-    };
-    let mut rounds = Rounds::new(*reader.header(), opts)?;
-    let count = reader.entries().len();
-    let mut salvage = Salvage::default();
-    salvage.summary.archive_bytes = file_len;
-    let mut first_line = 0u64;
-    let mut n = 0;
-    let mut meter = Meter::new(opts.limits);
-    while n < count {
-        let len = round_len_within(reader.entries()[n..].iter().map(|e| e.text_len), rounds.batch, rounds.round_max);
-        let blocks: Vec<Result<(BlockHeader, EncodedBlock), Error>> = (n..n + len).map(|i| reader.read_block(i)).collect();
-        // A limit is the caller's, not damage: it stops the salvage as it stops `expand`.
-        for (i, b) in blocks.iter().enumerate() {
-            if let Ok((h, _)) = b {
-                meter.admit((n + i) as u64, h, reader.block_range(n + i).end)?;
-            }
-        }
-        let texts = rounds.decode_round(n as u64, &blocks, |b| b.as_ref().map_err(|e| Error::Corrupt(e.to_string())));
-        for (i, (block, text)) in blocks.into_iter().zip(texts).enumerate() {
-            let b = n + i;
-            let entry = reader.entries()[b];
-            let text = rounds.resolve(text);
-            if text.is_err() {
-                rounds.skip(entry.line_feeds(), entry.partial_line);
-            }
-            match (block, text) {
-                (Ok((h, _)), Ok(text)) => {
-                    output.write_all(&text)?;
-                    salvage.summary.add_block(&h, text.len());
-                }
-                (Err(Error::Io(e)), _) => return Err(Error::Io(e)),
-                (Err(e), _) | (_, Err(e)) => salvage.damaged.push(DamagedBlock {
-                    member: 0,
-                    block: b as u64,
-                    lines: Some(entry.lines as u64),
-                    games: Some(entry.games as u64),
-                    first_line: Some(first_line),
-                    archive_range: reader.block_range(b),
-                    to_end: false,
-                    error: inner_message(e),
-                }),
-            }
-            first_line += entry.line_feeds();
-        }
-        progress(salvage.summary.text_bytes);
-        n += len;
-    }
-    output.flush()?;
-    Ok(salvage)
-}
-
-/// The message of `e` without the "corrupt archive: " its display starts with (the messages
-/// of read errors carried into a decoding error would repeat it).
-fn inner_message(e: Error) -> String {
-    match e {
-        Error::Corrupt(m) => m.strip_prefix("corrupt archive: ").map(str::to_owned).unwrap_or(m),
-        other => other.to_string(),
-    }
-}
-
-/// [`expand_salvage`] of a block container whose index cannot be used: the blocks in order up
-/// to the first damaged one, which is reported as reaching the end (`file_len`).
-fn salvage_sequential<R: Read, W: Write>(
-    input: R,
-    mut output: W,
-    opts: &ExpandOptions,
-    progress: Progress<'_>,
-    file_len: u64,
-) -> Result<Salvage, Error> {
-    let mut reader = Reader::new(input)?;
-    let header = *reader.header();
-    let mut rounds = Rounds::new(header, opts)?;
-    let mut salvage = Salvage::default();
-    let mut offset = header.encoded_len() as u64;
-    let mut first_line = 0u64;
-    let mut meter = Meter::new(opts.limits);
-    let mut read_bytes = header.encoded_len() as u64;
-    loop {
-        let first = reader.blocks_read();
-        let Round { blocks, mut failed } = rounds.read_round(&mut reader, &mut meter, &mut read_bytes)?;
-        let texts = rounds.decode_round(first, &blocks, |b| Ok(b));
-        for ((h, b), text) in blocks.iter().zip(texts) {
-            let text = match rounds.resolve(text) {
-                Ok(text) => text,
-                Err(e) => {
-                    failed = Some(e);
-                    break;
-                }
-            };
-            output.write_all(&text)?;
-            salvage.summary.add_block(h, text.len());
-            offset += (BlockHeader::LEN + b.range.len() + b.raw.len()) as u64;
-            first_line += h.lines as u64 - h.partial_line as u64;
-        }
-        progress(salvage.summary.text_bytes);
-        if let Some(e) = failed {
-            salvage.damaged.push(DamagedBlock {
-                member: 0,
-                block: salvage.summary.blocks,
-                lines: None,
-                games: None,
-                first_line: Some(first_line),
-                archive_range: offset..file_len,
-                to_end: true,
-                error: inner_message(e),
-            });
-            break;
-        }
-        if blocks.is_empty() {
-            break;
-        }
-    }
-    salvage.summary.archive_bytes = file_len;
-    output.flush()?;
-    Ok(salvage)
 }
 
 /// Compresses a byte slice in memory.

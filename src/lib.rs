@@ -61,7 +61,7 @@ pub mod tune;
 
 pub use archive::{
     CompressOptions, DamagedBlock, DecodeLimits, ExpandOptions, Salvage, Summary, compress, compress_bytes, expand, expand_bytes,
-    expand_salvage,
+    expand_salvage, expand_salvage_stream,
 };
 pub use container::InputFormat;
 pub use error::{Error, Limit, Result};

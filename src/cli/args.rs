@@ -214,8 +214,9 @@ pub struct ExpandArgs {
     /// written, in order, and each damaged one is left out and reported on standard error
     /// (its block number from 0, the lines and games it held, its archive bytes); the exit
     /// status is then 2 (warning) and the output is kept. Without it a damaged archive is an
-    /// error and no output is left. An archive on standard input or a pipe is read into memory
-    /// first (salvage needs to seek to the index), once its first 4 KiB show it can be one.
+    /// error and no output is left. An archive on standard input or a pipe is salvaged one
+    /// member at a time, each held in memory (at most --memlimit, 256 MiB by default), once its
+    /// first 4 KiB show it can be one.
     #[arg(long, conflicts_with_all = ["test", "format"])]
     pub salvage: bool,
 }
@@ -237,9 +238,9 @@ pub struct GzipArgs {
     /// out is written, in order, and each damaged one is left out and reported on standard
     /// error (its block number from 0, the lines and games it held, its archive bytes); the
     /// exit status is then 2 (warning) and the output is kept. Without it a damaged archive is
-    /// an error and no output is left. An archive on standard input or a pipe is read into
-    /// memory first (salvage needs to seek to the index), once its first 4 KiB show it can be
-    /// one.
+    /// an error and no output is left. An archive on standard input or a pipe is salvaged one
+    /// member at a time, each held in memory (at most --memlimit, 256 MiB by default), once
+    /// its first 4 KiB show it can be one.
     #[arg(long, requires = "decompress", conflicts_with_all = ["test", "list", "format"])]
     pub salvage: bool,
     #[command(flatten)]

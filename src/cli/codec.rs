@@ -305,9 +305,10 @@ fn code(
     Ok((summary, None))
 }
 
-/// `expand --salvage` of one input: the archive read with `Seek`, from the file itself when
-/// `source` is a regular file, else from memory (all of `input` read first, unless its first
-/// [`STREAM_HEAD_LEN`] bytes already show that it is no archive). Each damaged
+/// `expand --salvage` of one input: the archive read with `Seek` from the file itself when
+/// `source` is a regular file, else as a stream, one member held at a time
+/// ([`chesszip::expand_salvage_stream`]), unless its first [`STREAM_HEAD_LEN`] bytes already
+/// show that it is no archive. Each damaged
 /// block is reported on standard error as it is found in the result (even with -q: it is
 /// text lost); the warning returned sums them up.
 fn salvage(
@@ -328,10 +329,10 @@ fn salvage(
             chesszip::expand_salvage(BufReader::with_capacity(1 << 16, file), output, &opts, tick)?
         }
         None => {
-            // Salvage seeks (to the index, to later members), so a stream is read into memory;
-            // but one whose first 4 bytes start no member is no archive for it, whatever
-            // follows: the library refuses it from its head alone, with the error it gives for
-            // the whole stream, and the rest is never read (`< /dev/zero`).
+            // A stream is salvaged member by member, each held as it comes; but one whose
+            // first 4 bytes start no member is no archive for salvage, whatever follows: the
+            // library refuses it from its head alone, with the error it gives for the whole
+            // stream, and the rest is never read (`< /dev/zero`).
             let mut bytes = Vec::new();
             input.by_ref().take(STREAM_HEAD_LEN as u64).read_to_end(&mut bytes)?;
             if bytes.len() >= 4
@@ -340,8 +341,7 @@ fn salvage(
             {
                 return Err(e.into());
             }
-            input.read_to_end(&mut bytes)?;
-            chesszip::expand_salvage(io::Cursor::new(bytes), output, &opts, tick)?
+            chesszip::expand_salvage_stream(io::Cursor::new(bytes).chain(input), output, &opts, tick)?
         }
     };
     for d in &result.damaged {

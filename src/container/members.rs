@@ -15,6 +15,9 @@
 //! ("unexpected data after the end of the archive"), as `xz` makes it: unlike `gzip`, which
 //! warns of "trailing garbage" and ignores it, chesszip never ignores bytes it cannot read.
 //! Readers open each member through a [`Window`] on the one input.
+//!
+//! A stream that cannot seek (salvage of a pipe) is delimited the same way as it comes,
+//! member by member (`stream_member`), over a [`Spool`] that holds only the member at hand.
 
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
@@ -24,6 +27,7 @@ use super::format::{BlockHeader, FileHeader, Footer, MAGIC, index_count, index_l
 use super::indexed::IndexedReader;
 use super::raw::{self, RAW_MAGIC, RawReader};
 use super::reader::{read_exact_or, read_vec};
+use super::spool::Spool;
 use crate::error::Error;
 
 /// What [`scan`] found at a member's place.
@@ -219,6 +223,67 @@ fn next_member<R: Read + Seek>(input: &mut R, from: u64, len: u64) -> Result<Opt
         at += CHUNK as u64;
     }
     Ok(None)
+}
+
+/// Whether the stream `spool` ends at archive byte `at`; not, as far as is known, when the
+/// bytes held reach the spool's cap there (the next member's start then makes room).
+///
+/// # Errors
+/// [`Error::Io`] from reading the stream.
+pub(crate) fn stream_ends_at<R: Read>(spool: &mut Spool<R>, at: u64) -> Result<bool, Error> {
+    match spool.ends_at(at) {
+        Err(_) if spool.over_cap() => Ok(false),
+        other => Ok(other?),
+    }
+}
+
+/// The kind and end of the member at archive byte `pos` of the stream `spool`, found as
+/// [`scan`] finds them in a file (its walk, or for damage the next member's start, or the end
+/// of the stream), as the stream comes: the member's bytes are held in `spool` (for its
+/// salvage), bytes that start no member are not; `None` when the member needs more bytes held
+/// than the spool's cap.
+///
+/// # Errors
+/// [`Error::Io`] from reading the stream: damage is the member's, found by its salvage.
+pub(crate) fn stream_member<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<Option<(MemberKind, u64)>, Error> {
+    let mut head = [0u8; 4];
+    spool.seek(SeekFrom::Start(pos))?;
+    let got = match raw::read_up_to(spool, &mut head) {
+        Err(_) if spool.over_cap() => return Ok(None),
+        other => other?,
+    };
+    let kind = if raw::is_raw(&head[..got]) {
+        MemberKind::Raw
+    } else if starts_member(&head[..got]) {
+        MemberKind::Container
+    } else {
+        MemberKind::Garbage
+    };
+    if pos == 0 && kind == MemberKind::Garbage {
+        // No archive: the bytes read so far say so, as the whole input would.
+        return Ok(Some((kind, spool.read_end())));
+    }
+    let walked = match kind {
+        MemberKind::Raw => walk_raw(spool, pos),
+        MemberKind::Container => walk_container(spool, pos, u64::MAX),
+        MemberKind::Garbage => Err(trailing_garbage()),
+    };
+    match walked {
+        Ok(end) => return Ok(Some((kind, end))),
+        Err(_) if spool.over_cap() => return Ok(None),
+        Err(Error::Io(e)) => return Err(Error::Io(e)),
+        Err(_) => {}
+    }
+    // Damage, or bytes that start no member: on to the next member's start. Bytes that start
+    // none are not kept (the scan only seeks forward); a damaged member's are.
+    spool.forgetting(kind == MemberKind::Garbage);
+    let next = next_member(spool, pos + 1, u64::MAX);
+    spool.forgetting(false);
+    match next {
+        Ok(next) => Ok(Some((kind, next.unwrap_or_else(|| spool.read_end())))),
+        Err(_) if spool.over_cap() => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// A member's bytes as a file of their own: a window on an input shared by the windows of

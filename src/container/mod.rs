@@ -34,6 +34,7 @@ pub mod indexed;
 pub mod members;
 pub mod raw;
 pub mod reader;
+pub mod spool;
 pub mod writer;
 
 pub use block::{BlockStats, EncodedBlock};

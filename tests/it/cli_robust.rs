@@ -370,13 +370,23 @@ fn a_salvage_of_a_stream_that_is_no_archive_is_refused_at_once() {
 #[test]
 fn a_salvage_from_a_pipe_recovers_what_it_does_from_a_file() {
     // An archive followed by 64 KiB of zeros (a damaged concatenation: the zeros start no
-    // member), and the zeros followed by the archive (no archive at all): the same output,
-    // messages and status from a pipe as from the file.
+    // member), and the zeros followed by the archive (no archive at all); two members, the
+    // first with a damaged block, and with the zeros between them: the same output, messages
+    // and status from a pipe (salvaged member by member) as from the file.
     let games = first_games(400);
     let archive = chesszip::compress_bytes(&games, &common::fast());
     let zeros = vec![0u8; 1 << 16];
+    let blocks = chesszip::compress_bytes(&games, &chesszip::CompressOptions { block_lines: 100, raw_form: false, ..common::fast() });
+    let mut damaged = blocks.clone();
+    let mid = damaged.len() / 2;
+    damaged[mid] ^= 0x55;
     let dir = tempfile::tempdir().unwrap();
-    for (name, bytes, status) in [("after.chz", [&archive[..], &zeros].concat(), 2), ("before.chz", [&zeros[..], &archive].concat(), 1)] {
+    for (name, bytes, status) in [
+        ("after.chz", [&archive[..], &zeros].concat(), 2),
+        ("before.chz", [&zeros[..], &archive].concat(), 1),
+        ("two.chz", [&damaged[..], &archive].concat(), 2),
+        ("between.chz", [&damaged[..], &zeros, &archive].concat(), 2),
+    ] {
         let path = dir.path().join(name);
         fs::write(&path, &bytes).unwrap();
         let from_file = chesszip().args(["-d", "--salvage", "-c"]).arg(&path).output().unwrap();
@@ -392,10 +402,52 @@ fn a_salvage_from_a_pipe_recovers_what_it_does_from_a_file() {
         assert_eq!(from_pipe.status.code(), Some(status), "{name}");
         assert!(from_pipe.stdout == from_file.stdout, "{name}");
         assert_eq!(String::from_utf8_lossy(&from_pipe.stderr), stderr, "{name}");
-        if status == 2 {
+        if name == "after.chz" {
             assert!(from_pipe.stdout == games, "{name}: the archive's text is recovered");
+        } else if status == 2 {
+            assert!(from_pipe.stdout.ends_with(&games), "{name}: the second member's text is recovered");
+            assert!(from_pipe.stdout.len() > games.len(), "{name}: and the first's sound blocks");
         }
     }
+}
+
+/// Peak resident memory of process `pid` so far (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).expect("VmHWM in /proc/PID/status");
+    kb.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap() * 1024
+}
+
+#[test]
+fn a_salvage_of_an_archive_and_a_long_tail_from_a_pipe_holds_little() {
+    // `cat a.chz /dev/zero | chesszip -d --salvage` held the whole stream until memory ran
+    // out; the stream is salvaged member by member, and the zeros (no member) are scanned
+    // without being held: a's text, status 2 for the tail, and a peak far below the 64 MiB.
+    let games = first_games(400);
+    let archive = chesszip::compress_bytes(&games, &common::fast());
+    let len = archive.len();
+    let mut child =
+        chesszip().args(["-d", "--salvage", "-c"]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&archive).unwrap();
+        let written = write_repeated(&mut stdin, &[0]);
+        // All but what the pipe buffers is read: the peak so far is the run's.
+        (written, peak_rss(pid))
+    });
+    let out = child.wait_with_output().unwrap();
+    let (written, peak) = writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(written, STREAM_LIMIT, "the whole tail is read");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(out.stdout == games, "the archive's text");
+    let tail = format!(
+        "member 1, block 0 damaged, left out: the lines from 401 on, archive bytes {len}..{}: corrupt archive: unexpected data after the end of the archive",
+        len + STREAM_LIMIT
+    );
+    assert!(stderr.contains(&tail), "{stderr}");
+    assert!(peak < 48 << 20, "peak RSS {peak} bytes for a 64 MiB tail");
 }
 
 #[test]

@@ -167,3 +167,108 @@ fn cli_salvage_refuses_test_and_format() {
         assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr_of(&out));
     }
 }
+
+/// `archive` salvaged from a file ([`expand_salvage`]) and as a stream
+/// ([`chesszip::expand_salvage_stream`]) with `opts`: both outputs and results.
+fn salvaged_both_ways(archive: &[u8], opts: &ExpandOptions) -> ((Vec<u8>, String), (Vec<u8>, String)) {
+    let mut from_file = Vec::new();
+    let file = expand_salvage(Cursor::new(archive), &mut from_file, opts, &|_| {});
+    let mut from_stream = Vec::new();
+    // A reader that gives a few bytes at a time, as a pipe does.
+    let stream = chesszip::expand_salvage_stream(Trickle(archive), &mut from_stream, opts, &|_| {});
+    ((from_file, format!("{file:?}")), (from_stream, format!("{stream:?}")))
+}
+
+/// A reader that gives at most 1000 bytes a read.
+struct Trickle<'a>(&'a [u8]);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.0.len()).min(1000);
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn library_salvage_of_a_stream_is_that_of_the_file() {
+    // Single archives and concatenations, sound and damaged in every way salvage tells apart:
+    // the same text and the same parts (members, blocks, lines, archive bytes, messages).
+    let (archive, text) = ten_blocks();
+    let other = compress_bytes(&first_games(120), &CompressOptions { block_lines: 50, ..fast() });
+    let prose = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/robustness.md")).unwrap();
+    let raw = compress_bytes(&prose, &CompressOptions { raw_form: true, ..fast() });
+    assert!(chesszip::container::raw::is_raw(&raw), "prose takes the raw form");
+    let (block2, _) = block_bytes(&archive, 2);
+    let mut bad_header = archive.clone();
+    bad_header[block2.start as usize + 9] ^= 0x01;
+    let bad_data = damage_block(&archive, 5);
+    let mut bad_footer = bad_data.clone();
+    let last = bad_footer.len() - 12;
+    bad_footer[last] ^= 0x01;
+    let mut bad_raw = raw.clone();
+    let mid = bad_raw.len() / 2;
+    bad_raw[mid] ^= 0x55;
+    let cut = &archive[..archive.len() / 2];
+    let zeros = vec![0u8; 3 << 20];
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("sound", archive.clone()),
+        ("two members", [&archive[..], &other].concat()),
+        ("raw, then a container", [&raw[..], &archive].concat()),
+        ("damaged data, then a member", [&bad_data[..], &other].concat()),
+        ("damaged header, then a member", [&bad_header[..], &other].concat()),
+        ("damaged header, then zeros", [&bad_header[..], &zeros].concat()),
+        ("damaged footer, then a member", [&bad_footer[..], &other].concat()),
+        ("cut, then a member", [cut, &other].concat()),
+        ("a member, then a cut one", [&other[..], cut].concat()),
+        ("zeros between members", [&archive[..], &zeros, &other].concat()),
+        ("zeros after", [&archive[..], &zeros].concat()),
+        ("damaged raw, then a member", [&bad_raw[..], &other].concat()),
+        ("damaged header alone", bad_header.clone()),
+        ("no archive", zeros.clone()),
+        ("empty", Vec::new()),
+    ];
+    for (name, bytes) in cases {
+        let (file, stream) = salvaged_both_ways(&bytes, &expand_opts());
+        assert!(file.0 == stream.0, "{name}: the same text");
+        assert_eq!(file.1, stream.1, "{name}");
+    }
+    // Damage to both members: each member's blocks but the damaged one.
+    let bad_other = {
+        let mut b = other.clone();
+        let mid = b.len() / 2;
+        b[mid] ^= 0x55;
+        b
+    };
+    let (file, stream) = salvaged_both_ways(&[&bad_data[..], &bad_other].concat(), &expand_opts());
+    assert!(file.0 == stream.0);
+    assert_eq!(file.1, stream.1);
+    assert!(stream.0.starts_with(&without_lines(&text, 500, 1000)[..1000]), "member 0's blocks before the damage");
+}
+
+#[test]
+fn library_salvage_of_a_stream_past_its_hold_salvages_what_it_holds() {
+    // A damaged member that only zeros follow would be held up to the end: at most
+    // `memlimit` bytes of it are, salvaged as an archive cut there; the rest is left unread.
+    let (archive, text) = ten_blocks();
+    let (block2, _) = block_bytes(&archive, 2);
+    let mut bad_header = archive.clone();
+    bad_header[block2.start as usize + 9] ^= 0x01;
+    let hold = 4u64 << 20;
+    let opts = ExpandOptions { limits: chesszip::DecodeLimits { memlimit: Some(hold), ..expand_opts().limits }, ..expand_opts() };
+    let input = [&bad_header[..], &vec![0u8; 3 * hold as usize]].concat();
+    let mut out = Vec::new();
+    let salvage = chesszip::expand_salvage_stream(&input[..], &mut out, &opts, &|_| {}).expect("salvage runs");
+    assert_eq!(out, without_lines(&text, 200, 1000), "the blocks before the damage");
+    let last = salvage.damaged.last().expect("damage reported");
+    assert!(last.to_end);
+    assert_eq!(last.archive_range.end, hold);
+    assert!(last.error.contains(&format!("the input after archive byte {hold} was not read")), "{}", last.error);
+    assert_eq!(salvage.summary.archive_bytes, hold);
+    // The same from a file: the whole damaged member, to the end.
+    let mut from_file = Vec::new();
+    let whole = expand_salvage(Cursor::new(&input), &mut from_file, &opts, &|_| {}).unwrap();
+    assert!(from_file == out, "what the file gives");
+    assert_eq!(whole.damaged.last().unwrap().archive_range.end, input.len() as u64);
+}
