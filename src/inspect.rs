@@ -19,6 +19,14 @@
 //! so the next block starts a game; and a block that starts a game and holds no raw piece
 //! holds exactly its index's `games` games. Other blocks are decoded to count their games.
 //! Blocks decoded to print games are checked against the index.
+//!
+//! [`info`] counts the games the views read too, from the index's counts: it reads the head of
+//! block 0's first piece (a few symbols, no model) to see whether the text may start with a
+//! BOM, and decodes the start of the text only where it may (where the first piece is a game of
+//! at most one tag, or a raw piece that starts like a BOM: a BOM's line is one of these, and a
+//! BOM before a tag section makes the first tag line one); a first line of a BOM and two or more
+//! tags is the one case it does not look for. A PGN member in the raw form is decoded to count
+//! its games.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
@@ -35,7 +43,8 @@ use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputForma
 use crate::error::Error;
 use crate::games::Games;
 use crate::model::Model;
-use crate::pgn::lexer::split_games_reading;
+use crate::pgn::codec::FirstHead;
+use crate::pgn::lexer::{BOM, split_games, split_games_reading};
 
 /// What an archive holds, from its header and index.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,7 +59,9 @@ pub struct ArchiveInfo {
     pub lines: u64,
     /// Games: lines coded as moves, and (coding 2) lines coded as references to an earlier
     /// copy of the same line ([`Self::references`]); in PGN coding 7 also the games coded as
-    /// references.
+    /// references. For PGN, the games the game views read ([`count_games`]; see the module's
+    /// documentation): in the raw form those of its text, and at a leading UTF-8 BOM one fewer
+    /// than the compressor coded where it made the BOM's line a game of its own.
     pub games: u64,
     /// Of [`Self::games`], those coded as references to an earlier copy (movetext coding 2,
     /// [`crate::archive::dups`]; PGN coding 7 does not count them apart, this is 0); their plies
@@ -117,7 +128,10 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
 /// Reads an archive's statistics from its header and index, checking every block header
 /// against its index entry but without decoding any block (so the blocks' contents, and the
 /// counts that only decoding can confirm, are not checked: use [`crate::archive::expand`] with a sink
-/// for that).
+/// for that). Two exceptions, so that a PGN archive's `games` are those the game views read
+/// ([`count_games`], [`extract_games`]): a PGN member in the raw form is decoded to count its
+/// games (nothing in it counts them), and where the text may start with a UTF-8 BOM the start
+/// of block 0 is decoded (see the module's documentation).
 ///
 /// # Errors
 /// As [`IndexedReader::open`].
@@ -149,15 +163,26 @@ pub fn info_members<R: Read + Seek>(mut input: R) -> Result<Vec<ArchiveInfo>, Er
 /// [`info`] of an archive of one member.
 fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     if raw::starts_raw(&mut input)? {
-        return raw_info(input);
+        let mut info = raw_info(&mut input)?;
+        if info.header.format == InputFormat::Pgn {
+            // Nothing was coded as games: the text's games, as the game views cut them.
+            input.seek(SeekFrom::Start(0))?;
+            let mut games = Games::open_with(input, &ExpandOptions::default())?;
+            games.seek(u64::MAX)?;
+            info.games = games.position();
+        }
+        return Ok(info);
     }
-    let reader = IndexedReader::open(input)?;
+    let mut reader = IndexedReader::open(input)?;
+    let header = *reader.header();
+    // PGN: the games as the views cut them, which differ from the compressor's only at a
+    // leading BOM (see the module's documentation).
+    let excess = if header.format == InputFormat::Pgn { leading_bom_excess(&mut reader)? } else { 0 };
     let entries = reader.entries();
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
     let lines = input_lines(&reader);
     let raw_pieces = sum(|e| e.raw_lines as u64);
-    let coded = sum(|e| e.games as u64);
-    let header = *reader.header();
+    let coded = sum(|e| e.games as u64).saturating_add_signed(-excess);
     // Movetext coding 2: every line is a coded game, a raw line or a reference. (PGN coding 7
     // counts its copied games among the index's games, and does not say how many they are.)
     let references = if header.format == InputFormat::Movetext && dups::has_refs(header.format, header.coding) {
@@ -179,6 +204,69 @@ fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
         raw: None,
         members: 1,
     })
+}
+
+/// Games the index counts at the start of a PGN archive beyond those the game views cut there
+/// ([`crate::pgn::lexer::GameSplitter::reading`]): 1 where the input starts with a UTF-8 BOM on a
+/// line of its own, or before a tag line that the next tag line follows (the compressor made the
+/// BOM's line a game of its own, the views make it the start of game 1), else 0 (-1 in an odd
+/// case: a BOM before a lone result token, then moves). The two rules judge the first line
+/// alone differently, so they cut alike from the next line that is not blank on: the
+/// difference is that of their games in the text up to that line.
+///
+/// Cheap where it can be: block 0's first head is read alone ([`crate::pgn::codec::first_head`],
+/// a few symbols, no model): a first piece that is no game and no raw piece (an empty text), a
+/// raw piece that does not start like a BOM, or a game of two or more tags gives 0 (a BOM's
+/// line alone is a game of no tags, a BOM before one tag line a game of one). Otherwise (and in
+/// codings before 5, whose heads are between their moves) block 0's first piece is decoded to
+/// see whether the text starts with a BOM ([`crate::games::first_block_may_start_with_bom`]),
+/// and if it may, block 0 (and block 1 when block 0 holds one piece only) are decoded. Without
+/// the archive's model the index's count stands (0).
+///
+/// The one case this misses: a first line of a BOM and two or more tags, which the compressor
+/// made a game of its own where the next line is a tag line (or the first line ends with a
+/// result token); there the count is one game more than the views'. Telling it from a game of
+/// two tags without a BOM takes the first piece's body, which comes after the heads of all the
+/// block's games (a decode of every tag of the block, about 100 ms for a block of 1,000
+/// lichess games, where `info` takes a few ms).
+///
+/// # Errors
+/// As [`IndexedReader::read_block`] and [`expand_block`], for the blocks decoded.
+fn leading_bom_excess<R: Read + Seek>(reader: &mut IndexedReader<R>) -> Result<i64, Error> {
+    let header = *reader.header();
+    if reader.entries().is_empty() {
+        return Ok(0);
+    }
+    let (h, b) = reader.read_block(0)?;
+    let coded = dups::coded_part(header, &h, &b)?;
+    match crate::pgn::codec::first_head(header.coding, &coded, h.text_len as usize)? {
+        Some(FirstHead::None) | Some(FirstHead::Game { tags: 2.. }) => return Ok(0),
+        Some(FirstHead::Raw(bytes)) if !starts_like_bom(&bytes) => return Ok(0),
+        _ => {}
+    }
+    let Ok(model) = model_for(&header) else { return Ok(0) };
+    if !crate::games::first_block_may_start_with_bom(header, model, &h, &b) {
+        return Ok(0);
+    }
+    let mut refs = BlockCache::default();
+    let mut text_of = |reader: &mut IndexedReader<R>, k: usize| -> Result<Vec<u8>, Error> {
+        let (h, b) = reader.read_block(k)?;
+        match expand_block(header, model, k as u64, &h, &b)? {
+            Decoded::Text(t) => Ok(t),
+            Decoded::Refs(p) => resolve_indexed_with(reader, &p, &mut refs),
+        }
+    };
+    let mut text = text_of(reader, 0)?;
+    if split_games(&text).len() < 2 && reader.entries().len() > 1 {
+        text.extend(text_of(reader, 1)?);
+    }
+    Ok(split_games(&text).len() as i64 - split_games_reading(&text, true).len() as i64)
+}
+
+/// Whether `bytes` start with a UTF-8 BOM, or are a start of one.
+fn starts_like_bom(bytes: &[u8]) -> bool {
+    let n = bytes.len().min(BOM.len());
+    bytes[..n] == BOM[..n]
 }
 
 /// Writes lines `range` (1-based, inclusive, as numbered in the input) of the archive to

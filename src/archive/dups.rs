@@ -337,6 +337,21 @@ pub(crate) fn without_refs<'a>(file: FileHeader, h: &BlockHeader, block: &'a Enc
     Ok(runs.is_empty().then(|| Cow::Owned(EncodedBlock { range: block.range.clone(), raw: raw.to_vec() })))
 }
 
+/// The part of block `block` (header `h`) that its format's codec coded: without its
+/// reference section where blocks of `file` carry references ([`has_refs`]), whatever the
+/// section holds. For a reader of a block's first piece's head, which no reference replaces
+/// in a member's first block (a reference copies an earlier piece).
+///
+/// # Errors
+/// [`Error::Corrupt`] for a reference section that no compressor wrote.
+pub(crate) fn coded_part<'a>(file: FileHeader, h: &BlockHeader, block: &'a EncodedBlock) -> Result<Cow<'a, EncodedBlock>, Error> {
+    if !has_refs(file.format, file.coding) {
+        return Ok(Cow::Borrowed(block));
+    }
+    let (_, raw) = read_runs(&block.raw, h.lines as u64)?;
+    Ok(Cow::Owned(EncodedBlock { range: block.range.clone(), raw: raw.to_vec() }))
+}
+
 /// The stored lines of an archive, read (or written) in order: the expander's side of the
 /// [module](self)'s rule, and with an index by hash the compressor's.
 #[derive(Debug, Default)]

@@ -227,7 +227,8 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
     };
     writeln!(out, "file:           {name}")?;
     if i.raw.is_some() {
-        // The raw form stores the text as it is: nothing was coded as games (extract counts them).
+        // The raw form stores the text as it is: its games are counted in the text (as extract
+        // counts them), none was coded as moves.
         writeln!(out, "games:          {} (raw form: none coded as moves)", i.games)?;
     } else {
         writeln!(out, "games:          {}", i.games)?;

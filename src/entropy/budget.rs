@@ -90,6 +90,13 @@ impl WorkBudget {
         Ok(())
     }
 
+    /// Gives back `bytes` charged by [`Self::spend`] for text that later charges cover again
+    /// (the total given back never exceeds what was charged, so every bound above still holds
+    /// with the charges that remain).
+    pub fn refund(&mut self, bytes: usize) {
+        self.text_left = self.text_left.saturating_add(bytes);
+    }
+
     /// Checks that one more symbol may be decoded (before decoding it).
     ///
     /// # Errors
@@ -160,6 +167,10 @@ impl SymbolCoder for BudgetedDecoder {
 
     fn text_left(&self) -> usize {
         self.budget.text_left()
+    }
+
+    fn refund(&mut self, bytes: usize) {
+        self.budget.refund(bytes);
     }
 }
 
@@ -235,6 +246,11 @@ mod tests {
     fn text_and_symbols_are_capped() {
         let mut b = WorkBudget::new(4, 10);
         b.spend(10).unwrap();
+        assert!(matches!(b.spend(1), Err(Error::LimitExceeded(_))));
+        // A refunded byte may be charged again, once.
+        b.refund(1);
+        assert_eq!(b.text_left(), 1);
+        b.spend(1).unwrap();
         assert!(matches!(b.spend(1), Err(Error::LimitExceeded(_))));
         b.limit_symbols(2);
         b.before_symbol().unwrap();

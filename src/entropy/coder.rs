@@ -31,4 +31,11 @@ pub trait SymbolCoder {
     fn text_left(&self) -> usize {
         usize::MAX
     }
+
+    /// Gives back `bytes` charged earlier ([`Self::spend`]) for text that a later charge covers
+    /// again in full, so that no byte of the block's text is charged twice. Encoders and
+    /// decoders without a budget ignore it.
+    fn refund(&mut self, bytes: usize) {
+        let _ = bytes;
+    }
 }

@@ -65,4 +65,8 @@ impl<C: SymbolCoder, S: Copy + Into<usize>, const N: usize> SymbolCoder for Mete
     fn text_left(&self) -> usize {
         self.inner.text_left()
     }
+
+    fn refund(&mut self, bytes: usize) {
+        self.inner.refund(bytes);
+    }
 }

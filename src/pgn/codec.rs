@@ -435,18 +435,28 @@ impl HeadCoder {
                 break;
             }
             if decoding {
-                c.spend(1)?;
                 pieces.push(Piece::Raw(Vec::new()));
             }
             let is_game = self.structured.code_value(c, matches!(pieces[i], Piece::Game(_)))?;
             if decoding && is_game {
                 pieces[i] = Piece::Game(Box::default());
             }
+            // Every head charges the text (so that the heads alone are bounded by it): a raw
+            // piece one byte (its bytes come from the side stream, uncharged), a game its tags
+            // (at least 5 bytes each), a game without tags one byte, which [`decode_pieces`]
+            // gives back before its body (that charges the game's whole text: a lone BOM line
+            // is one gap of 3 bytes, charged 3).
             match &mut pieces[i] {
-                Piece::Raw(bytes) => side.code(c, &mut self.raw_len, bytes)?,
+                Piece::Raw(bytes) => {
+                    c.spend(1)?;
+                    side.code(c, &mut self.raw_len, bytes)?;
+                }
                 Piece::Game(game) => {
                     c.set(Stream::Tags);
                     self.code_tags(c, &mut game.tags, true)?;
+                    if game.tags.is_empty() {
+                        c.spend(1)?;
+                    }
                 }
             }
         }
@@ -688,7 +698,14 @@ fn decode_pieces(
     for _ in 0..pieces {
         let mut piece = if coding >= Coding::PgnTagStream {
             match heads.next() {
-                Some(p) => p,
+                Some(p) => {
+                    // The byte a game without tags was charged in its head (see
+                    // [`HeadCoder::code_heads`]): its body charges its whole text.
+                    if matches!(&p, Piece::Game(g) if g.tags.is_empty()) {
+                        c.refund(1);
+                    }
+                    p
+                }
                 None => {
                     all = true;
                     break;
@@ -774,6 +791,58 @@ pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Resu
         })
         .collect();
     Ok(Some((tags, games)))
+}
+
+/// What the head of a block's first piece says, read without the move model
+/// ([`first_head`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FirstHead {
+    /// The block has no piece.
+    None,
+    /// The first piece is kept raw: its bytes.
+    Raw(Vec<u8>),
+    /// The first piece is a game with this many tags.
+    Game {
+        /// Its tags.
+        tags: usize,
+    },
+}
+
+/// The head of a PGN block's first piece, from the start of a coding-5 (or later) block's
+/// range stream alone: no move decoded, no model needed. A game's tag names are read, not its
+/// values (which follow them; the count is what [`crate::inspect`] needs), and the side stream
+/// is inflated only for a raw piece, whose bytes are at its front. `None` for a block of an
+/// earlier coding, whose heads are between its moves.
+///
+/// Reads the first head as `HeadCoder::code_heads` codes it: "one more", "a game", then a
+/// game's tag names or a raw piece's length.
+///
+/// # Errors
+/// As [`decode_tags`].
+pub fn first_head(coding: Coding, block: &EncodedBlock, max_len: usize) -> Result<Option<FirstHead>, Error> {
+    if coding < Coding::PgnTagStream {
+        return Ok(None);
+    }
+    let mut dec = BudgetedDecoder::new(&block.range, max_len)?;
+    let mut c = Metered::new(&mut dec);
+    c.set(Stream::Layout);
+    let mut notations = 0;
+    c.code(Cdf::new(&NOTATIONS_FLAG), &mut notations)?;
+    let tags = if coding >= Coding::PgnPredicted { TagModel::with_openings_after() } else { TagModel::with_tag_stream() };
+    let mut head = HeadCoder { more: Bit::default(), structured: Bit::default(), tags, raw_len: NumberModel::new() };
+    if !head.more.code_value(&mut c, false)? {
+        return Ok(Some(FirstHead::None));
+    }
+    if head.structured.code_value(&mut c, false)? {
+        c.set(Stream::Tags);
+        let mut tags = Vec::new();
+        head.tags.code_tags(&mut c, &mut tags)?;
+        return Ok(Some(FirstHead::Game { tags: tags.len() }));
+    }
+    let side_bytes = inflate_side(&block.raw, max_len, "side stream")?;
+    let mut bytes = Vec::new();
+    Side::reader(&side_bytes).code(&mut c, &mut head.raw_len, &mut bytes)?;
+    Ok(Some(FirstHead::Raw(bytes)))
 }
 
 /// The tags of a piece of PGN text: those of [`super::game::parse`] if it parses, else the
@@ -866,6 +935,75 @@ mod tests {
         let (block, _, _) = encode_block_in(model, PGN_CODING, b"");
         assert!(decode_first_piece(model, PGN_CODING, &block, 0).unwrap().is_empty());
         assert!(may_start_with_bom(model, PGN_CODING, &block, 0).unwrap(), "no piece: the next block may hold the BOM");
+    }
+
+    /// A block whose text is all charged to the decoder's budget (a lone UTF-8 BOM line: one
+    /// game of one gap; a game of one tag) decodes in every coding: in codings 5 and 6 the
+    /// piece's head no longer charges a byte on top of the game's text, so the decoder no
+    /// longer refuses what the encoder wrote (the archive stored such a block raw).
+    #[test]
+    fn a_block_of_a_lone_bom_line_decodes() {
+        let model = Model::builtin(crate::model::Level::MIN);
+        let texts: [&[u8]; 9] = [
+            b"\xef\xbb\xbf",
+            b"\xef\xbb\xbf\n",
+            b"\xef\xbb\xbf\r\n",
+            b"\xef\xbb\xbf\n\n",
+            b" \n",
+            b"\t*",
+            b"[A \"\"]",
+            b"[A \"\"][B \"x\"]",
+            b"\xef\xbb\xbf\n[Event \"x\"]\n\n1. e4 *\n",
+        ];
+        for coding in [Coding::Notations, Coding::PgnFacts, Coding::PgnStreams, Coding::PgnTagStream, Coding::PgnPredicted] {
+            for text in texts {
+                let (block, counts, _) = encode_block_in(model, coding, text);
+                assert_eq!((counts.games, counts.raw_lines), (split_games(text).len() as u64, 0), "{coding:?} {text:?}: coded as games");
+                let mut back = Vec::new();
+                let stats =
+                    decode_block(model, coding, &block, text.len(), &mut back).unwrap_or_else(|e| panic!("{coding:?} {text:?}: {e}"));
+                assert_eq!(back, text, "{coding:?}");
+                assert_eq!((stats.games, stats.lines), (counts.games, counts.lines), "{coding:?} {text:?}");
+                assert_eq!(decode_first_piece(model, coding, &block, text.len()).unwrap(), split_games(text)[0]);
+                // One byte less of text is still refused.
+                let short = decode_block(model, coding, &block, text.len() - 1, &mut Vec::new());
+                assert!(short.is_err(), "{coding:?} {text:?}: decodes within {} bytes", text.len() - 1);
+            }
+        }
+    }
+
+    /// The first piece's head read alone ([`first_head`]) is the first piece the compressor cut:
+    /// a game and its number of tags, or a raw piece and its bytes; nothing for an empty block
+    /// or a coding whose heads are between its moves.
+    #[test]
+    fn the_first_head_reads_alone() {
+        let model = Model::builtin(crate::model::Level::MIN);
+        let game = "[Event \"x\"]\n[Site \"y\"]\n\n1. e4 { [%clk 0:01:00] } e5 1-0\n\n[Event \"z\"]\n\n1. d4 *\n";
+        let texts = [
+            game.to_string(),
+            format!("\u{feff}\n{game}"),
+            format!("\u{feff}{game}"),
+            format!("\u{feff}[A \"1\"][B \"2\"]\n{game}"),
+            format!("garbage \u{ff}\n{game}"),
+            format!("\u{feff}garbage \u{ff}\n{game}"),
+            "[Variant \"Antichess\"]\n\n1. e3 b5 *\n".to_string(),
+        ];
+        for coding in [Coding::PgnTagStream, Coding::PgnPredicted] {
+            for text in &texts {
+                let text = text.as_bytes();
+                let (block, _, _) = encode_block_in(model, coding, text);
+                let first = split_games(text)[0];
+                let want = match parse(first) {
+                    Some(g) => FirstHead::Game { tags: g.tags.len() },
+                    None => FirstHead::Raw(first.to_vec()),
+                };
+                assert_eq!(first_head(coding, &block, text.len()).unwrap(), Some(want), "{coding:?}: {:?}", String::from_utf8_lossy(text));
+            }
+            let (block, _, _) = encode_block_in(model, coding, b"");
+            assert_eq!(first_head(coding, &block, 0).unwrap(), Some(FirstHead::None));
+        }
+        let (block, _, _) = encode_block_in(model, Coding::PgnStreams, game.as_bytes());
+        assert_eq!(first_head(Coding::PgnStreams, &block, game.len()).unwrap(), None);
     }
 
     /// A network with rating inputs (as a model release would have) codes PGN games with their

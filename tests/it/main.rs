@@ -14,6 +14,7 @@ mod extract_games;
 mod fuzz_cases;
 mod golden;
 mod hostile;
+mod info_games;
 mod input_kinds;
 mod layers;
 mod limits;
