@@ -29,10 +29,13 @@ pub const STREAM_SALVAGE_HOLD: u64 = 256 << 20;
 /// after it, or the end.
 ///
 /// At most [`DecodeLimits::memlimit`](super::limits::DecodeLimits::memlimit) bytes of one
-/// member are held, [`STREAM_SALVAGE_HOLD`] if it is not set. A member that would need more
-/// (an archive that large, or a damaged one that nothing but the end of the stream follows) is
-/// salvaged from the bytes held, as an archive cut there, and the rest of the input is not
-/// read: one more damaged part, reaching the end, says so.
+/// member are held, [`STREAM_SALVAGE_HOLD`] if it is not set (and one byte more, to know
+/// whether the stream ends there). A member whose walk passes that ends, as in a file, at the
+/// next member's start if that lies among the bytes held (it is damaged up to there). Else
+/// (an archive that large, or a damaged one that nothing but the end of the stream follows)
+/// it is salvaged from the bytes held, as an archive cut there, and the rest of the input is
+/// not read: one more damaged part, reaching the end, says so (a decoding error of the bytes
+/// held, even of the first member, is that member's damaged part, not the result).
 ///
 /// # Errors
 /// As [`expand_salvage`](super::expand_salvage).
@@ -60,7 +63,7 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
             let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
                 Ok(part) => part,
                 Err(Error::Io(e)) => return Err(Error::Io(e)),
-                Err(e) if m == 0 => return Err(e),
+                // Even for the first member: the stream goes on, and a file may hold more.
                 Err(e) => Salvage::nothing(0..held_end - pos, inner_message(e)),
             };
             add_member(&mut salvage, part, m, pos, None, &mut lines_before);

@@ -225,23 +225,38 @@ fn next_member<R: Read + Seek>(input: &mut R, from: u64, len: u64) -> Result<Opt
     Ok(None)
 }
 
-/// Whether the stream `spool` ends at archive byte `at`; not, as far as is known, when the
-/// bytes held reach the spool's cap there (the next member's start then makes room).
+/// Whether the stream `spool` ends at archive byte `at` (at most the end of the bytes read so
+/// far): reads one byte on to know, past the spool's cap if need be ([`Spool::ends_at`]), so that
+/// a member exactly as long as the cap is known to be the last as in a file.
 ///
 /// # Errors
 /// [`Error::Io`] from reading the stream.
 pub(crate) fn stream_ends_at<R: Read>(spool: &mut Spool<R>, at: u64) -> Result<bool, Error> {
-    match spool.ends_at(at) {
-        Err(_) if spool.over_cap() => Ok(false),
-        other => Ok(other?),
+    Ok(spool.ends_at(at)?)
+}
+
+/// Where the next member starts at or after archive byte `from`, among the bytes `spool` holds
+/// (from `from` or the first held, whichever is later): what [`next_member`] finds in a file
+/// when that lies there. `None` when there is none, or when the first candidate is too close
+/// to the last byte held for its header ([`FileHeader::LEN`] bytes, more than a raw header's
+/// 17) to be read: the file may then hold a member there.
+fn next_member_held<R: Read>(spool: &Spool<R>, from: u64) -> Result<Option<u64>, Error> {
+    let (start, end) = (from.max(spool.held_from()), spool.read_end());
+    if start >= end {
+        return Ok(None);
     }
+    let held = spool.held_bytes(start, end);
+    let found = next_member(&mut std::io::Cursor::new(held), 0, held.len() as u64)?;
+    Ok(found.filter(|&i| i + FileHeader::LEN as u64 <= held.len() as u64).map(|i| start + i))
 }
 
 /// The kind and end of the member at archive byte `pos` of the stream `spool`, found as
 /// [`scan`] finds them in a file (its walk, or for damage the next member's start, or the end
 /// of the stream), as the stream comes: the member's bytes are held in `spool` (for its
-/// salvage), bytes that start no member are not; `None` when the member needs more bytes held
-/// than the spool's cap.
+/// salvage), bytes that start no member are not. A walk or scan that reaches the spool's cap
+/// looks for the next member's start among the bytes held (so a damaged member, such as one
+/// whose block header claims more bytes than the cap, ends there as in a file); `None` when
+/// there is none there, and the member needs more bytes held than the cap.
 ///
 /// # Errors
 /// [`Error::Io`] from reading the stream: damage is the member's, found by its salvage.
@@ -270,7 +285,7 @@ pub(crate) fn stream_member<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<O
     };
     match walked {
         Ok(end) => return Ok(Some((kind, end))),
-        Err(_) if spool.over_cap() => return Ok(None),
+        Err(_) if spool.over_cap() => return Ok(next_member_held(spool, pos + 1)?.map(|next| (kind, next))),
         Err(Error::Io(e)) => return Err(Error::Io(e)),
         Err(_) => {}
     }
@@ -281,7 +296,7 @@ pub(crate) fn stream_member<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<O
     spool.forgetting(false);
     match next {
         Ok(next) => Ok(Some((kind, next.unwrap_or_else(|| spool.read_end())))),
-        Err(_) if spool.over_cap() => Ok(None),
+        Err(_) if spool.over_cap() => Ok(next_member_held(spool, pos + 1)?.map(|next| (kind, next))),
         Err(e) => Err(e),
     }
 }

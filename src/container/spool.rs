@@ -68,12 +68,17 @@ impl<R: Read> Spool<R> {
         self.over_cap
     }
 
-    /// Whether the stream ends at offset `at`: no byte there (reads on to know).
+    /// Whether the stream ends at offset `at`: no byte there (reads on to know; the one byte
+    /// after the cap too, so that the bytes held may then be one more than the cap).
     ///
     /// # Errors
-    /// From reading `input`, or holding more than the cap.
+    /// From reading `input`, or holding more than the cap (and one).
     pub fn ends_at(&mut self, at: u64) -> io::Result<bool> {
-        self.fill_to(at + 1)?;
+        let cap = self.cap;
+        self.cap = cap.saturating_add(1);
+        let filled = self.fill_to(at + 1);
+        self.cap = cap;
+        filled?;
         Ok(self.base + (self.held.len() as u64) <= at)
     }
 
@@ -178,5 +183,23 @@ mod tests {
             s2.read_exact(&mut b).unwrap();
         }
         assert!(!s2.over_cap());
+    }
+
+    #[test]
+    fn whether_a_stream_ends_at_the_cap_is_known() {
+        // One byte past the cap is read to know, whether there is one or not.
+        let data = [7u8; 100];
+        let mut s = Spool::new(&data[..], 100);
+        let mut b = [0u8; 100];
+        s.read_exact(&mut b).unwrap();
+        assert!(s.ends_at(100).unwrap());
+        let longer = [7u8; 101];
+        let mut s = Spool::new(&longer[..], 100);
+        s.read_exact(&mut b).unwrap();
+        assert!(!s.ends_at(100).unwrap());
+        assert_eq!(s.read_end(), 101);
+        // Past that, the cap holds.
+        assert!(s.ends_at(101).is_err());
+        assert!(s.over_cap());
     }
 }

@@ -272,3 +272,73 @@ fn library_salvage_of_a_stream_past_its_hold_salvages_what_it_holds() {
     assert!(from_file == out, "what the file gives");
     assert_eq!(whole.damaged.last().unwrap().archive_range.end, input.len() as u64);
 }
+
+/// [`ExpandOptions`] of the tests with `memlimit` bytes.
+fn with_memlimit(memlimit: u64) -> ExpandOptions {
+    ExpandOptions { limits: chesszip::DecodeLimits { memlimit: Some(memlimit), ..expand_opts().limits }, ..expand_opts() }
+}
+
+#[test]
+fn library_salvage_of_a_stream_exactly_as_long_as_its_hold_is_that_of_the_file() {
+    // A stream of exactly `memlimit` bytes is one archive as a file is (one byte more read to
+    // know it ends), whose decoding past the memory limit is an error, not a damaged member.
+    let archive = compress_bytes(&first_games(120), &CompressOptions { block_lines: 50, ..fast() });
+    let (file, stream) = salvaged_both_ways(&archive, &with_memlimit(archive.len() as u64));
+    assert!(file.1.starts_with("Err(DecodeLimit"), "the case at hand: {}", file.1);
+    assert!(file.0 == stream.0, "the same text");
+    assert_eq!(file.1, stream.1);
+    // And another archive, with another member after it or not.
+    let (sound, _) = ten_blocks();
+    for bytes in [sound.clone(), [&sound[..], &archive].concat()] {
+        let (file, stream) = salvaged_both_ways(&bytes, &with_memlimit(sound.len() as u64));
+        assert!(file.0 == stream.0, "the same text");
+        assert_eq!(file.1, stream.1);
+    }
+}
+
+#[test]
+fn library_salvage_of_a_stream_ends_a_member_past_its_hold_at_the_next_one_held() {
+    // Block 1's header claims 20 MiB (its checksum made good): the walk of member 0 passes the
+    // 1 MiB hold, but the next member starts among the bytes held; member 0 is damaged up to
+    // there, as from a file, and the members after it are salvaged.
+    let (archive, _) = ten_blocks();
+    let (block1, _) = block_bytes(&archive, 1);
+    let at = block1.start as usize;
+    let len = chesszip::container::BlockHeader::LEN;
+    let mut header = chesszip::container::BlockHeader::parse(archive[at..at + len].try_into().unwrap(), 1).unwrap();
+    header.range_len = 20 << 20;
+    let mut crafted = archive.clone();
+    crafted[at..at + len].copy_from_slice(&header.to_bytes());
+    let other = compress_bytes(&first_games(30), &fast());
+    let hold = 1u64 << 20;
+    let mut input = crafted;
+    while input.len() < 3 * hold as usize {
+        input.extend_from_slice(&other);
+    }
+    let (file, stream) = salvaged_both_ways(&input, &with_memlimit(hold));
+    assert!(file.1.contains("header does not match the index"), "the case at hand: {}", file.1);
+    assert!(!stream.1.contains("was not read"), "{}", stream.1);
+    assert!(file.0 == stream.0, "the same text");
+    assert_eq!(file.1, stream.1);
+}
+
+#[test]
+fn library_salvage_of_a_stream_whose_first_member_passes_its_hold_reports_the_rest_unread() {
+    // The first member is larger than the hold and its first block decodes beyond `memlimit`:
+    // its bytes held give nothing, and the rest of the stream (another member) is not read. A
+    // damaged part says so, as for any member cut at the hold, not a decoding error alone.
+    let big = compress_bytes(&first_games(120), &CompressOptions { block_lines: 50, ..fast() });
+    let other = compress_bytes(&first_games(5), &fast());
+    let hold = big.len() as u64 / 2;
+    let input = [&big[..], &other].concat();
+    let mut out = Vec::new();
+    let salvage = chesszip::expand_salvage_stream(&input[..], &mut out, &with_memlimit(hold), &|_| {}).expect("salvage runs");
+    assert!(out.is_empty());
+    let last = salvage.damaged.last().expect("damage reported");
+    assert!(last.error.contains("memory limit"), "{}", last.error);
+    assert!(last.error.contains(&format!("the input after archive byte {hold} was not read")), "{}", last.error);
+    // From a file, the member is left out whole and the one after it is read.
+    let whole = expand_salvage(Cursor::new(&input), &mut Vec::new(), &with_memlimit(hold), &|_| {}).unwrap();
+    assert_eq!(whole.damaged[0].archive_range, 0..big.len() as u64);
+    assert_eq!(whole.summary.archive_bytes, input.len() as u64);
+}
