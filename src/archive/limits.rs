@@ -119,6 +119,21 @@ impl DecodeLimits {
         }
     }
 
+    /// Checks that `len` bytes of text read past (a game not asked for, or an open line that
+    /// may start the next game) may be held: only [`DecodeLimits::memlimit`] bounds them, as
+    /// [`DecodeLimits::max_game_bytes`] bounds the games a reader returns or writes.
+    ///
+    /// # Errors
+    /// [`Error::DecodeLimit`] naming [`DecodeLimits::memlimit`].
+    pub(crate) fn check_held(&self, len: u64) -> Result<(), Error> {
+        match self.memlimit {
+            Some(value) if len > value => {
+                Err(Error::DecodeLimit { limit: Limit::Memory, value, detail: format!("a game (or line) holds more than {value} bytes") })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The text bytes of decoded blocks a parallel round may hold: [`DecodeLimits::memlimit`]
     /// shared out (see [`block_memory`]), or `default` without it.
     pub(crate) fn round_bytes(&self, default: usize) -> usize {
