@@ -662,6 +662,9 @@ pub struct Games<R: Read + Seek> {
     total: Option<u64>,
     /// The game ceiling.
     limits: DecodeLimits,
+    /// Games numbered below this are read past by [`Games::seek`]: never returned, they are
+    /// held under [`DecodeLimits::memlimit`] only, not [`DecodeLimits::max_game_bytes`].
+    skip: u64,
 }
 
 impl<R: Read + Seek> Games<R> {
@@ -674,9 +677,10 @@ impl<R: Read + Seek> Games<R> {
     }
 
     /// Opens an archive for reading its games with the threads and limits of `opts` (see
-    /// [`Blocks::open_with`]); a game (or line) longer than [`DecodeLimits::max_game_bytes`]
-    /// (or [`DecodeLimits::memlimit`]) is refused with [`Error::DecodeLimit`] before it is
-    /// held whole.
+    /// [`Blocks::open_with`]); a game (or line) to be returned that is longer than
+    /// [`DecodeLimits::max_game_bytes`] (or [`DecodeLimits::memlimit`]) is refused with
+    /// [`Error::DecodeLimit`] before it is held whole. The games [`Games::seek`] reads past are
+    /// bounded by [`DecodeLimits::memlimit`] only.
     ///
     /// # Errors
     /// As [`Blocks::open_with`].
@@ -728,6 +732,7 @@ impl<R: Read + Seek> Games<R> {
             broken: false,
             total,
             limits: opts.limits,
+            skip: 0,
         };
         games.restart(0, 0);
         Ok(games)
@@ -802,11 +807,11 @@ impl<R: Read + Seek> Games<R> {
         }
         match self.format {
             InputFormat::Movetext => {
-                self.limits.check_game(line.len() as u64)?;
+                self.limits.check_held(line.len() as u64)?;
                 self.ready.push_back(line.to_vec());
             }
             InputFormat::Pgn => {
-                self.limits.check_game((self.game.len() + line.len()) as u64)?;
+                self.limits.check_held((self.game.len() + line.len()) as u64)?;
                 self.game.extend_from_slice(line);
             }
         }
@@ -832,7 +837,7 @@ impl<R: Read + Seek> Games<R> {
             let Some(i) = memchr::memchr(b'\n', &text[at..]) else {
                 let open = (self.line.len() + text.len() - at) as u64;
                 let held = if self.format == InputFormat::Pgn { open + self.game.len() as u64 } else { open };
-                self.limits.check_game(held)?;
+                self.limits.check_held(held)?;
                 self.line.extend_from_slice(&text[at..]);
                 break;
             };
@@ -847,6 +852,14 @@ impl<R: Read + Seek> Games<R> {
                 self.line = line;
             }
             at = end;
+        }
+        // The games cut are bounded when returned ([`Games::next_game`]); a game still open
+        // that is returned next (none is waiting, and it is not read past) is bounded now,
+        // before more blocks are fed to it: its complete lines, or without one its open line
+        // (an open line after complete ones may start the game after it).
+        if self.ready.is_empty() && self.next >= self.skip {
+            let open = if self.format == InputFormat::Pgn && !self.game.is_empty() { self.game.len() } else { self.line.len() };
+            self.limits.check_game(open as u64)?;
         }
         Ok(())
     }
@@ -893,6 +906,15 @@ impl<R: Read + Seek> Games<R> {
                 }
             }
         }
+        if let Some(game) = self.ready.front()
+            && self.next >= self.skip
+            && let Err(e) = self.limits.check_game(game.len() as u64)
+        {
+            self.ready.clear();
+            self.done = true;
+            self.broken = true;
+            return Err(e);
+        }
         let game = self.ready.pop_front();
         if game.is_some() {
             self.next += 1;
@@ -922,12 +944,18 @@ impl<R: Read + Seek> Games<R> {
         if self.broken || n < here || (number > here && k >= self.blocks.position()) {
             self.restart(number, k);
         }
-        while self.next < n {
-            if self.next_game()?.is_none() {
-                break;
+        // The games before `n` are read past, not returned: no game ceiling bounds them.
+        self.skip = n;
+        let read = (|| {
+            while self.next < n {
+                if self.next_game()?.is_none() {
+                    break;
+                }
             }
-        }
-        Ok(())
+            Ok(())
+        })();
+        self.skip = 0;
+        read
     }
 }
 

@@ -458,8 +458,10 @@ pub fn extract_games<R: Read + Seek, W: Write>(input: R, range: RangeInclusive<u
 
 /// [`extract_games`] with the threads and limits of `opts`. The blocks are decoded in rounds
 /// and each game is written once complete, so that a game longer than many blocks is never
-/// held whole: past [`DecodeLimits::max_game_bytes`] (or [`DecodeLimits::memlimit`]) it is
-/// refused. Every block decoded is admitted under the limits first.
+/// held whole: a game of `range` past [`DecodeLimits::max_game_bytes`] (or
+/// [`DecodeLimits::memlimit`]) is refused before any of it is written; the games read past
+/// to reach them are bounded by [`DecodeLimits::memlimit`] only. Every block decoded is
+/// admitted under the limits first.
 ///
 /// # Errors
 /// As [`extract_games`]; [`Error::DecodeLimit`] when a limit would be exceeded.
@@ -656,6 +658,8 @@ fn walk_games_one<R: Read + Seek, W: Write>(
                     *before += 1;
                     found += 1;
                     if (first..=last).contains(before) {
+                        // Each game written is bounded, before any of it is written.
+                        limits.check_game(game.len() as u64)?;
                         output.write_all(game)?;
                         *written += 1;
                     }
@@ -663,24 +667,26 @@ fn walk_games_one<R: Read + Seek, W: Write>(
                 Ok(())
             };
             for _ in run.blocks.clone() {
-                // Bytes of the open game from the blocks before this one.
-                let carried = text.len();
                 text.extend(next_text(&mut decoded)?);
                 // Only complete lines decide where games start.
                 let complete = memchr::memrchr(b'\n', &text).map_or(0, |i| i + 1);
                 let games = split_games_reading(&text[..complete], input_start);
+                // The open game's bytes in complete lines.
+                let mut known = complete;
                 if games.len() > 1 {
-                    // The game that was open ends in this block: gathered across blocks, it
-                    // is bounded as the open game is, before any of it is written.
-                    if carried > 0 {
-                        limits.check_game(games[0].len() as u64)?;
-                    }
                     let open = games[games.len() - 1].as_ptr() as usize - text.as_ptr() as usize;
                     take(&games[..games.len() - 1], &mut before, &mut written)?;
                     text.drain(..open);
+                    known = complete - open;
                     input_start = false;
                 }
-                limits.check_game(text.len() as u64)?;
+                // The open game, held until it ends: bounded by the game ceiling when it is
+                // wanted (its complete lines, or without one the line it starts with; an open
+                // line after them may start the next game), by the memory ceiling whatever it is.
+                if (first..=last).contains(&(before + 1)) {
+                    limits.check_game(if known > 0 { known } else { text.len() } as u64)?;
+                }
+                limits.check_held(text.len() as u64)?;
             }
             take(&split_games_reading(&text, input_start), &mut before, &mut written)?;
             if let Some(g) = run.games

@@ -27,6 +27,11 @@ pub const WORK_FLOOR_PLIES: u64 = 1 << 16;
 /// bytes of parsed moves per byte of a game); `expand` streams any line.
 pub const DEFAULT_MAX_GAME_BYTES: u64 = MAX_BLOCK_TEXT as u64;
 
+/// Most bytes of text read past (a game not asked for) that a reader holds when no
+/// [`DecodeLimits::memlimit`] is set: 256 MiB, so that a game read past is bounded even without
+/// the option (the games asked for are bounded by [`DecodeLimits::max_game_bytes`]).
+pub const DEFAULT_MAX_HELD_BYTES: u64 = 256 << 20;
+
 /// The memory a reader is assumed to hold to decode a block of `text_len` bytes whose streams
 /// have `stream_bytes` bytes: the streams, the text, and the decoded structures the block's
 /// work budget lets grow up to the text's size again.
@@ -114,6 +119,22 @@ impl DecodeLimits {
         match self.game_ceiling() {
             Some((limit, value)) if len > value => {
                 Err(Error::DecodeLimit { limit, value, detail: format!("a game (or line) holds more than {value} bytes") })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks that `len` bytes of text read past (a game not asked for, or an open line that
+    /// may start the next game) may be held: only [`DecodeLimits::memlimit`] bounds them, as
+    /// [`DecodeLimits::max_game_bytes`] bounds the games a reader returns or writes; without a
+    /// memlimit, [`DEFAULT_MAX_HELD_BYTES`].
+    ///
+    /// # Errors
+    /// [`Error::DecodeLimit`] naming [`DecodeLimits::memlimit`].
+    pub(crate) fn check_held(&self, len: u64) -> Result<(), Error> {
+        match self.memlimit.unwrap_or(DEFAULT_MAX_HELD_BYTES) {
+            value if len > value => {
+                Err(Error::DecodeLimit { limit: Limit::Memory, value, detail: format!("a game (or line) holds more than {value} bytes") })
             }
             _ => Ok(()),
         }

@@ -191,7 +191,12 @@ fn a_pgn_game_across_many_blocks_is_extracted_without_holding_the_run() {
     // The games before and after the long one are still found on their own.
     let mut last = Vec::new();
     let small = with(DecodeLimits { max_game_bytes: Some(100_000), ..DecodeLimits::default() });
-    assert_eq!(extract_games_with(Cursor::new(&archive), 7..=7, &mut last, &small).ok(), None);
+    assert_eq!(extract_games_with(Cursor::new(&archive), 7..=7, &mut last, &small).unwrap(), 1);
+    assert_eq!(last, b"[Event \"last\"]\n\n1. d4 d5 0-1\n", "the long game before it is read past, not bounded");
+    // Read past, the long game is still held: the memory ceiling bounds it.
+    let memory = with(DecodeLimits { memlimit: Some(100_000), ..DecodeLimits::unlimited() });
+    let err = extract_games_with(Cursor::new(&archive), 7..=7, std::io::sink(), &memory).unwrap_err();
+    assert_eq!(limit_of(&err), Some(Limit::Memory), "{err}");
     let mut second = Vec::new();
     extract_games_with(Cursor::new(&archive), 2..=2, &mut second, &small).unwrap();
     assert_eq!(second, b"[Event \"g1\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n");
@@ -332,4 +337,93 @@ fn limits_count_every_member_of_a_concatenation() {
     let three = [one.as_slice(), &one, &one].concat();
     let refused = expand_bytes(&three, &with(DecodeLimits { max_plies: Some(2 * plies + 1), ..DecodeLimits::default() }));
     assert_eq!(refused.as_ref().err().and_then(limit_of), Some(Limit::Plies), "{refused:?}");
+}
+
+/// The first `n` games of a lichess export (tags, clocks in comments), as the input has them.
+fn lichess_games(n: usize) -> Vec<u8> {
+    let text = std::fs::read(crate::common::shared_data("pgn/lichess/2017-05.pgn")).expect("lichess sample");
+    let starts: Vec<usize> =
+        (0..text.len()).filter(|&i| text[i..].starts_with(b"[Site ") && (i == 0 || text[..i].ends_with(b"\n\n"))).take(n + 1).collect();
+    assert_eq!(starts.len(), n + 1, "the sample holds more than {n} games");
+    text[..starts[n]].to_vec()
+}
+
+/// `--max-game-bytes` bounds the games asked for and no other: for every game N of real
+/// games of different lengths, in the raw form (whose text is read in one piece) and in
+/// containers whose small blocks cut games (at lines, and inside lines), game N alone is
+/// written under a ceiling of its own length L and refused, nothing of it written, under L - 1,
+/// whatever the length of the games before it, after it, or sharing its blocks. `Games` (and so
+/// Python) bounds the games it returns the same way, not those it reads past to seek.
+#[test]
+fn the_game_ceiling_bounds_the_games_asked_for_and_no_other() {
+    // Three annotated games of 12-16 KB whose moves the model does not code: the raw form.
+    let wcc = std::fs::read(crate::common::shared_data("pgn/edge-cases/dartchess/wcc_2023.pgn")).expect("sample");
+    let raw = compress_bytes(&wcc, &CompressOptions { level: chesszip::Level::MIN, threads: 2, ..CompressOptions::default() });
+    assert!(raw.starts_with(&chesszip::container::raw::RAW_MAGIC), "these games take the raw form");
+    let pgn = lichess_games(8);
+    let small_blocks = |block_lines, block_bytes| {
+        let opts = CompressOptions {
+            level: chesszip::Level::MIN,
+            threads: 2,
+            block_lines,
+            block_bytes,
+            raw_form: false,
+            ..CompressOptions::default()
+        };
+        compress_bytes(&pgn, &opts)
+    };
+    for (form, text, archive) in
+        [("raw", &wcc, raw), ("3 lines a block", &pgn, small_blocks(3, 1 << 20)), ("700 bytes a block", &pgn, small_blocks(1000, 700))]
+    {
+        let extract = |range: std::ops::RangeInclusive<u64>, limits: DecodeLimits| {
+            let mut out = Vec::new();
+            (extract_games_with(Cursor::new(&archive), range, &mut out, &with(limits)), out)
+        };
+        let games: Vec<Vec<u8>> = (1..)
+            .map(|n| extract(n..=n, DecodeLimits::unlimited()))
+            .map_while(|(w, out)| (w.expect("extract") == 1).then_some(out))
+            .collect();
+        assert!(games.len() >= 3, "{form}: {} games", games.len());
+        assert!(games.concat() == *text, "{form}: the games are those of the input");
+        let lengths: Vec<u64> = games.iter().map(|g| g.len() as u64).collect();
+        assert!(lengths.iter().any(|&l| l != lengths[0]), "games of different lengths");
+        for (i, game) in games.iter().enumerate() {
+            let (n, len) = (i as u64 + 1, game.len() as u64);
+            let at = |max| DecodeLimits { max_game_bytes: Some(max), ..DecodeLimits::default() };
+            let (w, out) = extract(n..=n, at(len));
+            assert_eq!((w.unwrap_or_else(|e| panic!("{form}: game {n} of {len} bytes: {e}")), &out), (1, game), "{form}: game {n}");
+            let (w, out) = extract(n..=n, at(len - 1));
+            assert_eq!(limit_of(&w.expect_err("over the ceiling")), Some(Limit::GameBytes), "{form}: game {n}");
+            assert!(out.is_empty(), "{form}: game {n}: {} bytes written", out.len());
+            // Two games: the ceiling is the longer one's length.
+            if i + 1 < games.len() {
+                let pair = len.max(lengths[i + 1]);
+                let (w, out) = extract(n..=n + 1, at(pair));
+                assert_eq!((w.unwrap(), out), (2, [&game[..], &games[i + 1]].concat()), "{form}: games {n}-{}", n + 1);
+                assert!(extract(n..=n + 1, at(pair - 1)).0.is_err(), "{form}: games {n}-{}", n + 1);
+            }
+            // `Games` seeks past the games before it and returns it under its own length.
+            let mut g = Games::open_with(Cursor::new(&archive), &with(at(len))).unwrap();
+            g.seek(i as u64).unwrap_or_else(|e| panic!("{form}: seek to game {n}: {e}"));
+            assert_eq!(&g.next_game().unwrap().unwrap(), game, "{form}: Games, game {n}");
+            let mut g = Games::open_with(Cursor::new(&archive), &with(at(len - 1))).unwrap();
+            g.seek(i as u64).unwrap();
+            assert_eq!(limit_of(&g.next_game().unwrap_err()), Some(Limit::GameBytes), "{form}: Games, game {n}");
+        }
+        // The command line: the shortest game under its own length, whatever the longer ones.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.chz");
+        std::fs::write(&path, &archive).unwrap();
+        let i = (0..games.len()).min_by_key(|&i| lengths[i]).expect("games");
+        let (n, len) = ((i + 1).to_string(), lengths[i]);
+        assert!(lengths.iter().any(|&l| l > len), "{form}: a longer game");
+        let cli =
+            |max: u64| chesszip().arg("extract").arg(&path).args(["--game", &n, "--max-game-bytes", &max.to_string()]).output().unwrap();
+        let o = cli(len);
+        assert_eq!((o.status.code(), &o.stdout), (Some(0), &games[i]), "{form}: {}", String::from_utf8_lossy(&o.stderr));
+        let o = cli(len - 1);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(o.stdout.is_empty());
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--max-game-bytes"), "{}", String::from_utf8_lossy(&o.stderr));
+    }
 }
