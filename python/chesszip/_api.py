@@ -86,8 +86,9 @@ class Limits:
     :param max_plies: most plies decoded in all (the model's work).
     :param max_plies_per_byte: most plies per archive byte (65,536 plies always allowed); real
         archives hold 2-3 plies a byte.
-    :param max_game_bytes: most bytes of one game (or line) held whole by :class:`Archive` and
-        :func:`iter_games`.
+    :param max_game_bytes: most bytes of one game (or line) that :class:`Archive` and
+        :func:`iter_games` return (games read past to reach the ones asked for are bounded by
+        ``memlimit``, 256 MiB without it).
     :param max_output: most bytes of expanded text.
     :param memlimit: most bytes held at once to decode (the model itself not counted).
     """
