@@ -41,6 +41,19 @@ pub enum MemberKind {
     Garbage,
 }
 
+impl MemberKind {
+    /// The kind of member whose first bytes (up to 4) are `head`.
+    fn of_head(head: &[u8]) -> Self {
+        if raw::is_raw(head) {
+            MemberKind::Raw
+        } else if starts_member(head) {
+            MemberKind::Container
+        } else {
+            MemberKind::Garbage
+        }
+    }
+}
+
 /// One member of an archive: where it lies, and whether its walk found it whole.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Member {
@@ -110,13 +123,7 @@ pub fn scan<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
         let mut head = [0u8; 4];
         input.seek(SeekFrom::Start(pos))?;
         let got = raw::read_up_to(input, &mut head)?;
-        let kind = if raw::is_raw(&head[..got]) {
-            MemberKind::Raw
-        } else if starts_member(&head[..got]) {
-            MemberKind::Container
-        } else {
-            MemberKind::Garbage
-        };
+        let kind = MemberKind::of_head(&head[..got]);
         if pos == 0 && kind == MemberKind::Garbage {
             // Not an archive: its readers say so.
             input.seek(SeekFrom::Start(0))?;
@@ -267,13 +274,7 @@ pub(crate) fn stream_member<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<O
         Err(_) if spool.over_cap() => return Ok(None),
         other => other?,
     };
-    let kind = if raw::is_raw(&head[..got]) {
-        MemberKind::Raw
-    } else if starts_member(&head[..got]) {
-        MemberKind::Container
-    } else {
-        MemberKind::Garbage
-    };
+    let kind = MemberKind::of_head(&head[..got]);
     if pos == 0 && kind == MemberKind::Garbage {
         // No archive: the bytes read so far say so, as the whole input would.
         return Ok(Some((kind, spool.read_end())));

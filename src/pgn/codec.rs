@@ -160,20 +160,7 @@ impl<'m> PgnCoder<'m> {
             notations,
             games: if notations { GameCoder::with_notations(model) } else { GameCoder::new(model) },
             variations: None,
-            head: HeadCoder {
-                more: Bit::default(),
-                structured: Bit::default(),
-                tags: if coding >= Coding::PgnPredicted {
-                    TagModel::with_openings_after()
-                } else if coding >= Coding::PgnTagStream {
-                    TagModel::with_tag_stream()
-                } else if coding >= Coding::PgnFacts {
-                    TagModel::with_facts()
-                } else {
-                    TagModel::new(coding >= Coding::Notations)
-                },
-                raw_len: NumberModel::new(),
-            },
+            head: HeadCoder::new(coding),
             ply_hit: Bit::default(),
             result_hit: Bit::default(),
             layout: LayoutModel::new(),
@@ -413,6 +400,20 @@ impl<'m> PgnCoder<'m> {
 }
 
 impl HeadCoder {
+    /// The head models of a block of `coding` (its tag model is the coding's).
+    fn new(coding: Coding) -> Self {
+        let tags = if coding >= Coding::PgnPredicted {
+            TagModel::with_openings_after()
+        } else if coding >= Coding::PgnTagStream {
+            TagModel::with_tag_stream()
+        } else if coding >= Coding::PgnFacts {
+            TagModel::with_facts()
+        } else {
+            TagModel::new(coding >= Coding::Notations)
+        };
+        HeadCoder { more: Bit::default(), structured: Bit::default(), tags, raw_len: NumberModel::new() }
+    }
+
     /// Codes a game's tag names and the values of the tags that set up the position; in
     /// coding 5 (`all`) every value.
     fn code_tags<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, tags: &mut Vec<Tag>, all: bool) -> Result<(), Error> {
@@ -773,8 +774,7 @@ pub fn decode_tags(coding: Coding, block: &EncodedBlock, max_len: usize) -> Resu
     // Raw pieces' bytes are at the front of the side stream (usually empty without comments).
     let side_bytes = if block.raw.is_empty() { Vec::new() } else { inflate_side(&block.raw, max_len, "side stream")? };
     let mut side = Side::reader(&side_bytes);
-    let tags = if coding >= Coding::PgnPredicted { TagModel::with_openings_after() } else { TagModel::with_tag_stream() };
-    let mut head = HeadCoder { more: Bit::default(), structured: Bit::default(), tags, raw_len: NumberModel::new() };
+    let mut head = HeadCoder::new(coding);
     let mut pieces = Vec::new();
     head.code_heads(&mut c, &mut pieces, &mut side)?;
     // Coding 6 codes `ECO`, `Opening` and `UTCTime` after the moves: such blocks are decoded
@@ -828,8 +828,7 @@ pub fn first_head(coding: Coding, block: &EncodedBlock, max_len: usize) -> Resul
     c.set(Stream::Layout);
     let mut notations = 0;
     c.code(Cdf::new(&NOTATIONS_FLAG), &mut notations)?;
-    let tags = if coding >= Coding::PgnPredicted { TagModel::with_openings_after() } else { TagModel::with_tag_stream() };
-    let mut head = HeadCoder { more: Bit::default(), structured: Bit::default(), tags, raw_len: NumberModel::new() };
+    let mut head = HeadCoder::new(coding);
     if !head.more.code_value(&mut c, false)? {
         return Ok(Some(FirstHead::None));
     }
