@@ -9,6 +9,7 @@ use super::form;
 use super::limits::Meter;
 use super::options::{ExpandOptions, Progress, Summary};
 use super::rounds::{Round, Rounds, round_len_within};
+use crate::container::format::index_lines;
 use crate::container::members;
 use crate::container::raw;
 use crate::container::{BlockHeader, EncodedBlock, IndexedReader, Reader};
@@ -160,9 +161,7 @@ pub(super) fn member_lines<R: Read + Seek>(window: &mut R, part: &Salvage) -> Op
     if raw::starts_raw(window).ok()? {
         return part.is_complete().then_some(part.summary.stats.lines);
     }
-    let reader = IndexedReader::open_index(window).ok()?;
-    let entries = reader.entries();
-    Some(entries.iter().map(|e| e.line_feeds()).sum::<u64>() + entries.last().is_some_and(|e| e.partial_line) as u64)
+    Some(index_lines(IndexedReader::open_index(window).ok()?.entries()))
 }
 
 /// [`expand_salvage`] of an archive of one member.
@@ -268,10 +267,9 @@ fn salvage_sequential<R: Read, W: Write>(
     let mut offset = header.encoded_len() as u64;
     let mut first_line = 0u64;
     let mut meter = Meter::new(opts.limits);
-    let mut read_bytes = header.encoded_len() as u64;
     loop {
         let first = reader.blocks_read();
-        let Round { blocks, mut failed } = rounds.read_round(&mut reader, &mut meter, &mut read_bytes)?;
+        let Round { blocks, mut failed } = rounds.read_round(&mut reader, &mut meter)?;
         let texts = rounds.decode_round(first, &blocks, |b| Ok(b));
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = match rounds.resolve(text) {
