@@ -4,7 +4,7 @@
 use std::io::{Cursor, Read, Write};
 
 use super::options::{ExpandOptions, Progress};
-use super::salvage::{DamagedBlock, Salvage, add_garbage, add_member, inner_message, member_lines, salvage_member};
+use super::salvage::{Counted, DamagedBlock, Salvage, add_garbage, add_member, inner_message, member_lines, salvage_member};
 use crate::container::members::{MemberKind, stream_ends_at, stream_member, stream_member_past_hold};
 use crate::container::spool::Spool;
 use crate::error::Error;
@@ -63,7 +63,9 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
             // passed over unheld, to the members after it.
             let held_end = spool.read_end();
             let base = salvage.summary.text_bytes;
-            let held = salvage_member(Cursor::new(spool.held_bytes(pos, held_end)), &mut output, opts, &|n| progress(base + n));
+            let mut out = Counted::new(&mut output);
+            let held = salvage_member(Cursor::new(spool.held_bytes(pos, held_end)), &mut out, opts, &|n| progress(base + n));
+            let written = out.written;
             let (end, lines) = stream_member_past_hold(&mut spool, pos)?;
             let part = match held {
                 Ok(part) => cut_at_hold(part, held_end - pos, end - pos, cap),
@@ -71,8 +73,8 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
                 // A limit the member's first blocks (or raw window) pass, as in a file: the
                 // error of a single archive, else the member left out whole.
                 Err(e @ Error::DecodeLimit { .. }) if pos == 0 && stream_ends_at(&mut spool, end)? => return Err(e),
-                Err(e @ Error::DecodeLimit { .. }) => Salvage::nothing(0..end - pos, inner_message(e)),
-                Err(e) => cut_at_hold(Salvage::nothing(0..held_end - pos, inner_message(e)), held_end - pos, end - pos, cap),
+                Err(e @ Error::DecodeLimit { .. }) => Salvage::failed(0..end - pos, inner_message(e), written),
+                Err(e) => cut_at_hold(Salvage::failed(0..held_end - pos, inner_message(e), written), held_end - pos, end - pos, cap),
             };
             add_member(&mut salvage, part, m, pos, lines, &mut lines_before);
             pos = end;
@@ -87,10 +89,11 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
         } else {
             let base = salvage.summary.text_bytes;
             let mut window = Cursor::new(spool.held_bytes(pos, end));
-            let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
+            let mut out = Counted::new(&mut output);
+            let part = match salvage_member(&mut window, &mut out, opts, &|n| progress(base + n)) {
                 Ok(part) => part,
                 Err(Error::Io(e)) => return Err(Error::Io(e)),
-                Err(e) => Salvage::nothing(0..end - pos, inner_message(e)),
+                Err(e) => Salvage::failed(0..end - pos, inner_message(e), out.written),
             };
             let lines = member_lines(&mut window, &part);
             add_member(&mut salvage, part, m, pos, lines, &mut lines_before);

@@ -378,3 +378,60 @@ fn library_salvage_of_a_stream_goes_on_past_a_member_larger_than_its_hold() {
     let whole = expand_salvage(Cursor::new(&input), &mut from_file, &with_memlimit(hold), &|_| {}).unwrap();
     assert!(whole.is_complete() && from_file == [&text[..], &other_text].concat());
 }
+
+/// The text of the docs (prose, not games), which takes the raw form: some 380 KB.
+fn docs_text() -> Vec<u8> {
+    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/docs")).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    paths.iter().filter(|p| p.extension().is_some_and(|x| x == "md")).flat_map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+/// Line feeds in `text`.
+fn line_feeds(text: &[u8]) -> u64 {
+    text.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+#[test]
+fn library_salvage_counts_the_text_of_a_part_that_failed_partway() {
+    // The raw form cut short writes its text up to the cut, and a member whose decoding a
+    // limit stops after a round of its blocks wrote that round's text: the summary counts it
+    // (before: the sound blocks only, 0 bytes for the raw form), and the part is lost from the
+    // first line not written whole (before: from its first line). From a file and a stream.
+    let text = docs_text();
+    let raw = compress_bytes(&text, &CompressOptions { raw_form: true, ..fast() });
+    assert!(chesszip::container::raw::is_raw(&raw), "prose takes the raw form");
+    let cut = &raw[..raw.len() * 3 / 4];
+    let (archive, games) = ten_blocks();
+    let other = compress_bytes(&first_games(7), &fast());
+    // One thread: rounds of 8 blocks; the limit stops block 9, in the second round.
+    let nine_blocks = without_lines(&games, 900, 1000).len() as u64;
+    let limited = ExpandOptions { threads: 1, limits: chesszip::DecodeLimits { max_output: Some(nine_blocks), ..expand_opts().limits } };
+    for (name, bytes, opts) in [
+        ("raw cut", cut.to_vec(), expand_opts()),
+        ("a member, then the raw cut", [&other[..], cut].concat(), expand_opts()),
+        ("a limit, then a member", [&archive[..], &other].concat(), limited),
+    ] {
+        let mut out = Vec::new();
+        let salvage = expand_salvage(Cursor::new(&bytes), &mut out, &opts, &|_| {}).expect("salvage runs");
+        let lost = salvage.damaged.iter().find(|d| d.to_end).expect("a part that failed");
+        assert_eq!(salvage.summary.text_bytes, out.len() as u64, "{name}: every byte written is counted");
+        let partial = !out.is_empty() && !out.ends_with(b"\n");
+        let lines_written = line_feeds(&out);
+        assert_eq!(salvage.summary.stats.lines, lines_written + partial as u64, "{name}");
+        if name == "a limit, then a member" {
+            assert!(
+                out.starts_with(&without_lines(&games, 800, 1000)) && out.ends_with(&first_games(7)),
+                "{name}: the first round, then the member after"
+            );
+            assert_eq!(lost.first_line, Some(800), "{name}: lost from line 801");
+            assert!(lost.error.contains("expands to more than"), "{name}: the case at hand: {}", lost.error);
+        } else {
+            assert!(out.len() > 100_000, "{name}: the case at hand: text before the cut");
+            assert_eq!(lost.first_line, Some(lines_written), "{name}: lost from the first line not written whole");
+            assert!(lost.error.contains("cut off"), "{name}: {}", lost.error);
+        }
+        let (file, stream) = salvaged_both_ways(&bytes, &opts);
+        assert!(file.0 == stream.0 && file.0 == out, "{name}: the same text");
+        assert_eq!(file.1, stream.1, "{name}");
+    }
+}
