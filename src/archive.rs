@@ -141,10 +141,9 @@ fn expand_container<R: Read, W: Write>(
     let header = *reader.header();
     let mut rounds = Rounds::new(header, opts)?;
     let mut summary = Summary { archive_bytes: header.encoded_len() as u64, ..Summary::default() };
-    let mut read_bytes = header.encoded_len() as u64;
     loop {
         let first = reader.blocks_read();
-        let Round { blocks, failed } = rounds.read_round(&mut reader, meter, &mut read_bytes)?;
+        let Round { blocks, failed } = rounds.read_round(&mut reader, meter)?;
         if let Some(e) = failed {
             return Err(e);
         }

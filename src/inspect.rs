@@ -25,8 +25,9 @@
 //! BOM, and decodes the start of the text only where it may (where the first piece is a game of
 //! at most one tag, or a raw piece that starts like a BOM: a BOM's line is one of these, and a
 //! BOM before a tag section makes the first tag line one); a first line of a BOM and two or more
-//! tags is the one case it does not look for. A PGN member in the raw form is decoded to count
-//! its games.
+//! tags is the one case it does not look for. A block that holds raw pieces (lines between
+//! games that are no game, a game that did not code) is decoded to count them, since the index
+//! counts their lines only. A PGN member in the raw form is decoded to count its games.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
@@ -130,8 +131,9 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
 /// counts that only decoding can confirm, are not checked: use [`crate::archive::expand`] with a sink
 /// for that). Two exceptions, so that a PGN archive's `games` are those the game views read
 /// ([`count_games`], [`extract_games`]): a PGN member in the raw form is decoded to count its
-/// games (nothing in it counts them), and where the text may start with a UTF-8 BOM the start
-/// of block 0 is decoded (see the module's documentation).
+/// games (nothing in it counts them), a PGN block that holds raw pieces to count them, and where
+/// the text may start with a UTF-8 BOM the start of block 0 is decoded (see the module's
+/// documentation).
 ///
 /// # Errors
 /// As [`IndexedReader::open`].
@@ -177,12 +179,13 @@ fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     let header = *reader.header();
     // PGN: the games as the views cut them, which differ from the compressor's only at a
     // leading BOM (see the module's documentation).
-    let excess = if header.format == InputFormat::Pgn { leading_bom_excess(&mut reader)? } else { 0 };
+    let (excess, raw_games) =
+        if header.format == InputFormat::Pgn { (leading_bom_excess(&mut reader)?, raw_pieces(&mut reader)?) } else { (0, 0) };
     let entries = reader.entries();
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
     let lines = input_lines(&reader);
     let raw_pieces = sum(|e| e.raw_lines as u64);
-    let coded = sum(|e| e.games as u64).saturating_add_signed(-excess);
+    let coded = (sum(|e| e.games as u64) + raw_games).saturating_add_signed(-excess);
     // Movetext coding 2: every line is a coded game, a raw line or a reference. (PGN coding 7
     // counts its copied games among the index's games, and does not say how many they are.)
     let references = if header.format == InputFormat::Movetext && dups::has_refs(header.format, header.coding) {
@@ -249,18 +252,51 @@ fn leading_bom_excess<R: Read + Seek>(reader: &mut IndexedReader<R>) -> Result<i
         return Ok(0);
     }
     let mut refs = BlockCache::default();
-    let mut text_of = |reader: &mut IndexedReader<R>, k: usize| -> Result<Vec<u8>, Error> {
-        let (h, b) = reader.read_block(k)?;
-        match expand_block(header, model, k as u64, &h, &b)? {
-            Decoded::Text(t) => Ok(t),
-            Decoded::Refs(p) => resolve_indexed_with(reader, &p, &mut refs),
-        }
-    };
-    let mut text = text_of(reader, 0)?;
+    let mut text = block_text(reader, model, 0, &mut refs)?;
     if split_games(&text).len() < 2 && reader.entries().len() > 1 {
-        text.extend(text_of(reader, 1)?);
+        text.extend(block_text(reader, model, 1, &mut refs)?);
     }
     Ok(split_games(&text).len() as i64 - split_games_reading(&text, true).len() as i64)
+}
+
+/// The text of block `k` of a PGN archive, decoded with `model`, its references (coding 7)
+/// resolved through `refs`.
+///
+/// # Errors
+/// As [`IndexedReader::read_block`] and [`expand_block`].
+fn block_text<R: Read + Seek>(reader: &mut IndexedReader<R>, model: &Model, k: usize, refs: &mut BlockCache) -> Result<Vec<u8>, Error> {
+    let header = *reader.header();
+    let (h, b) = reader.read_block(k)?;
+    match expand_block(header, model, k as u64, &h, &b)? {
+        Decoded::Text(t) => Ok(t),
+        Decoded::Refs(p) => resolve_indexed_with(reader, &p, refs),
+    }
+}
+
+/// The pieces of a PGN archive's text stored raw (lines between games that are no game, a
+/// BOM's line after the first game, a game that did not code), each a game for the game views
+/// ([`count_games`], `extract --game`) as for the compressor, which cut each block's text into
+/// games and raw pieces alike ([`split_games`]). The index counts a block's coded games, and
+/// only the lines of its raw pieces: a block that holds raw lines is decoded to count them
+/// (its pieces less its games). An archive without raw lines (real exports) decodes nothing;
+/// without the archive's model the index's count stands (0).
+///
+/// # Errors
+/// As [`block_text`], for the blocks decoded.
+fn raw_pieces<R: Read + Seek>(reader: &mut IndexedReader<R>) -> Result<u64, Error> {
+    let with_raw: Vec<(usize, u64)> =
+        reader.entries().iter().enumerate().filter(|(_, e)| e.raw_lines > 0).map(|(k, e)| (k, e.games as u64)).collect();
+    if with_raw.is_empty() {
+        return Ok(0);
+    }
+    let Ok(model) = model_for(reader.header()) else { return Ok(0) };
+    let mut refs = BlockCache::default();
+    let mut pieces = 0;
+    for (k, games) in with_raw {
+        let text = block_text(reader, model, k, &mut refs)?;
+        pieces += (split_games(&text).len() as u64).saturating_sub(games);
+    }
+    Ok(pieces)
 }
 
 /// Whether `bytes` start with a UTF-8 BOM, or are a start of one.

@@ -100,24 +100,25 @@ impl Rounds {
         Ok(Rounds { header, model, pool, batch, round_max, store })
     }
 
-    /// Reads the next round of blocks in order from `reader`, each admitted by `meter`;
-    /// `read_bytes` counts the archive's bytes read so far.
+    /// Reads the next round of blocks in order from `reader`, each admitted by `meter` from its
+    /// header (and the archive's bytes up to its end) before its streams are read: a block
+    /// refused is never held.
     ///
     /// # Errors
     /// [`Error::Io`] from reading; [`Error::DecodeLimit`] from `meter`.
-    pub(crate) fn read_round<R: Read>(&self, reader: &mut Reader<R>, meter: &mut Meter, read_bytes: &mut u64) -> Result<Round, Error> {
+    pub(crate) fn read_round<R: Read>(&self, reader: &mut Reader<R>, meter: &mut Meter) -> Result<Round, Error> {
         let mut blocks = Vec::with_capacity(self.batch);
         let mut round_bytes = 0;
         while blocks.len() < self.batch && round_bytes < self.round_max {
-            match reader.next_block() {
+            let n = reader.blocks_read();
+            match reader.next_block_admitted(|h, end| meter.admit(n, h, end)) {
                 Ok(Some(b)) => {
-                    *read_bytes += (BlockHeader::LEN + b.1.range.len() + b.1.raw.len()) as u64;
-                    meter.admit(reader.blocks_read() - 1, &b.0, *read_bytes)?;
                     round_bytes += b.0.text_len as usize;
                     blocks.push(b)
                 }
                 Ok(None) => break,
                 Err(Error::Io(e)) => return Err(Error::Io(e)),
+                Err(e @ Error::DecodeLimit { .. }) => return Err(e),
                 Err(e) => return Ok(Round { blocks, failed: Some(e) }),
             }
         }

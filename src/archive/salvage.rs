@@ -9,6 +9,7 @@ use super::form;
 use super::limits::Meter;
 use super::options::{ExpandOptions, Progress, Summary};
 use super::rounds::{Round, Rounds, round_len_within};
+use crate::container::format::index_lines;
 use crate::container::members;
 use crate::container::raw;
 use crate::container::{BlockHeader, EncodedBlock, IndexedReader, Reader};
@@ -56,11 +57,64 @@ impl Salvage {
         self.damaged.is_empty()
     }
 
-    /// Nothing expanded: the archive (or member) of `archive_range` is one damaged part,
-    /// block 0 from line 0, reaching the end, for the reason `error`.
-    pub(super) fn nothing(archive_range: Range<u64>, error: String) -> Salvage {
-        let whole = DamagedBlock { member: 0, block: 0, lines: None, games: None, first_line: Some(0), archive_range, to_end: true, error };
-        Salvage { summary: Summary::default(), damaged: vec![whole] }
+    /// The archive (or member) of `archive_range` failed for the reason `error` after the text
+    /// `written` (none, or that of the rounds of blocks or of the raw form before the failure)
+    /// was written: that text counted in the summary, and the archive one damaged part, block
+    /// 0, reaching the end, lost from the first line not written whole.
+    pub(super) fn failed(archive_range: Range<u64>, error: String, written: Written) -> Salvage {
+        let lost = DamagedBlock {
+            member: 0,
+            block: 0,
+            lines: None,
+            games: None,
+            first_line: Some(written.line_feeds),
+            archive_range,
+            to_end: true,
+            error,
+        };
+        let mut summary = Summary { text_bytes: written.bytes, ..Summary::default() };
+        summary.stats.lines = written.line_feeds + written.partial_line as u64;
+        Salvage { summary, damaged: vec![lost] }
+    }
+}
+
+/// What a [`Counted`] writer has written: bytes, line feeds, and whether it ends inside a line.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Written {
+    bytes: u64,
+    line_feeds: u64,
+    partial_line: bool,
+}
+
+/// A writer that counts what it writes ([`Written`]), so that the text a failed part wrote
+/// before its failure is counted ([`Salvage::failed`]).
+pub(super) struct Counted<W> {
+    inner: W,
+    /// What was written so far.
+    pub(super) written: Written,
+}
+
+impl<W: Write> Counted<W> {
+    /// `inner`, counted from now on.
+    pub(super) fn new(inner: W) -> Self {
+        Counted { inner, written: Written::default() }
+    }
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            let w = &mut self.written;
+            w.bytes += n as u64;
+            w.line_feeds += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+            w.partial_line = buf[n - 1] != b'\n';
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -111,10 +165,11 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
             continue;
         }
         let base = salvage.summary.text_bytes;
-        let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
+        let mut out = Counted::new(&mut output);
+        let part = match salvage_member(&mut window, &mut out, opts, &|n| progress(base + n)) {
             Ok(part) => part,
             Err(Error::Io(e)) => return Err(Error::Io(e)),
-            Err(e) => Salvage::nothing(0..member.range.end - start, inner_message(e)),
+            Err(e) => Salvage::failed(0..member.range.end - start, inner_message(e), out.written),
         };
         let lines = member_lines(&mut window, &part);
         add_member(&mut salvage, part, m as u64, start, lines, &mut lines_before);
@@ -160,9 +215,7 @@ pub(super) fn member_lines<R: Read + Seek>(window: &mut R, part: &Salvage) -> Op
     if raw::starts_raw(window).ok()? {
         return part.is_complete().then_some(part.summary.stats.lines);
     }
-    let reader = IndexedReader::open_index(window).ok()?;
-    let entries = reader.entries();
-    Some(entries.iter().map(|e| e.line_feeds()).sum::<u64>() + entries.last().is_some_and(|e| e.partial_line) as u64)
+    Some(index_lines(IndexedReader::open_index(window).ok()?.entries()))
 }
 
 /// [`expand_salvage`] of an archive of one member.
@@ -178,11 +231,13 @@ pub(super) fn salvage_member<R: Read + Seek, W: Write>(
     let got = raw::read_up_to(&mut input, &mut magic)?;
     input.seek(SeekFrom::Start(0))?;
     if raw::is_raw(&magic[..got]) {
-        return match form::expand(std::io::BufReader::new(input), output, &opts.limits, progress) {
+        // Its text up to the damage is written (and counted).
+        let mut out = Counted::new(output);
+        return match form::expand(std::io::BufReader::new(input), &mut out, &opts.limits, progress) {
             Err(e @ Error::DecodeLimit { .. }) => Err(e),
             Ok(summary) => Ok(Salvage { summary, damaged: Vec::new() }),
             Err(Error::Io(e)) => Err(Error::Io(e)),
-            Err(e) => Ok(Salvage::nothing(0..file_len, e.to_string())),
+            Err(e) => Ok(Salvage::failed(0..file_len, e.to_string(), out.written)),
         };
     }
     let mut reader = match IndexedReader::open_index(&mut input) {
@@ -268,10 +323,9 @@ fn salvage_sequential<R: Read, W: Write>(
     let mut offset = header.encoded_len() as u64;
     let mut first_line = 0u64;
     let mut meter = Meter::new(opts.limits);
-    let mut read_bytes = header.encoded_len() as u64;
     loop {
         let first = reader.blocks_read();
-        let Round { blocks, mut failed } = rounds.read_round(&mut reader, &mut meter, &mut read_bytes)?;
+        let Round { blocks, mut failed } = rounds.read_round(&mut reader, &mut meter)?;
         let texts = rounds.decode_round(first, &blocks, |b| Ok(b));
         for ((h, b), text) in blocks.iter().zip(texts) {
             let text = match rounds.resolve(text) {

@@ -4,8 +4,8 @@
 use std::io::{Cursor, Read, Write};
 
 use super::options::{ExpandOptions, Progress};
-use super::salvage::{DamagedBlock, Salvage, add_garbage, add_member, inner_message, member_lines, salvage_member};
-use crate::container::members::{MemberKind, stream_ends_at, stream_member};
+use super::salvage::{Counted, DamagedBlock, Salvage, add_garbage, add_member, inner_message, member_lines, salvage_member};
+use crate::container::members::{MemberKind, stream_ends_at, stream_member, stream_member_past_hold};
 use crate::container::spool::Spool;
 use crate::error::Error;
 
@@ -32,10 +32,13 @@ pub const STREAM_SALVAGE_HOLD: u64 = 256 << 20;
 /// member are held, [`STREAM_SALVAGE_HOLD`] if it is not set (and one byte more, to know
 /// whether the stream ends there). A member whose walk passes that ends, as in a file, at the
 /// next member's start if that lies among the bytes held (it is damaged up to there). Else
-/// (an archive that large, or a damaged one that nothing but the end of the stream follows)
-/// it is salvaged from the bytes held, as an archive cut there, and the rest of the input is
-/// not read: one more damaged part, reaching the end, says so (a decoding error of the bytes
-/// held, even of the first member, is that member's damaged part, not the result).
+/// (an archive that large, or a damaged one) it is salvaged from the bytes held, as an archive
+/// cut there, and the rest of it is passed over without being held, to its end as a file
+/// walks it (a block container's block headers, index and footer), or for damage or the raw
+/// form to the next member's start, scanned for as the stream comes: the members after it are
+/// salvaged. The damaged part the cut reaches then reaches the member's end and says why. A
+/// member whose first blocks (or raw window) the memory limit refuses gives what a file
+/// gives: left out whole with the limit's error (the error itself, for a single archive).
 ///
 /// # Errors
 /// As [`expand_salvage`](super::expand_salvage).
@@ -56,37 +59,26 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
             break;
         }
         let Some((kind, end)) = stream_member(&mut spool, pos)? else {
-            // Past the cap: what is held, as an archive cut there, and the rest left unread.
+            // Past the cap: what is held, as an archive cut there; the rest of the member is
+            // passed over unheld, to the members after it.
             let held_end = spool.read_end();
             let base = salvage.summary.text_bytes;
-            let mut window = Cursor::new(spool.held_bytes(pos, held_end));
-            let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
-                Ok(part) => part,
+            let mut out = Counted::new(&mut output);
+            let held = salvage_member(Cursor::new(spool.held_bytes(pos, held_end)), &mut out, opts, &|n| progress(base + n));
+            let written = out.written;
+            let (end, lines) = stream_member_past_hold(&mut spool, pos)?;
+            let part = match held {
+                Ok(part) => cut_at_hold(part, held_end - pos, end - pos, cap),
                 Err(Error::Io(e)) => return Err(Error::Io(e)),
-                // Even for the first member: the stream goes on, and a file may hold more.
-                Err(e) => Salvage::nothing(0..held_end - pos, inner_message(e)),
+                // A limit the member's first blocks (or raw window) pass, as in a file: the
+                // error of a single archive, else the member left out whole.
+                Err(e @ Error::DecodeLimit { .. }) if pos == 0 && stream_ends_at(&mut spool, end)? => return Err(e),
+                Err(e @ Error::DecodeLimit { .. }) => Salvage::failed(0..end - pos, inner_message(e), written),
+                Err(e) => cut_at_hold(Salvage::failed(0..held_end - pos, inner_message(e), written), held_end - pos, end - pos, cap),
             };
-            add_member(&mut salvage, part, m, pos, None, &mut lines_before);
-            let unread = format!(
-                "the input after archive byte {held_end} was not read: salvage of a stream holds at most {cap} bytes of one member (salvage it from a file, or raise --memlimit)"
-            );
-            match salvage.damaged.last_mut() {
-                // The part the cut reaches (a block cut off): its message says why.
-                Some(last) if last.to_end && last.archive_range.end == held_end => last.error = format!("{}; {unread}", last.error),
-                _ => salvage.damaged.push(DamagedBlock {
-                    member: m,
-                    block: 0,
-                    lines: None,
-                    games: None,
-                    first_line: None,
-                    archive_range: held_end..held_end,
-                    to_end: true,
-                    error: unread,
-                }),
-            }
-            salvage.summary.archive_bytes = held_end;
-            output.flush()?;
-            return Ok(salvage);
+            add_member(&mut salvage, part, m, pos, lines, &mut lines_before);
+            pos = end;
+            continue;
         };
         if pos == 0 && (kind == MemberKind::Garbage || stream_ends_at(&mut spool, end)?) {
             // One archive (or none): read as a single one, as from a file.
@@ -97,10 +89,11 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
         } else {
             let base = salvage.summary.text_bytes;
             let mut window = Cursor::new(spool.held_bytes(pos, end));
-            let part = match salvage_member(&mut window, &mut output, opts, &|n| progress(base + n)) {
+            let mut out = Counted::new(&mut output);
+            let part = match salvage_member(&mut window, &mut out, opts, &|n| progress(base + n)) {
                 Ok(part) => part,
                 Err(Error::Io(e)) => return Err(Error::Io(e)),
-                Err(e) => Salvage::nothing(0..end - pos, inner_message(e)),
+                Err(e) => Salvage::failed(0..end - pos, inner_message(e), out.written),
             };
             let lines = member_lines(&mut window, &part);
             add_member(&mut salvage, part, m, pos, lines, &mut lines_before);
@@ -110,4 +103,31 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
     salvage.summary.archive_bytes = pos;
     output.flush()?;
     Ok(salvage)
+}
+
+/// `part`, the salvage of a member's first `held` bytes (all a stream's salvage holds of it,
+/// `cap`), as the salvage of the whole member of `len` bytes: the damaged part the cut reaches
+/// (a block cut off) reaches the member's end and says why (one is added if none does).
+fn cut_at_hold(mut part: Salvage, held: u64, len: u64, cap: u64) -> Salvage {
+    let why = format!(
+        "salvage of a stream holds at most {cap} bytes of one member: the rest of it was passed over, not held (salvage it from a file, or raise --memlimit)"
+    );
+    match part.damaged.last_mut() {
+        Some(last) if last.to_end && last.archive_range.end == held => {
+            last.archive_range.end = len;
+            last.error = format!("{}; {why}", last.error);
+        }
+        _ => part.damaged.push(DamagedBlock {
+            member: 0,
+            block: 0,
+            lines: None,
+            games: None,
+            first_line: None,
+            archive_range: held..len,
+            to_end: true,
+            error: why,
+        }),
+    }
+    part.summary.archive_bytes = len;
+    part
 }

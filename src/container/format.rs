@@ -401,6 +401,12 @@ impl IndexEntry {
     }
 }
 
+/// Lines of text in the blocks of index `entries`: their line feeds, and a last line without
+/// one.
+pub fn index_lines(entries: &[IndexEntry]) -> u64 {
+    entries.iter().map(IndexEntry::line_feeds).sum::<u64>() + entries.last().is_some_and(|e| e.partial_line) as u64
+}
+
 /// Serialises the index of `entries`.
 pub fn index_to_bytes(entries: &[IndexEntry]) -> Vec<u8> {
     let mut b = Vec::with_capacity(index_len(entries.len() as u32));

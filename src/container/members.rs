@@ -23,7 +23,7 @@ use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use super::format::{BlockHeader, FileHeader, Footer, MAGIC, index_count, index_len, parse_index};
+use super::format::{BlockHeader, FileHeader, Footer, MAGIC, index_count, index_len, index_lines, parse_index};
 use super::indexed::IndexedReader;
 use super::raw::{self, RAW_MAGIC, RawReader};
 use super::reader::{read_exact_or, read_vec};
@@ -131,7 +131,7 @@ pub fn scan<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
         }
         let walked = match kind {
             MemberKind::Raw => walk_raw(input, pos),
-            MemberKind::Container => walk_container(input, pos, len),
+            MemberKind::Container => walk_container(input, pos, len).map(|(end, _)| end),
             MemberKind::Garbage => Err(trailing_garbage()),
         };
         let (end, damaged) = match walked {
@@ -160,8 +160,8 @@ fn walk_raw<R: Read + Seek>(input: &mut R, start: u64) -> Result<u64, Error> {
 }
 
 /// The end of the block container at `start`, walked through its block headers to its index
-/// and footer, which must agree with the walk.
-fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result<u64, Error> {
+/// and footer, which must agree with the walk, and the lines of text its index records.
+fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result<(u64, u64), Error> {
     input.seek(SeekFrom::Start(start))?;
     let mut h = [0u8; FileHeader::LEN];
     read_exact_or(input, &mut h, "file header")?;
@@ -179,13 +179,13 @@ fn walk_container<R: Read + Seek>(input: &mut R, start: u64, len: u64) -> Result
             }
             let mut index = head.to_vec();
             index.extend(read_vec(input, index_len(count) - 8, "index")?);
-            parse_index(&index)?;
+            let lines = index_lines(&parse_index(&index)?);
             let mut f = [0u8; Footer::LEN];
             read_exact_or(input, &mut f, "footer")?;
             if Footer::parse(&f)?.index_offset != pos - start {
                 return Err(Error::Corrupt("footer points to the wrong index offset".into()));
             }
-            return Ok(pos + (index_len(count) + Footer::LEN) as u64);
+            return Ok((pos + (index_len(count) + Footer::LEN) as u64, lines));
         }
         let mut b = [0u8; BlockHeader::LEN];
         b[..8].copy_from_slice(&head);
@@ -281,7 +281,7 @@ pub(crate) fn stream_member<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<O
     }
     let walked = match kind {
         MemberKind::Raw => walk_raw(spool, pos),
-        MemberKind::Container => walk_container(spool, pos, u64::MAX),
+        MemberKind::Container => walk_container(spool, pos, u64::MAX).map(|(end, _)| end),
         MemberKind::Garbage => Err(trailing_garbage()),
     };
     match walked {
@@ -300,6 +300,42 @@ pub(crate) fn stream_member<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<O
         Err(_) if spool.over_cap() => Ok(next_member_held(spool, pos + 1)?.map(|next| (kind, next))),
         Err(e) => Err(e),
     }
+}
+
+/// The end of the member at archive byte `pos` of the stream `spool` that [`stream_member`]
+/// found to need more bytes held than the spool's cap, found without holding it, and the lines
+/// of text its index records when its walk reads it. A block container is walked again from
+/// its start as [`scan`] walks it, through its block headers to its index and footer, passing
+/// over its blocks without holding them: the end a file gives. A raw member (whose stream
+/// only its decoder delimits, with a window that may pass the cap), or damage found by the
+/// walk, goes on to the next member's start (or the end of the stream), scanned for as bytes
+/// that start no member are ([`stream_member`]). The spool holds none of the member's bytes
+/// after it (the caller salvages those held before).
+///
+/// # Errors
+/// [`Error::Io`] from reading the stream.
+pub(crate) fn stream_member_past_hold<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<(u64, Option<u64>), Error> {
+    spool.forgetting(true);
+    let found = member_end_unheld(spool, pos);
+    spool.forgetting(false);
+    found
+}
+
+/// [`stream_member_past_hold`], `spool` forgetting.
+fn member_end_unheld<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<(u64, Option<u64>), Error> {
+    let mut head = [0u8; 4];
+    spool.seek(SeekFrom::Start(pos))?;
+    let got = raw::read_up_to(spool, &mut head)?;
+    if MemberKind::of_head(&head[..got]) == MemberKind::Container {
+        match walk_container(spool, pos, u64::MAX) {
+            Ok((end, lines)) => return Ok((end, Some(lines))),
+            Err(_) if spool.over_cap() => {}
+            Err(Error::Io(e)) => return Err(Error::Io(e)),
+            Err(_) => {}
+        }
+    }
+    let from = (pos + 1).max(spool.held_from());
+    Ok((next_member(spool, from, u64::MAX)?.unwrap_or_else(|| spool.read_end()), None))
 }
 
 /// A member's bytes as a file of their own: a window on an input shared by the windows of

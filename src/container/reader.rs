@@ -98,6 +98,20 @@ impl<R: Read> Reader<R> {
     /// # Errors
     /// [`Error::Corrupt`] naming the block for any damage found; [`Error::Io`] from the input.
     pub fn next_block(&mut self) -> Result<Option<(BlockHeader, EncodedBlock)>, Error> {
+        self.next_block_admitted(|_, _| Ok(()))
+    }
+
+    /// [`Reader::next_block`], the block first admitted by `admit` from its header and the
+    /// archive's bytes up to its end, before its streams are read: a block refused (by a
+    /// decoding limit) is never held, and is refused with `admit`'s error even when it is cut
+    /// off or damaged.
+    ///
+    /// # Errors
+    /// As [`Reader::next_block`], and `admit`'s.
+    pub fn next_block_admitted(
+        &mut self,
+        admit: impl FnOnce(&BlockHeader, u64) -> Result<(), Error>,
+    ) -> Result<Option<(BlockHeader, EncodedBlock)>, Error> {
         if self.done {
             return Ok(None);
         }
@@ -113,6 +127,7 @@ impl<R: Read> Reader<R> {
         b[..8].copy_from_slice(&head);
         read_exact_or(&mut self.input, &mut b[8..], &format!("block {n} header"))?;
         let h = BlockHeader::parse(&b, n)?;
+        admit(&h, self.offset + (BlockHeader::LEN as u64) + h.range_len as u64 + h.raw_len as u64)?;
         let range = read_vec(&mut self.input, h.range_len as usize, &format!("block {n}"))?;
         let raw = read_vec(&mut self.input, h.raw_len as usize, &format!("block {n}"))?;
         check_streams(&h, &range, &raw, n)?;

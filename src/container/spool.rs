@@ -9,6 +9,11 @@ use std::io::{self, Read, Seek, SeekFrom};
 /// Bytes read from the stream per refill (1 MiB).
 const CHUNK: usize = 1 << 20;
 
+/// Most bytes a spool that forgets as it seeks ([`Spool::forgetting`]) may hold, whatever its
+/// cap: a scan for the next member reads a chunk and a file header at each place, and so
+/// needs a little more than [`CHUNK`] (under a smaller cap, such a scan stopped at once).
+const FORGETTING_HOLD: usize = 2 * CHUNK;
+
 /// `input`'s bytes from offset [`Spool::held_from`] to those read so far, readable and seekable
 /// by their offsets in the whole stream (from 0). Reading past the bytes held reads on from
 /// `input`; seeking before the first byte held, from the end, or holding more than `cap` bytes
@@ -57,10 +62,31 @@ impl<R: Read> Spool<R> {
         self.base += n as u64;
     }
 
-    /// From now on (`on`) or no longer, a seek forgets the bytes before its target: for a
-    /// reader that only seeks forward (a scan for the next member), whatever it scans.
+    /// From now on (`on`) or no longer, a seek forgets the bytes before its target, and a
+    /// seek past the bytes read reads on to its target without holding what it passes: for a
+    /// reader that only seeks forward (a scan for the next member, a walk through a member's
+    /// headers), whatever it passes. Meanwhile the spool holds up to 2 MiB (`FORGETTING_HOLD`),
+    /// should its cap be less.
     pub fn forgetting(&mut self, on: bool) {
         self.forgetting = on;
+    }
+
+    /// The most bytes held at once now.
+    fn hold(&self) -> usize {
+        if self.forgetting { self.cap.max(FORGETTING_HOLD) } else { self.cap }
+    }
+
+    /// Reads and drops `input`'s bytes up to offset `at` that are not read yet (a spool that
+    /// forgets holds none of them then), so that the next read starts there.
+    fn skip_to(&mut self, at: u64) -> io::Result<()> {
+        let end = self.read_end();
+        if at > end && !self.eof {
+            self.held.clear();
+            let skipped = io::copy(&mut (&mut self.input).take(at - end), &mut io::sink())?;
+            self.base = end + skipped;
+            self.eof = skipped < at - end;
+        }
+        Ok(())
     }
 
     /// Whether the last read failed because it would have held more than the cap.
@@ -74,28 +100,25 @@ impl<R: Read> Spool<R> {
     /// # Errors
     /// From reading `input`, or holding more than the cap (and one).
     pub fn ends_at(&mut self, at: u64) -> io::Result<bool> {
-        let cap = self.cap;
-        self.cap = cap.saturating_add(1);
-        let filled = self.fill_to(at + 1);
-        self.cap = cap;
-        filled?;
+        self.fill_to(at + 1, 1)?;
         Ok(self.base + (self.held.len() as u64) <= at)
     }
 
     /// Reads on from `input` until the bytes held reach offset `end` or the stream ends, in
-    /// reads of [`CHUNK`] bytes at least (fewer at the cap).
-    fn fill_to(&mut self, end: u64) -> io::Result<()> {
+    /// reads of [`CHUNK`] bytes at least (fewer at the cap, which `extra` bytes may pass).
+    fn fill_to(&mut self, end: u64, extra: usize) -> io::Result<()> {
         self.over_cap = false;
+        let cap = self.hold().saturating_add(extra);
         while !self.eof && self.base + (self.held.len() as u64) < end {
             let len = self.held.len();
-            if len >= self.cap {
+            if len >= cap {
                 self.over_cap = true;
                 return Err(io::Error::other("salvage of a stream: past the bytes it may hold of one member"));
             }
-            let want = ((end - self.base) as usize - len).max(CHUNK).min(self.cap - len);
+            let want = ((end - self.base) as usize - len).max(CHUNK).min(cap - len);
             // Doubling (few copies of what is held), but never past the cap: the bytes held are
             // what the cap bounds, not twice that.
-            let room = (len + want).max(len.saturating_mul(2).min(self.cap));
+            let room = (len + want).max(len.saturating_mul(2).min(cap));
             self.held.reserve_exact(room - len);
             let got = (&mut self.input).take(want as u64).read_to_end(&mut self.held)?;
             self.eof = got < want;
@@ -109,7 +132,7 @@ impl<R: Read> Read for Spool<R> {
         if buf.is_empty() {
             return Ok(0);
         }
-        self.fill_to(self.pos + 1)?;
+        self.fill_to(self.pos + 1, 0)?;
         let end = self.base + self.held.len() as u64;
         if self.pos >= end {
             return Ok(0);
@@ -135,6 +158,7 @@ impl<R: Read> Seek for Spool<R> {
         self.pos = to as u64;
         if self.forgetting {
             self.forget_before(self.pos);
+            self.skip_to(self.pos)?;
         }
         Ok(self.pos)
     }
@@ -183,6 +207,31 @@ mod tests {
             s2.read_exact(&mut b).unwrap();
         }
         assert!(!s2.over_cap());
+    }
+
+    #[test]
+    fn a_forgetting_spool_passes_over_bytes_without_holding_them() {
+        // Seeks far past the bytes read, under a cap much smaller than the stream: what is
+        // passed over is read and dropped, and reads go on at the target.
+        let data: Vec<u8> = (0..=255u8).cycle().take(8 * CHUNK + 77).collect();
+        let mut s = Spool::new(&data[..], 1000);
+        s.forgetting(true);
+        let mut b = [0u8; 4];
+        for at in [10, 3 * CHUNK as u64 + 5, 7 * CHUNK as u64 + 3] {
+            s.seek(SeekFrom::Start(at)).unwrap();
+            s.read_exact(&mut b).unwrap();
+            assert_eq!(b[..], data[at as usize..at as usize + 4]);
+            assert!(s.read_end() - s.held_from() <= FORGETTING_HOLD as u64);
+        }
+        // A scan's read of a chunk and more fits, whatever the cap.
+        let mut chunk = vec![0u8; CHUNK + 32];
+        s.read_exact(&mut chunk).unwrap();
+        assert!(!s.over_cap());
+        // Past the end: nothing to read, and the end is known.
+        s.seek(SeekFrom::Start(9 * CHUNK as u64)).unwrap();
+        assert_eq!(s.read(&mut b).unwrap(), 0);
+        s.forgetting(false);
+        assert!(s.ends_at(8 * CHUNK as u64 + 77).unwrap());
     }
 
     #[test]

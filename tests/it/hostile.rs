@@ -219,12 +219,16 @@ fn forged_header_counts_are_caught_by_decoding() {
                 other => panic!("{what}: {:?}", other.map(|t| t.len())),
             }
             // Extracting a line of that block decodes it: an error, not a wrong line.
-            let info = chesszip::info(Cursor::new(&bad)).unwrap();
+            match chesszip::info(Cursor::new(&bad)) {
+                Ok(info) => assert!(info.blocks >= 3),
+                // `info` decodes a PGN block that records raw lines, to count its raw pieces.
+                Err(Error::Corrupt(m)) if what.ends_with("raw lines") => assert!(m.starts_with("block 1: "), "{what}: {m}"),
+                Err(e) => panic!("{what}: info: {e}"),
+            }
             let reader = IndexedReader::open(Cursor::new(&bad)).unwrap();
             let first_of_block_1 = 1 + reader.entries()[0].line_feeds();
             let mut out = Vec::new();
             assert!(extract_lines(Cursor::new(&bad), first_of_block_1..=first_of_block_1, &mut out, 1).is_err(), "{what}: extract");
-            assert!(info.blocks >= 3);
             // The header alone (index left as it was): every reader, info included, sees it.
             let bad = forge(&archive, 1, false, &edit);
             assert!(chesszip::info(Cursor::new(&bad)).is_err(), "{what}: info, header only");

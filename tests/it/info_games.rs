@@ -94,3 +94,38 @@ fn info_on_the_command_line_counts_what_extract_reads() {
         assert_eq!((games, extract(games), extract(games + 1)), (want, true, false), "--block-lines {block_lines}: {info}");
     }
 }
+
+/// Lines between games that are no game are stored raw, and the game views serve each as a
+/// game of its own: `info` counts them too (before: the index's coded games only, one less for
+/// each), by decoding the blocks that hold raw lines.
+#[test]
+fn info_counts_the_lines_between_games_that_are_no_game() {
+    let plain = plain();
+    let games = chesszip::pgn::lexer::split_games(&plain);
+    let (first, rest) = (games[0], &games[1..]);
+    let join = |between: &[&[u8]]| -> Vec<u8> {
+        let mut text = first.to_vec();
+        for (i, game) in rest.iter().enumerate() {
+            if i == 100 {
+                between.iter().for_each(|b| text.extend_from_slice(b));
+            }
+            text.extend_from_slice(game);
+        }
+        text
+    };
+    // (A BOM's line alone is coded as a game of no tags, counted by the index; `y` after
+    // `x` and a blank line goes on the piece `x` starts.)
+    let cases: [(&str, Vec<u8>, u64, bool); 3] = [
+        ("a stray line", join(&[b"x\n"]), 290, true),
+        ("a BOM's line after the first game", [first, BOM, b"\n", &join(&[])[first.len()..]].concat(), 290, false),
+        ("two stray lines and a BOM's line", [first, BOM, b"\n", &join(&[b"x\n", b"\n", b"y\n"])[first.len()..]].concat(), 291, true),
+    ];
+    for (what, text, want, raw) in cases {
+        for (how, opts) in [("50-line blocks", fast()), ("one game per block", CompressOptions { block_lines: 1, ..fast() })] {
+            let archive = round_trip_with(&text, &opts);
+            let raw_lines = info(Cursor::new(&archive)).unwrap().raw_lines;
+            assert_eq!(raw_lines > 0, raw, "{what}, {how}: the case at hand: raw lines");
+            assert_eq!(agreed_games(&format!("{what}, {how}"), &archive), want, "{what}, {how}");
+        }
+    }
+}

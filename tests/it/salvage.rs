@@ -250,7 +250,8 @@ fn library_salvage_of_a_stream_is_that_of_the_file() {
 #[test]
 fn library_salvage_of_a_stream_past_its_hold_salvages_what_it_holds() {
     // A damaged member that only zeros follow would be held up to the end: at most
-    // `memlimit` bytes of it are, salvaged as an archive cut there; the rest is left unread.
+    // `memlimit` bytes of it are, salvaged as an archive cut there; the rest is passed over
+    // unheld, to the end (a file salvages the same blocks: its part lacks only the reason).
     let (archive, text) = ten_blocks();
     let (block2, _) = block_bytes(&archive, 2);
     let mut bad_header = archive.clone();
@@ -263,14 +264,16 @@ fn library_salvage_of_a_stream_past_its_hold_salvages_what_it_holds() {
     assert_eq!(out, without_lines(&text, 200, 1000), "the blocks before the damage");
     let last = salvage.damaged.last().expect("damage reported");
     assert!(last.to_end);
-    assert_eq!(last.archive_range.end, hold);
-    assert!(last.error.contains(&format!("the input after archive byte {hold} was not read")), "{}", last.error);
-    assert_eq!(salvage.summary.archive_bytes, hold);
+    assert_eq!(last.archive_range.end, input.len() as u64);
+    assert!(last.error.contains(&format!("salvage of a stream holds at most {hold} bytes of one member")), "{}", last.error);
+    assert_eq!(salvage.summary.archive_bytes, input.len() as u64);
     // The same from a file: the whole damaged member, to the end.
     let mut from_file = Vec::new();
     let whole = expand_salvage(Cursor::new(&input), &mut from_file, &opts, &|_| {}).unwrap();
     assert!(from_file == out, "what the file gives");
-    assert_eq!(whole.damaged.last().unwrap().archive_range.end, input.len() as u64);
+    let file_last = whole.damaged.last().unwrap();
+    assert_eq!((file_last.block, &file_last.archive_range), (last.block, &last.archive_range));
+    assert!(last.error.starts_with(&file_last.error), "{} / {}", last.error, file_last.error);
 }
 
 /// [`ExpandOptions`] of the tests with `memlimit` bytes.
@@ -317,28 +320,118 @@ fn library_salvage_of_a_stream_ends_a_member_past_its_hold_at_the_next_one_held(
     }
     let (file, stream) = salvaged_both_ways(&input, &with_memlimit(hold));
     assert!(file.1.contains("header does not match the index"), "the case at hand: {}", file.1);
-    assert!(!stream.1.contains("was not read"), "{}", stream.1);
+    assert!(!stream.1.contains("holds at most"), "{}", stream.1);
     assert!(file.0 == stream.0, "the same text");
     assert_eq!(file.1, stream.1);
 }
 
 #[test]
-fn library_salvage_of_a_stream_whose_first_member_passes_its_hold_reports_the_rest_unread() {
-    // The first member is larger than the hold and its first block decodes beyond `memlimit`:
-    // its bytes held give nothing, and the rest of the stream (another member) is not read. A
-    // damaged part says so, as for any member cut at the hold, not a decoding error alone.
-    let big = compress_bytes(&first_games(120), &CompressOptions { block_lines: 50, ..fast() });
+fn library_salvage_of_a_stream_whose_first_member_passes_its_hold_is_that_of_the_file() {
+    // The first member is larger than the hold and its first block decodes beyond `memlimit`
+    // (held whole, or cut by the hold: one block of 120 games): from a file it is left out
+    // whole with the limit's error and the members after it are read, or for a single archive
+    // the error is the result. From a stream (before: its bytes held gave nothing, and the
+    // rest was reported not read) it is passed over unheld to its end: the same.
+    let blocks = compress_bytes(&first_games(120), &CompressOptions { block_lines: 50, ..fast() });
+    let one_block = compress_bytes(&first_games(120), &CompressOptions { block_lines: 1000, ..fast() });
     let other = compress_bytes(&first_games(5), &fast());
-    let hold = big.len() as u64 / 2;
+    let zeros = vec![0u8; 3 << 20];
+    for big in [&blocks, &one_block] {
+        let hold = big.len() as u64 / 2;
+        for (name, input) in [
+            ("then a member", [&big[..], &other].concat()),
+            ("alone", big.to_vec()),
+            ("then zeros and a member", [&big[..], &zeros, &other].concat()),
+            ("then itself", [&big[..], big].concat()),
+        ] {
+            let (file, stream) = salvaged_both_ways(&input, &with_memlimit(hold));
+            assert!(file.1.contains("block 0: decoding the block takes about"), "{name}: the case at hand: {}", file.1);
+            assert!(file.0 == stream.0, "{name}: the same text");
+            assert_eq!(file.1, stream.1, "{name}");
+        }
+    }
+}
+
+#[test]
+fn library_salvage_of_a_stream_goes_on_past_a_member_larger_than_its_hold() {
+    // A sound member of 40 small blocks, larger than the hold: its blocks held are written,
+    // the rest of it is passed over unheld (a file writes them all), and the member after it
+    // is salvaged as from a file.
+    let text = first_games(1000);
+    let big = compress_bytes(&text, &CompressOptions { block_lines: 25, ..fast() });
+    let other_text = first_games(7);
+    let other = compress_bytes(&other_text, &fast());
+    let hold = big.len() as u64 * 2 / 3;
     let input = [&big[..], &other].concat();
     let mut out = Vec::new();
     let salvage = chesszip::expand_salvage_stream(&input[..], &mut out, &with_memlimit(hold), &|_| {}).expect("salvage runs");
-    assert!(out.is_empty());
-    let last = salvage.damaged.last().expect("damage reported");
-    assert!(last.error.contains("memory limit"), "{}", last.error);
-    assert!(last.error.contains(&format!("the input after archive byte {hold} was not read")), "{}", last.error);
-    // From a file, the member is left out whole and the one after it is read.
-    let whole = expand_salvage(Cursor::new(&input), &mut Vec::new(), &with_memlimit(hold), &|_| {}).unwrap();
-    assert_eq!(whole.damaged[0].archive_range, 0..big.len() as u64);
-    assert_eq!(whole.summary.archive_bytes, input.len() as u64);
+    assert_eq!(salvage.damaged.len(), 1, "{salvage:?}");
+    let cut = &salvage.damaged[0];
+    assert!(cut.block > 0 && cut.to_end, "{cut:?}");
+    assert_eq!(cut.archive_range.end, big.len() as u64, "it reaches the member's end");
+    assert!(cut.error.contains(&format!("salvage of a stream holds at most {hold} bytes of one member")), "{}", cut.error);
+    let written = text.split_inclusive(|&b| b == b'\n').take(25 * cut.block as usize).flatten().copied().collect::<Vec<u8>>();
+    assert!(out == [&written[..], &other_text].concat(), "the blocks held, then the member after");
+    assert_eq!(salvage.summary.archive_bytes, input.len() as u64);
+    // A file writes the whole member.
+    let mut from_file = Vec::new();
+    let whole = expand_salvage(Cursor::new(&input), &mut from_file, &with_memlimit(hold), &|_| {}).unwrap();
+    assert!(whole.is_complete() && from_file == [&text[..], &other_text].concat());
+}
+
+/// The text of the docs (prose, not games), which takes the raw form: some 380 KB.
+fn docs_text() -> Vec<u8> {
+    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/docs")).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    paths.iter().filter(|p| p.extension().is_some_and(|x| x == "md")).flat_map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+/// Line feeds in `text`.
+fn line_feeds(text: &[u8]) -> u64 {
+    text.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+#[test]
+fn library_salvage_counts_the_text_of_a_part_that_failed_partway() {
+    // The raw form cut short writes its text up to the cut, and a member whose decoding a
+    // limit stops after a round of its blocks wrote that round's text: the summary counts it
+    // (before: the sound blocks only, 0 bytes for the raw form), and the part is lost from the
+    // first line not written whole (before: from its first line). From a file and a stream.
+    let text = docs_text();
+    let raw = compress_bytes(&text, &CompressOptions { raw_form: true, ..fast() });
+    assert!(chesszip::container::raw::is_raw(&raw), "prose takes the raw form");
+    let cut = &raw[..raw.len() * 3 / 4];
+    let (archive, games) = ten_blocks();
+    let other = compress_bytes(&first_games(7), &fast());
+    // One thread: rounds of 8 blocks; the limit stops block 9, in the second round.
+    let nine_blocks = without_lines(&games, 900, 1000).len() as u64;
+    let limited = ExpandOptions { threads: 1, limits: chesszip::DecodeLimits { max_output: Some(nine_blocks), ..expand_opts().limits } };
+    for (name, bytes, opts) in [
+        ("raw cut", cut.to_vec(), expand_opts()),
+        ("a member, then the raw cut", [&other[..], cut].concat(), expand_opts()),
+        ("a limit, then a member", [&archive[..], &other].concat(), limited),
+    ] {
+        let mut out = Vec::new();
+        let salvage = expand_salvage(Cursor::new(&bytes), &mut out, &opts, &|_| {}).expect("salvage runs");
+        let lost = salvage.damaged.iter().find(|d| d.to_end).expect("a part that failed");
+        assert_eq!(salvage.summary.text_bytes, out.len() as u64, "{name}: every byte written is counted");
+        let partial = !out.is_empty() && !out.ends_with(b"\n");
+        let lines_written = line_feeds(&out);
+        assert_eq!(salvage.summary.stats.lines, lines_written + partial as u64, "{name}");
+        if name == "a limit, then a member" {
+            assert!(
+                out.starts_with(&without_lines(&games, 800, 1000)) && out.ends_with(&first_games(7)),
+                "{name}: the first round, then the member after"
+            );
+            assert_eq!(lost.first_line, Some(800), "{name}: lost from line 801");
+            assert!(lost.error.contains("expands to more than"), "{name}: the case at hand: {}", lost.error);
+        } else {
+            assert!(out.len() > 100_000, "{name}: the case at hand: text before the cut");
+            assert_eq!(lost.first_line, Some(lines_written), "{name}: lost from the first line not written whole");
+            assert!(lost.error.contains("cut off"), "{name}: {}", lost.error);
+        }
+        let (file, stream) = salvaged_both_ways(&bytes, &opts);
+        assert!(file.0 == stream.0 && file.0 == out, "{name}: the same text");
+        assert_eq!(file.1, stream.1, "{name}");
+    }
 }
