@@ -10,7 +10,8 @@
 //!   `Err`; with `CHESSZIP_FUZZ_SALVAGE_PARTS` set, also the same `Salvage` (parts, member
 //!   numbers, archive byte ranges, summary), as `expand_salvage_stream`'s documentation
 //!   promises: off by default while a known difference stands (a member magic inside a damaged
-//!   block: `tests/it/fuzz_cases.rs`, `salvage_stream_reports_parts_as_file`, ignored);
+//!   block: `tests/it/fuzz_cases.rs`, `salvage_stream_reports_parts_as_file`, ignored;
+//!   the known cases are in `tests/fuzz_cases/salvage_known/`, outside the replay);
 //! - when `expand_bytes` succeeds, both salvages write exactly its bytes and report nothing
 //!   damaged.
 //!

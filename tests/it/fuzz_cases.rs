@@ -114,8 +114,40 @@ fn random_access_cases() {
 #[ignore = "known: stream salvage splits a member at a magic inside its damaged block 0 (src/archive/stream_salvage.rs, src/container/members.rs: not changed here)"]
 fn salvage_stream_reports_parts_as_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let data = std::fs::read(root.join("tests/fuzz_cases/salvage/magic-in-damaged-block")).unwrap();
+    let data = std::fs::read(root.join("tests/fuzz_cases/salvage_known/magic-in-damaged-block")).unwrap();
     let (file, stream) = salvage_check::both(&data).unwrap();
     assert!(file.1 == stream.1, "different output");
     assert_eq!(file.0, stream.0, "file and stream salvage report differently");
+}
+
+/// Found by the `salvage` target (2026-12-07; `tmin` could not shrink it): the 277-byte
+/// archive of `fuzz/seeds/salvage/bom.b2.chz` (two movetext blocks; its index damaged) crossed
+/// over the start of the three-game archive, whose blocks and footer follow. As a file,
+/// `members::scan` reads the footer at the end, finds one member and reports its three blocks
+/// damaged: nothing written. As a stream, the walk from the start finds the movetext member
+/// (its first blocks sound: 493 bytes written) and a second member after it. Both exit 2, but
+/// `expand_salvage_stream` promises the output of `expand_salvage` (`chesszip -d --salvage`
+/// of the file and of `cat FILE |` differ the same way).
+#[test]
+#[ignore = "known: file salvage trusts the footer at the end, stream salvage walks members from the start (src/container/members.rs, src/archive/stream_salvage.rs: not changed here)"]
+fn salvage_stream_writes_as_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data = std::fs::read(root.join("tests/fuzz_cases/salvage_known/stream-writes-more")).unwrap();
+    let (file, stream) = salvage_check::both(&data).unwrap();
+    assert_eq!(file.0.is_ok(), stream.0.is_ok(), "different outcome");
+    assert!(file.1 == stream.1, "different output: {} / {} bytes", file.1.len(), stream.1.len());
+}
+
+/// Found by the `salvage` target (2026-12-07): salvage of a stream under a small memlimit
+/// (64 bytes) panics in `Spool::held_bytes` (src/container/spool.rs: `from - self.base`
+/// underflows, `pos` lying before the first byte held) when a member passes the hold. The
+/// command line aborts the same way: `cat CASE | chesszip -d --salvage --memlimit 64 -c`
+/// (with CASE the file without its first byte; from a file: status 2).
+#[test]
+#[ignore = "known: Spool::held_bytes underflows in expand_salvage_stream's past-the-cap branch (src/container/spool.rs, src/archive/stream_salvage.rs: not changed here)"]
+fn salvage_stream_small_memlimit_does_not_panic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data = std::fs::read(root.join("tests/fuzz_cases/salvage_known/stream-memlimit-panics")).unwrap();
+    let opts = ExpandOptions { threads: 1, limits: chesszip::DecodeLimits { memlimit: Some(64), ..Default::default() } };
+    let _ = chesszip::expand_salvage_stream(&data[1..], std::io::sink(), &opts, &|_| {});
 }
