@@ -89,7 +89,9 @@ pub struct ArchiveInfo {
 impl ArchiveInfo {
     /// The info of a concatenation of archives of infos `members` (at least one): their sums,
     /// with the first one's header (see [`ArchiveInfo::members`]); a single member's info
-    /// unchanged.
+    /// unchanged. The sums saturate at `u64::MAX`: a forged member may claim any count (a
+    /// streamed raw form's text length and lines are read from its header, checked only once
+    /// it is decoded), and `info` reads them without decoding.
     ///
     /// # Panics
     /// If `members` is empty.
@@ -100,14 +102,18 @@ impl ArchiveInfo {
         let mut total = ArchiveInfo { members: members.len() as u64, raw: None, ..members[0] };
         for m in &members[1..] {
             total.model_available &= m.model_available;
-            total.blocks += m.blocks;
-            total.lines += m.lines;
-            total.games += m.games;
-            total.raw_lines += m.raw_lines;
-            total.references += m.references;
-            total.plies += m.plies;
-            total.text_bytes += m.text_bytes;
-            total.archive_bytes += m.archive_bytes;
+            for (sum, add) in [
+                (&mut total.blocks, m.blocks),
+                (&mut total.lines, m.lines),
+                (&mut total.games, m.games),
+                (&mut total.raw_lines, m.raw_lines),
+                (&mut total.references, m.references),
+                (&mut total.plies, m.plies),
+                (&mut total.text_bytes, m.text_bytes),
+                (&mut total.archive_bytes, m.archive_bytes),
+            ] {
+                *sum = sum.saturating_add(add);
+            }
         }
         total
     }

@@ -40,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
     let h = BlockHeader { lines, text_len, plies: text_len / 2, games: lines, ..BlockHeader::default() };
     // Bit 3 of `mode` picks the coding: archives of both must expand safely.
     let coding = if mode & 8 != 0 { Coding::First } else { Coding::NEWEST };
-    let header = FileHeader { format, level: 1, model_id: Model::builtin(chesszip::Level::MIN).id(), coding };
+    let header = FileHeader { format, level: 1, model_id: Model::builtin(chesszip::Level::MIN).id(), coding, weights: None };
     let mut writer = Writer::new(Vec::new(), &header).unwrap();
     writer.write_block(&h, &EncodedBlock { range, raw }).unwrap();
     let archive = writer.finish().unwrap().0;

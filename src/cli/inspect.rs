@@ -154,10 +154,11 @@ impl Totals {
             _ => Some("-".into()),
         };
         self.files += 1;
-        self.games += i.games;
-        self.plies += i.plies;
-        self.archive_bytes += i.archive_bytes;
-        self.text_bytes += i.text_bytes;
+        // Saturating, as `ArchiveInfo::sum`: a forged archive may claim any count.
+        self.games = self.games.saturating_add(i.games);
+        self.plies = self.plies.saturating_add(i.plies);
+        self.archive_bytes = self.archive_bytes.saturating_add(i.archive_bytes);
+        self.text_bytes = self.text_bytes.saturating_add(i.text_bytes);
     }
 }
 
