@@ -329,8 +329,9 @@ fn member_end_unheld<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<(u64, Op
     if MemberKind::of_head(&head[..got]) == MemberKind::Container {
         match walk_container(spool, pos, u64::MAX) {
             Ok((end, lines)) => return Ok((end, Some(lines))),
-            Err(_) if spool.over_cap() => {}
-            Err(Error::Io(e)) => return Err(Error::Io(e)),
+            // A read error stops the salvage; damage, or a walk past what may be held, goes
+            // on to the next member's start.
+            Err(Error::Io(e)) if !spool.over_cap() => return Err(Error::Io(e)),
             Err(_) => {}
         }
     }
