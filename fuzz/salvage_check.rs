@@ -7,11 +7,10 @@
 //!   of 1-64 bytes or whole) panics, with the default limits or with a small memlimit;
 //! - with the default limits (no memlimit: the stream holds up to 256 MiB of a member, far
 //!   more than a fuzz input) the two agree: both `Ok` with the same output bytes, or both
-//!   `Err`; with `CHESSZIP_FUZZ_SALVAGE_PARTS` set, also the same `Salvage` (parts, member
-//!   numbers, archive byte ranges, summary), as `expand_salvage_stream`'s documentation
-//!   promises: off by default while a known difference stands (a member magic inside a damaged
-//!   block: `tests/it/fuzz_cases.rs`, `salvage_stream_reports_parts_as_file`, ignored;
-//!   the known cases are in `tests/fuzz_cases/salvage_known/`, outside the replay);
+//!   `Err`, and the same `Salvage` (parts, member numbers, archive byte ranges, summary), as
+//!   `expand_salvage_stream`'s documentation promises (both find members by a walk from the
+//!   start, `members::scan_from_start`; the findings that told them apart are in
+//!   `tests/fuzz_cases/salvage_known/`, replayed by `tests/it/fuzz_cases.rs`);
 //! - when `expand_bytes` succeeds, both salvages write exactly its bytes and report nothing
 //!   damaged.
 //!
@@ -77,9 +76,7 @@ pub fn check(data: &[u8]) {
     let (cfg, archive) = (data[0], &data[1..]);
     let opts = ExpandOptions { threads: 1, ..Default::default() };
     assert_eq!(file.0.is_ok(), stream.0.is_ok(), "file and stream salvage disagree on success: {:?} / {:?}", file.0, stream.0);
-    if let (Ok(f), Ok(s)) = (&file.0, &stream.0)
-        && std::env::var_os("CHESSZIP_FUZZ_SALVAGE_PARTS").is_some()
-    {
+    if let (Ok(f), Ok(s)) = (&file.0, &stream.0) {
         assert_eq!(f, s, "file and stream salvage report differently");
     }
     assert!(file.1 == stream.1, "file and stream salvage wrote different bytes ({} / {})", file.1.len(), stream.1.len());

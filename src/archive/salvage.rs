@@ -4,6 +4,7 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 use super::form;
 use super::limits::Meter;
@@ -130,6 +131,12 @@ impl<W: Write> Write for Counted<W> {
 /// text up to the damage is written (it is checked only as a whole), and the archive is
 /// reported as one damaged part. Blocks are decoded in parallel rounds, as by [`expand`](super::expand).
 ///
+/// The members of a concatenated archive are found by a walk from the start
+/// ([`members::scan_from_start`]), never from the footer at the end, as
+/// [`expand_salvage_stream`](super::expand_salvage_stream) must find them: a file and the same
+/// bytes from a pipe give the same output and the same parts. Each member is salvaged as
+/// above, its own index locating its blocks.
+///
 /// ```
 /// use chesszip::{CompressOptions, ExpandOptions, Level, compress_bytes, expand_salvage};
 ///
@@ -152,13 +159,17 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
     opts: &ExpandOptions,
     progress: Progress<'_>,
 ) -> Result<Salvage, Error> {
-    let found = members::scan(&mut input)?;
+    // The members a walk from the start finds, as a stream finds them: not the footer at the
+    // end, which a stream reaches last.
+    let found = members::scan_from_start(&mut input)?;
     if found.len() == 1 {
         return salvage_member(input, output, opts, progress);
     }
     let mut salvage = Salvage::default();
     let mut lines_before = Some(0u64);
-    for (m, (member, mut window)) in members::Window::members(input)?.into_iter().enumerate() {
+    let shared = Arc::new(Mutex::new(input));
+    for (m, member) in found.iter().enumerate() {
+        let mut window = members::Window::new(Arc::clone(&shared), member.range.clone());
         let start = member.range.start;
         if member.kind == members::MemberKind::Garbage {
             add_garbage(&mut salvage, m as u64, member.range.clone(), &mut lines_before);

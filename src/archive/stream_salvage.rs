@@ -19,7 +19,8 @@ pub const STREAM_SALVAGE_HOLD: u64 = 256 << 20;
 /// seek, with the same output and the same [`Salvage`] (parts, member numbers, archive byte
 /// ranges), in memory bounded whatever the stream holds after the archive.
 ///
-/// The members are found as [`crate::container::members::scan`] finds them in a file, as the
+/// The members are found as [`crate::container::members::scan_from_start`] finds them in a
+/// file (which [`expand_salvage`](super::expand_salvage) follows), as the
 /// stream comes: a member is held from its start until its own headers and sizes, walked as
 /// they arrive, say where it ends (the block container's index and footer, the raw form's
 /// self-delimiting stream); it is then salvaged from memory as from a file, written, and

@@ -9,7 +9,8 @@
 //! container is walked from its header through its block headers (one small read per block)
 //! to its index and footer, which must point back to where the walk found the index; a raw
 //! member's stream is self-delimiting, so it is decoded (zstd or LZMA2, no model) to find its
-//! end. A single archive is recognised from its footer and index alone, as before.
+//! end. A single archive is recognised from its footer and index alone, as before; salvage
+//! ([`scan_from_start`]) walks from the start even then, as a stream must.
 //!
 //! Data after a member that does not start with either form's magic bytes is an error
 //! ("unexpected data after the end of the archive"), as `xz` makes it: unlike `gzip`, which
@@ -102,10 +103,30 @@ pub fn starts_member(prefix: &[u8]) -> bool {
 /// [`Error::Io`] only: damage is recorded in [`Member::damaged`] (or left for the readers of a
 /// single archive to find), so that salvage can read the other members.
 pub fn scan<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
+    scan_with(input, false)
+}
+
+/// The members of the archive `input` as salvage finds them, in a file as in a stream
+/// ([`crate::expand_salvage`], [`crate::expand_salvage_stream`]): by [`scan`]'s walk from
+/// the start, member by member, never from the footer at the end. They differ from [`scan`]'s
+/// only where the footer and index at the end check out but the walk from the start does not
+/// reach them: where a member's bytes hold another member's magic bytes and file header (a
+/// damaged block that does, a small archive written over the start of a larger one), which a
+/// stream, that cannot see the footer before it has read the bytes before it, cuts there.
+/// Leaves `input` at its start.
+///
+/// # Errors
+/// As [`scan`].
+pub fn scan_from_start<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
+    scan_with(input, true)
+}
+
+/// [`scan`], or [`scan_from_start`] if `from_start`.
+fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool) -> Result<Vec<Member>, Error> {
     let len = input.seek(SeekFrom::End(0))?;
     input.seek(SeekFrom::Start(0))?;
     let whole = |kind| vec![Member { range: 0..len, kind, damaged: false }];
-    if !raw::starts_raw(input)? {
+    if !from_start && !raw::starts_raw(input)? {
         // A single block container, known from its footer and index: the common case, as fast
         // as before.
         match IndexedReader::open_index(&mut *input) {
@@ -258,7 +279,7 @@ fn next_member_held<R: Read>(spool: &Spool<R>, from: u64) -> Result<Option<u64>,
 }
 
 /// The kind and end of the member at archive byte `pos` of the stream `spool`, found as
-/// [`scan`] finds them in a file (its walk, or for damage the next member's start, or the end
+/// [`scan_from_start`] finds them in a file (its walk, or for damage the next member's start, or the end
 /// of the stream), as the stream comes: the member's bytes are held in `spool` (for its
 /// salvage), bytes that start no member are not. A walk or scan that reaches the spool's cap
 /// looks for the next member's start among the bytes held (so a damaged member, such as one

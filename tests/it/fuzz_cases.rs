@@ -104,8 +104,8 @@ fn random_access_cases() {
     }
 }
 
-/// The case `name` of `tests/fuzz_cases/salvage_known/`: a finding of the `salvage` target not
-/// fixed yet, kept out of `salvage_cases`.
+/// The case `name` of `tests/fuzz_cases/salvage_known/`: a finding of the `salvage` target
+/// (fixed since), replayed by its own test here rather than by `salvage_cases`.
 fn salvage_known(name: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_cases/salvage_known").join(name)).unwrap()
 }
@@ -115,9 +115,10 @@ fn salvage_known(name: &str) -> Vec<u8> {
 /// bytes and file header. As a file, `members::scan` finds one member and its index locates the
 /// three (damaged) blocks; as a stream, the walk stops at block 0 (reported cut off at byte 88)
 /// and takes the magic inside it for a second member. The output is the same (nothing), but
-/// `expand_salvage_stream` promises the same `Salvage` as `expand_salvage`.
+/// `expand_salvage_stream` promises the same `Salvage` as `expand_salvage`. Fixed the same day:
+/// a file's salvage finds members by the stream's walk from the start
+/// (`members::scan_from_start`), so both cut at the magic in block 0.
 #[test]
-#[ignore = "known: stream salvage splits a member at a magic inside its damaged block 0 (src/archive/stream_salvage.rs, src/container/members.rs: not changed here)"]
 fn salvage_stream_reports_parts_as_file() {
     let data = salvage_known("magic-in-damaged-block");
     let (file, stream) = salvage_check::both(&data).unwrap();
@@ -132,9 +133,9 @@ fn salvage_stream_reports_parts_as_file() {
 /// damaged: nothing written. As a stream, the walk from the start finds the movetext member
 /// (its first blocks sound: 493 bytes written) and a second member after it. Both exit 2, but
 /// `expand_salvage_stream` promises the output of `expand_salvage` (`chesszip -d --salvage`
-/// of the file and of `cat FILE |` differ the same way).
+/// of the file and of `cat FILE |` differed the same way). Fixed the same day: both walk from
+/// the start, and write the movetext member's 493 bytes (status 2).
 #[test]
-#[ignore = "known: file salvage trusts the footer at the end, stream salvage walks members from the start (src/container/members.rs, src/archive/stream_salvage.rs: not changed here)"]
 fn salvage_stream_writes_as_file() {
     let data = salvage_known("stream-writes-more");
     let (file, stream) = salvage_check::both(&data).unwrap();

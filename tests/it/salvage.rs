@@ -435,3 +435,52 @@ fn library_salvage_counts_the_text_of_a_part_that_failed_partway() {
         assert_eq!(file.1, stream.1, "{name}");
     }
 }
+
+#[test]
+fn library_salvage_of_two_archives_the_first_with_block_0_damaged_is_the_same_from_a_stream() {
+    // Two real archives concatenated, a byte of the first's block 0 flipped (in its coded data,
+    // then in its header, which stops the walk through it): from a file and from a stream, the
+    // first's other nine blocks and the second whole, block 0 of member 0 reported.
+    let (archive, text) = ten_blocks();
+    let other_text = first_games(120);
+    let other = compress_bytes(&other_text, &CompressOptions { block_lines: 50, ..fast() });
+    let (block0, _) = block_bytes(&archive, 0);
+    let mut bad_header = archive.clone();
+    bad_header[block0.start as usize + 9] ^= 0x01;
+    for (name, first) in [("data", damage_block(&archive, 0)), ("header", bad_header)] {
+        let input = [&first[..], &other].concat();
+        let mut from_file = Vec::new();
+        let file = expand_salvage(Cursor::new(&input), &mut from_file, &expand_opts(), &|_| {}).expect("salvage runs");
+        let mut from_stream = Vec::new();
+        let stream = chesszip::expand_salvage_stream(Trickle(&input), &mut from_stream, &expand_opts(), &|_| {}).expect("salvage runs");
+        assert!(from_file == [without_lines(&text, 0, 100), other_text.clone()].concat(), "{name}: all but block 0");
+        assert!(from_stream == from_file, "{name}: the same text");
+        assert_eq!(file, stream, "{name}: the same parts");
+        let d: Vec<_> = file.damaged.iter().map(|d| (d.member, d.block, d.archive_range.clone(), d.first_line)).collect();
+        assert_eq!(d, [(0, 0, block0.clone(), Some(0))], "{name}");
+        assert_eq!(file.summary.archive_bytes, input.len() as u64);
+    }
+}
+
+#[test]
+fn library_salvage_of_an_archive_written_over_the_start_of_a_larger_one_is_the_same_from_a_stream() {
+    // A small archive written over the start of a larger one, not truncated (`dd
+    // conv=notrunc`): the footer and index at the end are the larger one's and check out, so a
+    // file's salvage took the whole for one archive and wrote its blocks after the small one
+    // (a stream, walking from the start, wrote the small one's text). Both now walk from the
+    // start: the small archive's text, the rest one damaged part to the end.
+    let (big, _) = ten_blocks();
+    let small_text = first_games(120);
+    let small = compress_bytes(&small_text, &CompressOptions { block_lines: 50, ..fast() });
+    let (block1, _) = block_bytes(&big, 1);
+    assert!((small.len() as u64) < block1.end, "the case at hand: the larger one's blocks 0 and 1 overwritten");
+    let mut input = big.clone();
+    input[..small.len()].copy_from_slice(&small);
+    let by_footer = chesszip::container::members::scan(&mut Cursor::new(&input)).unwrap();
+    assert_eq!(by_footer.len(), 1, "the case at hand: the footer and index at the end check out, one archive to `scan`");
+    let (file, stream) = salvaged_both_ways(&input, &expand_opts());
+    assert!(file.0 == small_text, "the small archive's text");
+    assert!(stream.0 == file.0, "the same text");
+    assert_eq!(file.1, stream.1, "the same parts");
+    assert!(file.1.contains(&format!("archive_range: {}..{}", small.len(), input.len())), "{}", file.1);
+}
