@@ -219,11 +219,12 @@ def read_tags(
     """Every game's tags, in order, as a dict per game (name to value, in the order of the
     game's tag section; a name given twice keeps its first value), without the moves.
 
-    In a PGN archive of coding 5 or 6 each block's tags are coded before its moves and are
+    In a PGN archive of codings 5 to 7 each block's tags are coded before its moves and are
     read without decoding a single move: filtering or counting games by their tags runs many
-    times faster than reading the games. Archives of earlier codings, and blocks of coding 6
-    (what this release writes) with ``ECO``, ``Opening`` or ``UTCTime`` tags (coded after the
-    moves), are decoded whole, and so is each archive's first block (only its text tells
+    times faster than reading the games. Archives of earlier codings, blocks of codings 6 and
+    7 (7 is what this release writes) with ``ECO``, ``Opening`` or ``UTCTime`` tags (coded
+    after the moves) and blocks of coding 7 with games copied from earlier ones are decoded
+    whole, and so is each archive's first block (only its text tells
     whether a UTF-8 BOM starts the input, which belongs to game 1). A game without tags (and every line of a movetext archive) gives ``{}``.
     Values are as written between the quotes (PGN escapes such as ``\\"`` kept).
 

@@ -280,8 +280,9 @@ pub struct ExtractArgs {
     #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]
     pub lines: Option<LineSpec>,
     /// Print each game's tags only, as a tag section (`[Name "value"]` lines and a blank
-    /// line): of every game, or of the games --game names. PGN archives of coding 5 (and of 6,
-    /// but for blocks with ECO, Opening or UTCTime tags) give them without decoding a move.
+    /// line): of every game, or of the games --game names. PGN archives of codings 5 to 7 give
+    /// them without decoding a move (but for blocks of codings 6 and 7 with ECO, Opening or
+    /// UTCTime tags, blocks of coding 7 with games copied from earlier ones, and block 0).
     #[arg(long, conflicts_with = "lines")]
     pub tags: bool,
     /// Worker threads; 0 means one per core (at most 256).

@@ -51,6 +51,15 @@ fn open_archive(source: &Source) -> Result<Box<dyn ReadSeek>> {
     Ok(archive)
 }
 
+/// A directory among `info`'s or `-l`'s inputs is skipped with a warning (exit status 2), as
+/// `-d`, `-t`, `gzip -l` and `xz -l` skip one; `None` for anything else.
+fn skip_directory(source: &Source, quiet: bool) -> Option<Status> {
+    match source {
+        Source::File(path) if path.is_dir() => Some(warning(quiet, format_args!("{}: is a directory -- ignored", path.display()))),
+        _ => None,
+    }
+}
+
 /// What [`open`] returns.
 trait ReadSeek: Read + Seek {}
 impl<T: Read + Seek> ReadSeek for T {}
@@ -73,6 +82,10 @@ pub fn info(args: &InfoArgs) -> Status {
     let mut out = status::stdout();
     for (i, file) in args.files.iter().enumerate() {
         let source = Source::from_arg(file);
+        if let Some(skipped) = skip_directory(&source, false) {
+            status = status.max(skipped);
+            continue;
+        }
         match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
             Ok(members) => {
                 let written = if i > 0 { writeln!(out) } else { Ok(()) };
@@ -92,7 +105,7 @@ pub fn info(args: &InfoArgs) -> Status {
 }
 
 /// `-l`: a line for each archive and, for several, a total, as `xz -l` prints.
-pub fn list(files: &[PathBuf]) -> Status {
+pub fn list(files: &[PathBuf], quiet: bool) -> Status {
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut status = Status::Success;
@@ -106,6 +119,10 @@ pub fn list(files: &[PathBuf]) -> Status {
             break;
         }
         let source = Source::from_arg(file);
+        if let Some(skipped) = skip_directory(&source, quiet) {
+            status = status.max(skipped);
+            continue;
+        }
         match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
             Ok(members) => {
                 let info = ArchiveInfo::sum(&members);

@@ -74,7 +74,7 @@ fn run(cli: Cli) -> Status {
         None => {
             let g = &cli.gzip;
             if g.list {
-                return inspect::list(&g.compress.common.files);
+                return inspect::list(&g.compress.common.files, g.compress.common.quiet);
             }
             let mode = if g.test {
                 Mode::Test

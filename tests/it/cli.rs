@@ -807,3 +807,22 @@ fn info_of_an_empty_archive_gives_no_ratio() {
     let info = String::from_utf8(out.stdout).unwrap();
     assert!(info.contains("ratio:          ---\n"), "{info}");
 }
+
+#[test]
+fn info_and_list_skip_a_directory_with_a_warning() {
+    // As -d, -t, `gzip -l` and `xz -l` do: "-- ignored", exit status 2, the other files listed.
+    let (dir, path, _) = workdir();
+    chesszip().args(["-1", "-k"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.txt.chz");
+    let skipped = format!("chesszip: {}: is a directory -- ignored\n", dir.path().display());
+    for args in [&["-l"][..], &["info"], &["-t"]] {
+        let out = chesszip().args(args).arg(dir.path()).arg(&archive).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(stderr_of(&out), skipped, "{args:?}");
+        if args[0] != "-t" {
+            assert!(String::from_utf8(out.stdout).unwrap().contains("games.txt.chz"), "{args:?}");
+        }
+    }
+    // -q silences the warning but keeps the status.
+    chesszip().args(["-q", "-l"]).arg(dir.path()).assert().code(2).stderr("");
+}
