@@ -199,7 +199,7 @@ impl<R: Read + Seek> Blocks<R> {
     pub fn open_with(input: R, opts: &ExpandOptions) -> Result<Self, Error> {
         let mut members = Vec::new();
         let mut entries = Vec::new();
-        for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
+        for (m, (member, window)) in Window::members_within(input, opts.limits.memlimit)?.into_iter().enumerate() {
             let open = |mut window: Window<R>| -> Result<Source<Window<R>>, Error> {
                 if m > 0 && member.kind == MemberKind::Garbage {
                     return Err(members::trailing_garbage());

@@ -22,12 +22,12 @@
 //!
 //! [`info`] counts the games the views read too, from the index's counts: it reads the head of
 //! block 0's first piece (a few symbols, no model) to see whether the text may start with a
-//! BOM, and decodes the start of the text only where it may (where the first piece is a game of
-//! at most one tag, or a raw piece that starts like a BOM: a BOM's line is one of these, and a
-//! BOM before a tag section makes the first tag line one); a first line of a BOM and two or more
-//! tags is the one case it does not look for. A block that holds raw pieces (lines between
-//! games that are no game, a game that did not code) is decoded to count them, since the index
-//! counts their lines only. A PGN member in the raw form is decoded to count its games.
+//! BOM, and where it may (a game, whatever its tags, or a raw piece that starts like a BOM)
+//! decodes the first piece as the views do (the heads of block 0's pieces and one game), and
+//! block 0 whole only where that piece starts like a BOM. A block that holds raw pieces (lines
+//! between games that are no game, a game that did not code) is decoded to count them, since
+//! the index counts their lines only; block 0 is decoded whole at most once for both. A PGN
+//! member in the raw form is decoded to count its games.
 
 use std::collections::VecDeque;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
@@ -40,7 +40,7 @@ use crate::archive::limits::Meter;
 use crate::archive::{DecodeLimits, ExpandOptions, ROUND_TEXT_BYTES, model_for, round_len_within, worker_pool};
 use crate::container::members::{self, MemberKind, Window};
 use crate::container::raw::{self, Codec, RawHeader, RawReader, TRAILER_LEN};
-use crate::container::{Coding, FileHeader, IndexEntry, IndexedReader, InputFormat};
+use crate::container::{BlockHeader, Coding, EncodedBlock, FileHeader, IndexEntry, IndexedReader, InputFormat};
 use crate::error::Error;
 use crate::games::Games;
 use crate::model::Model;
@@ -144,7 +144,17 @@ fn input_lines(reader: &IndexedReader<impl Read + Seek>) -> u64 {
 /// # Errors
 /// As [`IndexedReader::open`].
 pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
-    Ok(ArchiveInfo::sum(&info_members(input)?))
+    info_within(input, None)
+}
+
+/// [`info`] under a memory ceiling of `memlimit` bytes ([`DecodeLimits::memlimit`]): the
+/// raw members walked to find where they end ([`members::scan_within`]), and a PGN member in the
+/// raw form decoded to count its games, are decoded only where their decoder's window fits.
+///
+/// # Errors
+/// As [`info`]; [`Error::DecodeLimit`] for a raw member whose window exceeds `memlimit`.
+pub fn info_within<R: Read + Seek>(input: R, memlimit: Option<u64>) -> Result<ArchiveInfo, Error> {
+    Ok(ArchiveInfo::sum(&info_members_within(input, memlimit)?))
 }
 
 /// The [`info`] of each member of an archive (one for a single archive), without decoding
@@ -154,28 +164,37 @@ pub fn info<R: Read + Seek>(input: R) -> Result<ArchiveInfo, Error> {
 /// # Errors
 /// As [`info`], naming the member after the first; data after a member that starts no
 /// archive is [`Error::Corrupt`].
-pub fn info_members<R: Read + Seek>(mut input: R) -> Result<Vec<ArchiveInfo>, Error> {
-    if members::scan(&mut input)?.len() == 1 {
-        return Ok(vec![info_one(input)?]);
+pub fn info_members<R: Read + Seek>(input: R) -> Result<Vec<ArchiveInfo>, Error> {
+    info_members_within(input, None)
+}
+
+/// [`info_members`] under a memory ceiling, as [`info_within`].
+///
+/// # Errors
+/// As [`info_within`].
+pub fn info_members_within<R: Read + Seek>(mut input: R, memlimit: Option<u64>) -> Result<Vec<ArchiveInfo>, Error> {
+    if members::scan_within(&mut input, memlimit)?.len() == 1 {
+        return Ok(vec![info_one(input, memlimit)?]);
     }
     let mut infos = Vec::new();
-    for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
+    for (m, (member, window)) in Window::members_within(input, memlimit)?.into_iter().enumerate() {
         if member.kind == MemberKind::Garbage {
             return Err(members::in_member(m, members::trailing_garbage()));
         }
-        infos.push(info_one(window).map_err(|e| members::in_member(m, e))?);
+        infos.push(info_one(window, memlimit).map_err(|e| members::in_member(m, e))?);
     }
     Ok(infos)
 }
 
-/// [`info`] of an archive of one member.
-fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
+/// [`info`] of an archive of one member, under a memory ceiling of `memlimit` bytes.
+fn info_one<R: Read + Seek>(mut input: R, memlimit: Option<u64>) -> Result<ArchiveInfo, Error> {
     if raw::starts_raw(&mut input)? {
         let mut info = raw_info(&mut input)?;
         if info.header.format == InputFormat::Pgn {
             // Nothing was coded as games: the text's games, as the game views cut them.
             input.seek(SeekFrom::Start(0))?;
-            let mut games = Games::open_with(input, &ExpandOptions::default())?;
+            let limits = DecodeLimits { memlimit, ..DecodeLimits::default() };
+            let mut games = Games::open_with(input, &ExpandOptions { limits, ..ExpandOptions::default() })?;
             games.seek(u64::MAX)?;
             info.games = games.position();
         }
@@ -185,8 +204,7 @@ fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     let header = *reader.header();
     // PGN: the games as the views cut them, which differ from the compressor's only at a
     // leading BOM (see the module's documentation).
-    let (excess, raw_games) =
-        if header.format == InputFormat::Pgn { (leading_bom_excess(&mut reader)?, raw_pieces(&mut reader)?) } else { (0, 0) };
+    let (excess, raw_games) = if header.format == InputFormat::Pgn { pgn_uncounted(&mut reader)? } else { (0, 0) };
     let entries = reader.entries();
     let sum = |f: fn(&crate::container::IndexEntry) -> u64| entries.iter().map(f).sum::<u64>();
     let lines = input_lines(&reader);
@@ -215,65 +233,94 @@ fn info_one<R: Read + Seek>(mut input: R) -> Result<ArchiveInfo, Error> {
     })
 }
 
-/// Games the index counts at the start of a PGN archive beyond those the game views cut there
-/// ([`crate::pgn::lexer::GameSplitter::reading`]): 1 where the input starts with a UTF-8 BOM on a
-/// line of its own, or before a tag line that the next tag line follows (the compressor made the
-/// BOM's line a game of its own, the views make it the start of game 1), else 0 (-1 in an odd
-/// case: a BOM before a lone result token, then moves). The two rules judge the first line
-/// alone differently, so they cut alike from the next line that is not blank on: the
-/// difference is that of their games in the text up to that line.
-///
-/// Cheap where it can be: block 0's first head is read alone ([`crate::pgn::codec::first_head`],
-/// a few symbols, no model): a first piece that is no game and no raw piece (an empty text), a
-/// raw piece that does not start like a BOM, or a game of two or more tags gives 0 (a BOM's
-/// line alone is a game of no tags, a BOM before one tag line a game of one). Otherwise (and in
-/// codings before 5, whose heads are between their moves) block 0's first piece is decoded to
-/// see whether the text starts with a BOM ([`crate::games::first_block_may_start_with_bom`]),
-/// and if it may, block 0 (and block 1 when block 0 holds one piece only) are decoded. Without
-/// the archive's model the index's count stands (0).
-///
-/// The one case this misses: a first line of a BOM and two or more tags, which the compressor
-/// made a game of its own where the next line is a tag line (or the first line ends with a
-/// result token); there the count is one game more than the views'. Telling it from a game of
-/// two tags without a BOM takes the first piece's body, which comes after the heads of all the
-/// block's games (a decode of every tag of the block, about 100 ms for a block of 1,000
-/// lichess games, where `info` takes a few ms).
+/// What a PGN archive's index does not tell of the games the views read ([`count_games`]):
+/// the games the index counts at the start beyond those the views cut there
+/// ([`leading_bom_excess`]), and the raw pieces, each a game for the views ([`raw_pieces`]).
+/// Block 0 is decoded at most once for both (its first piece may be decoded before, to see
+/// whether it needs to be); without the archive's model the index's counts stand (0, 0).
 ///
 /// # Errors
 /// As [`IndexedReader::read_block`] and [`expand_block`], for the blocks decoded.
-fn leading_bom_excess<R: Read + Seek>(reader: &mut IndexedReader<R>) -> Result<i64, Error> {
-    let header = *reader.header();
-    if reader.entries().is_empty() {
-        return Ok(0);
-    }
-    let (h, b) = reader.read_block(0)?;
-    let coded = dups::coded_part(header, &h, &b)?;
-    match crate::pgn::codec::first_head(header.coding, &coded, h.text_len as usize)? {
-        Some(FirstHead::None) | Some(FirstHead::Game { tags: 2.. }) => return Ok(0),
-        Some(FirstHead::Raw(bytes)) if !starts_like_bom(&bytes) => return Ok(0),
-        _ => {}
-    }
-    let Ok(model) = model_for(&header) else { return Ok(0) };
-    if !crate::games::first_block_may_start_with_bom(header, model, &h, &b) {
-        return Ok(0);
-    }
+fn pgn_uncounted<R: Read + Seek>(reader: &mut IndexedReader<R>) -> Result<(i64, u64), Error> {
     let mut refs = BlockCache::default();
-    let mut text = block_text(reader, model, 0, &mut refs)?;
+    let mut block0 = None;
+    let excess = leading_bom_excess(reader, &mut refs, &mut block0)?;
+    Ok((excess, raw_pieces(reader, &mut refs, block0)?))
+}
+
+/// Games the index counts at the start of a PGN archive beyond those the game views cut there
+/// ([`crate::pgn::lexer::GameSplitter::reading`]): 1 where the input starts with a UTF-8 BOM on
+/// a line that the views read as blank or as a tag line (a BOM's line alone, or a BOM before
+/// tags) and the next line that is not blank starts a game for the compressor
+/// (the compressor made the BOM's line a game of its own, the views make it the start of game
+/// 1), else 0 (-1 in an odd case: a BOM before a lone result token, then moves). The two rules
+/// judge the first line alone differently, so they cut alike from the next line that is not
+/// blank on: the difference is that of their games in the text up to that line.
+///
+/// Only the text tells, and its first piece is enough to rule a BOM out. Where block 0 holds
+/// raw pieces it is decoded whole at once (its raw pieces are counted from the same text,
+/// `block0`). Otherwise block 0's first head is read alone ([`crate::pgn::codec::first_head`],
+/// a few symbols, no model): a block without pieces, or a raw piece that does not start like a
+/// BOM, gives 0. Otherwise (a game, whatever its tags: `<BOM>[A "1"] [B "2"]` is a game of two
+/// tags; and in codings before 5, whose heads are between their moves) block 0's first piece
+/// is decoded ([`crate::games::first_block_may_start_with_bom`]: the heads of the block's
+/// pieces, tags only, and one game), and only where it starts like a BOM is block 0 decoded
+/// whole (and block 1 when block 0 holds one piece only). Without the archive's model the
+/// index's count stands (0).
+///
+/// # Errors
+/// As [`IndexedReader::read_block`] and [`expand_block`], for the blocks decoded.
+fn leading_bom_excess<R: Read + Seek>(
+    reader: &mut IndexedReader<R>,
+    refs: &mut BlockCache,
+    block0: &mut Option<Vec<u8>>,
+) -> Result<i64, Error> {
+    let header = *reader.header();
+    let Some(first) = reader.entries().first() else { return Ok(0) };
+    let text = if first.raw_lines > 0 {
+        let Ok(model) = model_for(&header) else { return Ok(0) };
+        let (h, b) = reader.read_block(0)?;
+        block0.insert(decoded_text(reader, model, 0, &h, &b, refs)?)
+    } else {
+        let (h, b) = reader.read_block(0)?;
+        let coded = dups::coded_part(header, &h, &b)?;
+        match crate::pgn::codec::first_head(header.coding, &coded, h.text_len as usize)? {
+            Some(FirstHead::None) => return Ok(0),
+            Some(FirstHead::Raw(bytes)) if !starts_like_bom(&bytes) => return Ok(0),
+            _ => {}
+        }
+        let Ok(model) = model_for(&header) else { return Ok(0) };
+        if !crate::games::first_block_may_start_with_bom(header, model, &h, &b) {
+            return Ok(0);
+        }
+        block0.insert(decoded_text(reader, model, 0, &h, &b, refs)?)
+    };
+    if !starts_like_bom(text) {
+        return Ok(0);
+    }
+    let mut text = std::borrow::Cow::Borrowed(&text[..]);
     if split_games(&text).len() < 2 && reader.entries().len() > 1 {
-        text.extend(block_text(reader, model, 1, &mut refs)?);
+        let model = model_for(&header).expect("block 0 was decoded with it");
+        let (h, b) = reader.read_block(1)?;
+        text.to_mut().extend(decoded_text(reader, model, 1, &h, &b, refs)?);
     }
     Ok(split_games(&text).len() as i64 - split_games_reading(&text, true).len() as i64)
 }
 
-/// The text of block `k` of a PGN archive, decoded with `model`, its references (coding 7)
-/// resolved through `refs`.
+/// The text of block `k` (read: header `h`, bytes `b`) of a PGN archive, decoded with `model`,
+/// its references (coding 7) resolved through `refs`.
 ///
 /// # Errors
-/// As [`IndexedReader::read_block`] and [`expand_block`].
-fn block_text<R: Read + Seek>(reader: &mut IndexedReader<R>, model: &Model, k: usize, refs: &mut BlockCache) -> Result<Vec<u8>, Error> {
-    let header = *reader.header();
-    let (h, b) = reader.read_block(k)?;
-    match expand_block(header, model, k as u64, &h, &b)? {
+/// As [`expand_block`] and [`resolve_indexed_with`].
+fn decoded_text<R: Read + Seek>(
+    reader: &mut IndexedReader<R>,
+    model: &Model,
+    k: usize,
+    h: &BlockHeader,
+    b: &EncodedBlock,
+    refs: &mut BlockCache,
+) -> Result<Vec<u8>, Error> {
+    match expand_block(*reader.header(), model, k as u64, h, b)? {
         Decoded::Text(t) => Ok(t),
         Decoded::Refs(p) => resolve_indexed_with(reader, &p, refs),
     }
@@ -284,22 +331,28 @@ fn block_text<R: Read + Seek>(reader: &mut IndexedReader<R>, model: &Model, k: u
 /// ([`count_games`], `extract --game`) as for the compressor, which cut each block's text into
 /// games and raw pieces alike ([`split_games`]). The index counts a block's coded games, and
 /// only the lines of its raw pieces: a block that holds raw lines is decoded to count them
-/// (its pieces less its games). An archive without raw lines (real exports) decodes nothing;
-/// without the archive's model the index's count stands (0).
+/// (its pieces less its games), block 0 not again where its text is given (`block0`). An
+/// archive without raw lines (real exports) decodes nothing; without the archive's model the
+/// index's count stands (0).
 ///
 /// # Errors
-/// As [`block_text`], for the blocks decoded.
-fn raw_pieces<R: Read + Seek>(reader: &mut IndexedReader<R>) -> Result<u64, Error> {
+/// As [`decoded_text`], for the blocks decoded.
+fn raw_pieces<R: Read + Seek>(reader: &mut IndexedReader<R>, refs: &mut BlockCache, mut block0: Option<Vec<u8>>) -> Result<u64, Error> {
     let with_raw: Vec<(usize, u64)> =
         reader.entries().iter().enumerate().filter(|(_, e)| e.raw_lines > 0).map(|(k, e)| (k, e.games as u64)).collect();
     if with_raw.is_empty() {
         return Ok(0);
     }
     let Ok(model) = model_for(reader.header()) else { return Ok(0) };
-    let mut refs = BlockCache::default();
     let mut pieces = 0;
     for (k, games) in with_raw {
-        let text = block_text(reader, model, k, &mut refs)?;
+        let text = match if k == 0 { block0.take() } else { None } {
+            Some(text) => text,
+            None => {
+                let (h, b) = reader.read_block(k)?;
+                decoded_text(reader, model, k, &h, &b, refs)?
+            }
+        };
         pieces += (split_games(&text).len() as u64).saturating_sub(games);
     }
     Ok(pieces)
@@ -333,19 +386,19 @@ pub fn extract_lines_with<R: Read + Seek, W: Write>(
     mut output: W,
     opts: &ExpandOptions,
 ) -> Result<u64, Error> {
-    if members::scan(&mut input)?.len() == 1 {
+    if members::scan_within(&mut input, opts.limits.memlimit)?.len() == 1 {
         return extract_lines_one(input, range, output, opts);
     }
     let (first, last) = (*range.start(), *range.end());
     let (mut before, mut written) = (0u64, 0u64);
-    for (m, (member, mut window)) in Window::members(input)?.into_iter().enumerate() {
+    for (m, (member, mut window)) in Window::members_within(input, opts.limits.memlimit)?.into_iter().enumerate() {
         if first == 0 || last < first || before >= last {
             break;
         }
         if member.kind == MemberKind::Garbage {
             return Err(members::in_member(m, members::trailing_garbage()));
         }
-        let lines = info_one(&mut window).map_err(|e| members::in_member(m, e))?.lines;
+        let lines = info_one(&mut window, opts.limits.memlimit).map_err(|e| members::in_member(m, e))?.lines;
         if before + lines >= first {
             let local = first.saturating_sub(before).max(1)..=last - before;
             written += extract_lines_one(window, local, &mut output, opts).map_err(|e| members::in_member(m, e))?;
@@ -541,12 +594,12 @@ fn walk_games<R: Read + Seek, W: Write>(
     mut output: W,
     opts: &ExpandOptions,
 ) -> Result<(u64, u64), Error> {
-    if members::scan(&mut input)?.len() == 1 {
+    if members::scan_within(&mut input, opts.limits.memlimit)?.len() == 1 {
         return walk_games_one(input, range, output, opts);
     }
     let (first, last) = (*range.start(), *range.end());
     let (mut before, mut written) = (0u64, 0u64);
-    for (m, (member, window)) in Window::members(input)?.into_iter().enumerate() {
+    for (m, (member, window)) in Window::members_within(input, opts.limits.memlimit)?.into_iter().enumerate() {
         if first == 0 || last < first || before >= last {
             break;
         }

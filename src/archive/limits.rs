@@ -155,15 +155,7 @@ impl DecodeLimits {
     /// # Errors
     /// [`Error::DecodeLimit`] naming the limit it exceeds.
     pub(crate) fn check_raw(&self, window: u64, text_len: Option<u64>) -> Result<(), Error> {
-        if let Some(m) = self.memlimit
-            && window > m
-        {
-            return Err(Error::DecodeLimit {
-                limit: Limit::Memory,
-                value: m,
-                detail: format!("the raw form's decoder needs a window of {window} bytes"),
-            });
-        }
+        crate::container::raw::check_window_of(window, self.memlimit)?;
         if let (Some(max), Some(len)) = (self.max_output, text_len)
             && len > max
         {

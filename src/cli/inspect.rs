@@ -354,12 +354,12 @@ fn extract_one(args: &ExtractArgs, source: &Source) -> Result<Status> {
             (spec, "games", written, total)
         }
         (None, Some(spec)) => {
-            let lines = chesszip::info(&mut archive)?.lines;
+            let opts = chesszip::ExpandOptions { threads: args.threads, limits: args.limits.limits() };
+            let lines = chesszip::inspect::info_within(&mut archive, opts.limits.memlimit)?.lines;
             let last = spec.last.unwrap_or(lines);
             if spec.first > lines {
                 bail!("cannot extract line {}: the archive holds {lines} lines", spec.first);
             }
-            let opts = chesszip::ExpandOptions { threads: args.threads, limits: args.limits.limits() };
             let written = chesszip::extract_lines_with(&mut archive, spec.first..=last, out, &opts)?;
             if last <= lines {
                 return Ok(Status::Success);

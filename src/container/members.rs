@@ -103,7 +103,7 @@ pub fn starts_member(prefix: &[u8]) -> bool {
 /// [`Error::Io`] only: damage is recorded in [`Member::damaged`] (or left for the readers of a
 /// single archive to find), so that salvage can read the other members.
 pub fn scan<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
-    scan_with(input, false)
+    scan_with(input, false, None)
 }
 
 /// The members of the archive `input` as salvage finds them, in a file as in a stream
@@ -118,11 +118,22 @@ pub fn scan<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
 /// # Errors
 /// As [`scan`].
 pub fn scan_from_start<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Error> {
-    scan_with(input, true)
+    scan_with(input, true, None)
 }
 
-/// [`scan`], or [`scan_from_start`] if `from_start`.
-fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool) -> Result<Vec<Member>, Error> {
+/// [`scan`] under a memory ceiling of `memlimit` bytes (`--memlimit`,
+/// [`crate::DecodeLimits::memlimit`]): a raw member is walked only where its decoder's window
+/// fits ([`raw::check_window`]), as its readers decode it; one that does not is refused
+/// rather than walked with a window of up to 128 MiB.
+///
+/// # Errors
+/// As [`scan`]; [`Error::DecodeLimit`] for a raw member whose window exceeds `memlimit`.
+pub fn scan_within<R: Read + Seek>(input: &mut R, memlimit: Option<u64>) -> Result<Vec<Member>, Error> {
+    scan_with(input, false, memlimit)
+}
+
+/// [`scan_within`], from the start as [`scan_from_start`] if `from_start`.
+fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool, memlimit: Option<u64>) -> Result<Vec<Member>, Error> {
     let len = input.seek(SeekFrom::End(0))?;
     input.seek(SeekFrom::Start(0))?;
     let whole = |kind| vec![Member { range: 0..len, kind, damaged: false }];
@@ -151,13 +162,14 @@ fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool) -> Result<Vec<Memb
             return Ok(whole(MemberKind::Garbage));
         }
         let walked = match kind {
-            MemberKind::Raw => walk_raw(input, pos),
+            MemberKind::Raw => walk_raw(input, pos, memlimit),
             MemberKind::Container => walk_container(input, pos, len).map(|(end, _)| end),
             MemberKind::Garbage => Err(trailing_garbage()),
         };
         let (end, damaged) = match walked {
             Ok(end) => (end, false),
             Err(Error::Io(e)) => return Err(Error::Io(e)),
+            Err(e @ Error::DecodeLimit { .. }) => return Err(e),
             Err(_) => (next_member(input, pos + 1, len)?.unwrap_or(len), true),
         };
         if pos == 0 && end == len {
@@ -172,10 +184,12 @@ fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool) -> Result<Vec<Memb
     Ok(members)
 }
 
-/// The end of the raw member at `start`, found by decoding its stream.
-fn walk_raw<R: Read + Seek>(input: &mut R, start: u64) -> Result<u64, Error> {
+/// The end of the raw member at `start`, found by decoding its stream, where its decoder's
+/// window fits `memlimit` ([`raw::check_window`]).
+fn walk_raw<R: Read + Seek>(input: &mut R, start: u64, memlimit: Option<u64>) -> Result<u64, Error> {
     input.seek(SeekFrom::Start(start))?;
     let mut reader = RawReader::member(BufReader::new(&mut *input))?;
+    raw::check_window(reader.header(), memlimit)?;
     reader.copy_to(&mut std::io::sink())?;
     Ok(start + reader.archive_bytes())
 }
@@ -301,7 +315,7 @@ pub(crate) fn stream_member<R: Read>(spool: &mut Spool<R>, pos: u64) -> Result<O
         return Ok(Some((kind, spool.read_end())));
     }
     let walked = match kind {
-        MemberKind::Raw => walk_raw(spool, pos),
+        MemberKind::Raw => walk_raw(spool, pos, None),
         MemberKind::Container => walk_container(spool, pos, u64::MAX).map(|(end, _)| end),
         MemberKind::Garbage => Err(trailing_garbage()),
     };
@@ -378,8 +392,16 @@ impl<R: Read + Seek> Window<R> {
     ///
     /// # Errors
     /// As [`scan`].
-    pub fn members(mut input: R) -> Result<Vec<(Member, Window<R>)>, Error> {
-        let members = scan(&mut input)?;
+    pub fn members(input: R) -> Result<Vec<(Member, Window<R>)>, Error> {
+        Self::members_within(input, None)
+    }
+
+    /// [`Window::members`] under a memory ceiling ([`scan_within`]).
+    ///
+    /// # Errors
+    /// As [`scan_within`].
+    pub fn members_within(mut input: R, memlimit: Option<u64>) -> Result<Vec<(Member, Window<R>)>, Error> {
+        let members = scan_within(&mut input, memlimit)?;
         let shared = Arc::new(Mutex::new(input));
         Ok(members.into_iter().map(|m| (m.clone(), Window::new(Arc::clone(&shared), m.range))).collect())
     }

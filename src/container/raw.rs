@@ -289,6 +289,30 @@ pub(crate) fn decoder_window(header: &RawHeader) -> u64 {
     }
 }
 
+/// Checks that the decoder of an archive with `header` ([`decoder_window`]) fits a memory
+/// ceiling of `memlimit` bytes (none without one).
+///
+/// # Errors
+/// [`Error::DecodeLimit`] naming the memory limit.
+pub(crate) fn check_window(header: &RawHeader, memlimit: Option<u64>) -> Result<(), Error> {
+    check_window_of(decoder_window(header), memlimit)
+}
+
+/// [`check_window`] of a decoder that holds `window` bytes.
+///
+/// # Errors
+/// As [`check_window`].
+pub(crate) fn check_window_of(window: u64, memlimit: Option<u64>) -> Result<(), Error> {
+    match memlimit {
+        Some(m) if window > m => Err(Error::DecodeLimit {
+            limit: crate::error::Limit::Memory,
+            value: m,
+            detail: format!("the raw form's decoder needs a window of {window} bytes"),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The zstd window of a held text of `len` bytes, as a power of two (zstd's own sizing for a
 /// known length, at least its minimum 2^10).
 fn held_window_log(len: u64) -> u32 {

@@ -428,38 +428,55 @@ impl HeadCoder {
     /// "one more", "a game", and a game's tags or a raw piece's bytes (its length here, the
     /// bytes at the front of the side stream); then "no more". When decoding, `pieces` is
     /// filled with raw pieces and games that have only their tags.
+    ///
+    /// Every head charges the text (so that the heads alone are bounded by it): a raw piece one
+    /// byte (its bytes come from the side stream, uncharged), a game its tags (at least 5 bytes
+    /// each), a game without tags one byte, which [`decode_pieces`] gives back before its body
+    /// (that charges the game's whole text: a lone BOM line is one gap of 3 bytes, charged 3).
     fn code_heads<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, pieces: &mut Vec<Piece>, side: &mut Side<'_>) -> Result<(), Error> {
-        let decoding = c.decoding();
         for i in 0.. {
-            c.set(Stream::Layout);
-            if !self.more.code_value(c, i < pieces.len())? {
+            if !self.code_kind(c, pieces, i)? {
                 break;
             }
-            if decoding {
-                pieces.push(Piece::Raw(Vec::new()));
-            }
-            let is_game = self.structured.code_value(c, matches!(pieces[i], Piece::Game(_)))?;
-            if decoding && is_game {
-                pieces[i] = Piece::Game(Box::default());
-            }
-            // Every head charges the text (so that the heads alone are bounded by it): a raw
-            // piece one byte (its bytes come from the side stream, uncharged), a game its tags
-            // (at least 5 bytes each), a game without tags one byte, which [`decode_pieces`]
-            // gives back before its body (that charges the game's whole text: a lone BOM line
-            // is one gap of 3 bytes, charged 3).
             match &mut pieces[i] {
-                Piece::Raw(bytes) => {
-                    c.spend(1)?;
-                    side.code(c, &mut self.raw_len, bytes)?;
-                }
-                Piece::Game(game) => {
-                    c.set(Stream::Tags);
-                    self.code_tags(c, &mut game.tags, true)?;
-                    if game.tags.is_empty() {
-                        c.spend(1)?;
-                    }
-                }
+                Piece::Raw(bytes) => self.code_raw_head(c, bytes, side)?,
+                Piece::Game(game) => self.code_game_head(c, game)?,
             }
+        }
+        Ok(())
+    }
+
+    /// The start of head `i` (coding 5): "one more" (`false`, returned, past the last piece) and
+    /// "a game". When decoding, the piece is pushed onto `pieces`: raw and empty, or a game
+    /// without tags yet.
+    fn code_kind<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, pieces: &mut Vec<Piece>, i: usize) -> Result<bool, Error> {
+        let decoding = c.decoding();
+        c.set(Stream::Layout);
+        if !self.more.code_value(c, i < pieces.len())? {
+            return Ok(false);
+        }
+        if decoding {
+            pieces.push(Piece::Raw(Vec::new()));
+        }
+        let is_game = self.structured.code_value(c, matches!(pieces[i], Piece::Game(_)))?;
+        if decoding && is_game {
+            pieces[i] = Piece::Game(Box::default());
+        }
+        Ok(true)
+    }
+
+    /// The rest of a raw piece's head (coding 5): its length, its bytes from the side stream.
+    fn code_raw_head<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, bytes: &mut Vec<u8>, side: &mut Side<'_>) -> Result<(), Error> {
+        c.spend(1)?;
+        side.code(c, &mut self.raw_len, bytes)
+    }
+
+    /// The rest of a game's head (coding 5): its tags, names and values.
+    fn code_game_head<C: SymbolCoder>(&mut self, c: &mut Metered<'_, C>, game: &mut Game) -> Result<(), Error> {
+        c.set(Stream::Tags);
+        self.code_tags(c, &mut game.tags, true)?;
+        if game.tags.is_empty() {
+            c.spend(1)?;
         }
         Ok(())
     }
@@ -809,13 +826,13 @@ pub enum FirstHead {
 }
 
 /// The head of a PGN block's first piece, from the start of a coding-5 (or later) block's
-/// range stream alone: no move decoded, no model needed. A game's tag names are read, not its
-/// values (which follow them; the count is what [`crate::inspect`] needs), and the side stream
-/// is inflated only for a raw piece, whose bytes are at its front. `None` for a block of an
-/// earlier coding, whose heads are between its moves.
+/// range stream alone: no move decoded, no model needed. A game's tags are read (the count is
+/// what [`crate::inspect`] needs), and the side stream is inflated only for a raw piece, whose
+/// bytes are at its front. `None` for a block of an earlier coding, whose heads are between
+/// its moves.
 ///
-/// Reads the first head as `HeadCoder::code_heads` codes it: "one more", "a game", then a
-/// game's tag names or a raw piece's length.
+/// Reads the first head with the reader of every head (`HeadCoder::code_heads`): "one more",
+/// "a game", then a game's tags or a raw piece's length and bytes.
 ///
 /// # Errors
 /// As [`decode_tags`].
@@ -829,19 +846,21 @@ pub fn first_head(coding: Coding, block: &EncodedBlock, max_len: usize) -> Resul
     let mut notations = 0;
     c.code(Cdf::new(&NOTATIONS_FLAG), &mut notations)?;
     let mut head = HeadCoder::new(coding);
-    if !head.more.code_value(&mut c, false)? {
+    let mut pieces = Vec::new();
+    if !head.code_kind(&mut c, &mut pieces, 0)? {
         return Ok(Some(FirstHead::None));
     }
-    if head.structured.code_value(&mut c, false)? {
-        c.set(Stream::Tags);
-        let mut tags = Vec::new();
-        head.tags.code_tags(&mut c, &mut tags)?;
-        return Ok(Some(FirstHead::Game { tags: tags.len() }));
-    }
-    let side_bytes = inflate_side(&block.raw, max_len, "side stream")?;
-    let mut bytes = Vec::new();
-    Side::reader(&side_bytes).code(&mut c, &mut head.raw_len, &mut bytes)?;
-    Ok(Some(FirstHead::Raw(bytes)))
+    Ok(Some(match &mut pieces[0] {
+        Piece::Game(game) => {
+            head.code_game_head(&mut c, game)?;
+            FirstHead::Game { tags: game.tags.len() }
+        }
+        Piece::Raw(bytes) => {
+            let side_bytes = inflate_side(&block.raw, max_len, "side stream")?;
+            head.code_raw_head(&mut c, bytes, &mut Side::reader(&side_bytes))?;
+            FirstHead::Raw(std::mem::take(bytes))
+        }
+    }))
 }
 
 /// The tags of a piece of PGN text: those of [`super::game::parse`] if it parses, else the

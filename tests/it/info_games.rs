@@ -36,9 +36,19 @@ fn info_counts_the_games_the_views_read() {
     let plain = plain();
     let bom_line = [BOM, b"\n", &plain[..]].concat();
     let bom_tag = [BOM, &plain[..]].concat();
+    // A BOM before two tags on one line, then a tag line: the compressor codes that line as a
+    // game of two tags (no tag line, for it, with the BOM), the views make it game 1's start.
+    let (event, rest) = plain.split_at(plain.iter().position(|&b| b == b'\n').expect("a line"));
+    let bom_two_tags = [BOM, event, b" ", &rest[1..]].concat();
+    assert!(bom_two_tags.starts_with(b"\xef\xbb\xbf[Event \"Titled Arena April '20\"] [Site "));
     let one_block =
         CompressOptions { level: Level::new(2).unwrap(), threads: 2, raw_form: false, block_lines: 5000, ..CompressOptions::default() };
-    for (what, text) in [("plain", &plain), ("BOM line", &bom_line), ("BOM before the first tag", &bom_tag)] {
+    for (what, text) in [
+        ("plain", &plain),
+        ("BOM line", &bom_line),
+        ("BOM before the first tag", &bom_tag),
+        ("BOM before two tags on a line", &bom_two_tags),
+    ] {
         for (how, opts) in [
             ("50-line blocks", fast()),
             ("one game per block", CompressOptions { block_lines: 1, ..fast() }),

@@ -427,3 +427,35 @@ fn the_game_ceiling_bounds_the_games_asked_for_and_no_other() {
         assert!(String::from_utf8_lossy(&o.stderr).contains("--max-game-bytes"), "{}", String::from_utf8_lossy(&o.stderr));
     }
 }
+
+/// A raw member after the first is walked (decoded) to find where it ends: under `--memlimit`
+/// only where its decoder's window fits, as its own readers decode it. Before, the walk took
+/// the window whatever the limit (up to 128 MiB for a streamed member), so that `extract` of
+/// the first member's games under a small limit held it all the same.
+#[test]
+fn a_raw_member_past_the_memlimit_is_not_walked() {
+    let games = crate::common::first_games(2);
+    let container =
+        compress_bytes(&games, &CompressOptions { level: chesszip::Level::MIN, threads: 2, raw_form: false, ..CompressOptions::default() });
+    // A raw member whose decoder needs a window of 1 MiB (its text's length, rounded up).
+    let log = b"the same log line, over and over again\n".repeat(20_000);
+    let raw = compress_bytes(&log, &CompressOptions { level: chesszip::Level::MIN, threads: 2, ..CompressOptions::default() });
+    assert!(raw.starts_with(&chesszip::container::raw::RAW_MAGIC), "the log takes the raw form");
+    let both = [&container[..], &raw[..]].concat();
+    let limits = with(DecodeLimits { memlimit: Some(512 << 10), ..DecodeLimits::default() });
+    // The first member alone decodes under the limit.
+    assert_eq!(extract_lines_with(Cursor::new(&container), 1..=1, std::io::sink(), &limits).unwrap(), 1);
+    assert_eq!(extract_games_with(Cursor::new(&container), 1..=1, std::io::sink(), &limits).unwrap(), 1);
+    let refused = |e: Error| {
+        assert_eq!(limit_of(&e), Some(Limit::Memory), "{e}");
+        assert!(e.to_string().contains("window of 1048576 bytes"), "{e}");
+    };
+    refused(extract_lines_with(Cursor::new(&both), 1..=1, std::io::sink(), &limits).unwrap_err());
+    refused(extract_games_with(Cursor::new(&both), 1..=1, std::io::sink(), &limits).unwrap_err());
+    refused(Games::open_with(Cursor::new(&both), &limits).err().expect("refused"));
+    refused(chesszip::inspect::info_within(Cursor::new(&both), Some(512 << 10)).unwrap_err());
+    // Without a limit (and within one the window fits), the concatenation reads as before.
+    let roomy = with(DecodeLimits { memlimit: Some(16 << 20), ..DecodeLimits::default() });
+    assert_eq!(extract_lines_with(Cursor::new(&both), 1..=1, std::io::sink(), &roomy).unwrap(), 1);
+    assert_eq!(chesszip::info(Cursor::new(&both)).unwrap().members, 2);
+}
