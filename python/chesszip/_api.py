@@ -32,9 +32,12 @@ def _threads(threads: object) -> object:
 
 def _level(level: object) -> object:
     """``level``, or ``ValueError`` if it is out of range (the native check covers 0 and up to
-    255; this one also negative and larger numbers)."""
+    255; this one also negative and larger numbers), ``TypeError`` for a ``bool`` (an ``int``
+    to Python, which the native layer would take as level 0 or 1: ``compress(data, True)``)."""
     from ._native import MAX_LEVEL, MIN_LEVEL
 
+    if isinstance(level, bool):
+        raise TypeError(f"level must be an int {MIN_LEVEL}..{MAX_LEVEL}, not a bool ({level})")
     if isinstance(level, int) and not isinstance(level, bool) and not MIN_LEVEL <= level <= MAX_LEVEL:
         raise ValueError(f"level must be {MIN_LEVEL}..{MAX_LEVEL}, not {level}")
     return level

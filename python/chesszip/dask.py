@@ -27,7 +27,7 @@ import os
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._api import DEFAULT_LEVEL, Limits, _limits
+from ._api import DEFAULT_LEVEL, Limits, _level, _limits
 from ._table import pandas_of, table_of_games, tags_seen
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -212,6 +212,8 @@ def compress(
     :returns: ``{"format", "shards", "text_bytes", "archive_bytes", "paths"}``.
     """
     from collections import deque
+
+    _level(level)
 
     fmt, shards = _shards(src, shard_games)
     if client is None and scheduler is None:

@@ -106,6 +106,11 @@ def test_negative_numbers_are_value_errors() -> None:
         chesszip.compress(data, -1)
     with pytest.raises(ValueError, match="level must be"):
         chesszip.compress(data, 300)
+    # A bool is an int to Python; taken as a level it would silently be level 1.
+    with pytest.raises(TypeError, match="not a bool"):
+        chesszip.compress(data, True)
+    with pytest.raises(TypeError, match="not a bool"):
+        chesszip.ChesszipCompressor(level=True)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="threads must be 0 or more"):
         chesszip.compress(data, threads=-1)
     with pytest.raises(ValueError, match="block_lines"):
