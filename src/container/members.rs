@@ -123,7 +123,7 @@ pub fn scan_from_start<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Err
 
 /// [`scan`] under a memory ceiling of `memlimit` bytes (`--memlimit`,
 /// [`crate::DecodeLimits::memlimit`]): a raw member is walked only where its decoder's window
-/// fits ([`raw::check_window`]), as its readers decode it; one that does not is refused
+/// fits (`raw::check_window`), as its readers decode it; one that does not is refused
 /// rather than walked with a window of up to 128 MiB.
 ///
 /// # Errors
@@ -185,7 +185,7 @@ fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool, memlimit: Option<u
 }
 
 /// The end of the raw member at `start`, found by decoding its stream, where its decoder's
-/// window fits `memlimit` ([`raw::check_window`]).
+/// window fits `memlimit` (`raw::check_window`).
 fn walk_raw<R: Read + Seek>(input: &mut R, start: u64, memlimit: Option<u64>) -> Result<u64, Error> {
     input.seek(SeekFrom::Start(start))?;
     let mut reader = RawReader::member(BufReader::new(&mut *input))?;
