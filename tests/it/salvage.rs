@@ -171,12 +171,21 @@ fn cli_salvage_refuses_test_and_format() {
 /// `archive` salvaged from a file ([`expand_salvage`]) and as a stream
 /// ([`chesszip::expand_salvage_stream`]) with `opts`: both outputs and results.
 fn salvaged_both_ways(archive: &[u8], opts: &ExpandOptions) -> ((Vec<u8>, String), (Vec<u8>, String)) {
+    let ((from_file, file), (from_stream, stream)) = salvages_both_ways(archive, opts);
+    ((from_file, format!("{file:?}")), (from_stream, format!("{stream:?}")))
+}
+
+/// What [`expand_salvage`] and `expand_salvage_stream` return.
+type SalvageResult = Result<chesszip::Salvage, chesszip::Error>;
+
+/// As [`salvaged_both_ways`], with the two salvages' results as they are.
+fn salvages_both_ways(archive: &[u8], opts: &ExpandOptions) -> ((Vec<u8>, SalvageResult), (Vec<u8>, SalvageResult)) {
     let mut from_file = Vec::new();
     let file = expand_salvage(Cursor::new(archive), &mut from_file, opts, &|_| {});
     let mut from_stream = Vec::new();
     // A reader that gives a few bytes at a time, as a pipe does.
     let stream = chesszip::expand_salvage_stream(Trickle(archive), &mut from_stream, opts, &|_| {});
-    ((from_file, format!("{file:?}")), (from_stream, format!("{stream:?}")))
+    ((from_file, file), (from_stream, stream))
 }
 
 /// A reader that gives at most 1000 bytes a read.
@@ -449,10 +458,8 @@ fn library_salvage_of_two_archives_the_first_with_block_0_damaged_is_the_same_fr
     bad_header[block0.start as usize + 9] ^= 0x01;
     for (name, first) in [("data", damage_block(&archive, 0)), ("header", bad_header)] {
         let input = [&first[..], &other].concat();
-        let mut from_file = Vec::new();
-        let file = expand_salvage(Cursor::new(&input), &mut from_file, &expand_opts(), &|_| {}).expect("salvage runs");
-        let mut from_stream = Vec::new();
-        let stream = chesszip::expand_salvage_stream(Trickle(&input), &mut from_stream, &expand_opts(), &|_| {}).expect("salvage runs");
+        let ((from_file, file), (from_stream, stream)) = salvages_both_ways(&input, &expand_opts());
+        let (file, stream) = (file.expect("salvage runs"), stream.expect("salvage runs"));
         assert!(from_file == [without_lines(&text, 0, 100), other_text.clone()].concat(), "{name}: all but block 0");
         assert!(from_stream == from_file, "{name}: the same text");
         assert_eq!(file, stream, "{name}: the same parts");
