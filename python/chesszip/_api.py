@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import BinaryIO, Dict, Optional, Union
 
@@ -47,6 +48,34 @@ def _block_lines(block_lines: object) -> object:
     """``block_lines``, or ``ValueError`` if it is negative."""
     _count("block_lines", block_lines)
     return block_lines
+
+
+#: How every text-returning function of the package decodes by default: UTF-8, and
+#: ``errors="strict"`` (a :class:`UnicodeDecodeError` for bytes that are not UTF-8), as
+#: :func:`open`, :meth:`bytes.decode` and pandas' ``read_csv`` do. python/README.md states the rule.
+ENCODING = "utf-8"
+ERRORS = "strict"
+
+
+def _game_n(n: int) -> str:
+    """How a :class:`UnicodeDecodeError` names the ``n``-th game (0-based)."""
+    return f"game {n}"
+
+
+def _decode_error(e: UnicodeDecodeError, where: str) -> UnicodeDecodeError:
+    """``e`` with ``where`` (e.g. ``"game 3"``) and the way out added to its reason: the
+    position it gives counts from the start of that game (or tag)."""
+    reason = f"{e.reason} in {where} (the text is not {e.encoding}: pass encoding=, e.g. 'latin-1', or errors='replace')"
+    return UnicodeDecodeError(e.encoding, e.object, e.start, e.end, reason)
+
+
+_TAG_ESCAPE = re.compile(r'\\([\\"])')
+
+
+def _unescape(value: str) -> str:
+    """A PGN tag's value as meant: its two escapes ``\\"`` and ``\\\\`` resolved in one pass
+    from the left (the PGN standard's string token, 8.1.1); any other backslash is kept."""
+    return _TAG_ESCAPE.sub(r"\1", value) if "\\" in value else value
 
 
 def _bytes(data: object) -> bytes:

@@ -9,18 +9,31 @@ Joining all games gives back the archive's text exactly.
 from __future__ import annotations
 
 import io
-from operator import methodcaller
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Literal, Optional, Tuple, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._api import ArchiveInfo, Limits, Source, _limits, _source, _threads, info
+from ._api import ENCODING, ERRORS, ArchiveInfo, Limits, Source, _decode_error, _game_n, _limits, _source, _threads, _unescape, info
 
 if TYPE_CHECKING:  # pragma: no cover
     import chess.pgn
 
-def _decoder(binary: bool, encoding: str, errors: str) -> Optional[Callable[[bytes], str]]:
-    """Turns the native readers' bytes into what the caller asked for."""
-    return None if binary else methodcaller("decode", encoding, errors)
+def _decoded(games: Iterable[bytes], encoding: str, errors: str, where: Callable[[int], str] = _game_n) -> Iterator[str]:
+    """``games`` decoded; a :class:`UnicodeDecodeError` names the game (``where(n)`` of the
+    ``n``-th, 0-based)."""
+    n = 0
+    try:
+        for n, data in enumerate(games):
+            yield data.decode(encoding, errors)
+    except UnicodeDecodeError as e:
+        raise _decode_error(e, where(n)) from None
+
+
+def _decode(data: bytes, encoding: str, errors: str, n: int) -> str:
+    """Game ``n``'s bytes decoded; a :class:`UnicodeDecodeError` names the game."""
+    try:
+        return data.decode(encoding, errors)
+    except UnicodeDecodeError as e:
+        raise _decode_error(e, f"game {n}") from None
 
 
 def _to_chess(text: str) -> "Optional[chess.pgn.Game]":
@@ -43,14 +56,17 @@ class Archive:
 
     :param source: a path, the archive's bytes, or a binary file object (read to its end).
     :param threads: worker threads; 0 means one per core.
-    :param encoding: how text is decoded (``"utf-8"`` by default).
-    :param errors: as for :meth:`bytes.decode`.
+    :param encoding: how text (games, tags) is decoded (``"utf-8"`` by default; e.g.
+        ``"latin-1"`` for old ChessBase exports).
+    :param errors: as for :meth:`bytes.decode`: ``"strict"`` (the default everywhere in the
+        package) raises :class:`UnicodeDecodeError` naming the game, ``"replace"`` gives
+        U+FFFD for each bad byte.
     :param limits: ceilings for an archive from elsewhere (:class:`Limits`); a limit exceeded
         raises :class:`DecodeLimitError`.
     """
 
     def __init__(
-        self, source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict", limits: Optional[Limits] = None
+        self, source: Source, *, threads: int = 0, encoding: str = ENCODING, errors: str = ERRORS, limits: Optional[Limits] = None
     ) -> None:
         """Open the archive; reads its header and index."""
         self._source = _source(source)
@@ -86,12 +102,12 @@ class Archive:
         iterations and of random access."""
         self._random()
         reader = _native.GameReader(self._source, threads=self._threads, limits=self._limits)
-        decode = _decoder(binary, self.encoding, self.errors)
-        return iter(reader) if decode is None else map(decode, reader)
+        return iter(reader) if binary else _decoded(reader, self.encoding, self.errors)
 
     def tags(self) -> "List[Dict[str, str]]":
         """Every game's tags, in order, a dict per game, without the moves where the archive
-        allows it (see :func:`chesszip.read_tags`), decoded with the archive's ``encoding``."""
+        allows it (see :func:`chesszip.read_tags`), decoded with the archive's ``encoding`` and
+        ``errors``, PGN escapes resolved."""
         self._random()
         games = _native.read_tags(self._source, threads=self._threads, limits=self._limits)
         return _tag_dicts(games, self.encoding, self.errors)
@@ -127,7 +143,7 @@ class Archive:
         data = self._random().game(n)
         if data is None:
             raise IndexError(f"game index out of range: the archive holds {self._random().position} games")
-        return data if binary else data.decode(self.encoding, self.errors)
+        return data if binary else _decode(data, self.encoding, self.errors, n)
 
     def __getitem__(self, n: int) -> str:
         """Game ``n`` as text (see :meth:`game`)."""
@@ -194,8 +210,8 @@ def iter_games(
     *,
     binary: bool = False,
     threads: int = 0,
-    encoding: str = "utf-8",
-    errors: str = "strict",
+    encoding: str = ENCODING,
+    errors: str = ERRORS,
     limits: Optional[Limits] = None,
 ) -> Union[Iterator[str], Iterator[bytes]]:
     """The games of an archive in order, as text (``binary=True``: bytes), streamed.
@@ -204,17 +220,21 @@ def iter_games(
     with the GIL released, a few per thread at a time.
 
     :param source: a path, the archive's bytes, or a binary file object (read to its end).
+    :param encoding: how the games are decoded (``"utf-8"`` by default).
+    :param errors: as for :meth:`bytes.decode` (``"strict"`` by default, as everywhere in the
+        package).
     :param limits: ceilings for an archive from elsewhere (:class:`Limits`).
     :raises CorruptArchiveError: (while iterating) at a damaged block, after the games before it.
     :raises DecodeLimitError: (while iterating) when a limit would be exceeded.
+    :raises UnicodeDecodeError: (while iterating, ``errors="strict"``) at a game that is not
+        ``encoding`` text; the message names the game.
     """
     reader = _native.GameReader(_source(source), threads=_threads(threads), limits=_limits(limits))
-    decode = _decoder(binary, encoding, errors)
-    return iter(reader) if decode is None else map(decode, reader)
+    return iter(reader) if binary else _decoded(reader, encoding, errors)
 
 
 def read_tags(
-    source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "replace", limits: Optional[Limits] = None
+    source: Source, *, threads: int = 0, encoding: str = ENCODING, errors: str = ERRORS, limits: Optional[Limits] = None
 ) -> "List[Dict[str, str]]":
     """Every game's tags, in order, as a dict per game (name to value, in the order of the
     game's tag section; a name given twice keeps its first value), without the moves.
@@ -226,30 +246,41 @@ def read_tags(
     after the moves) and blocks of coding 7 with games copied from earlier ones are decoded
     whole, and so is each archive's first block (only its text tells
     whether a UTF-8 BOM starts the input, which belongs to game 1). A game without tags (and every line of a movetext archive) gives ``{}``.
-    Values are as written between the quotes (PGN escapes such as ``\\"`` kept).
+    Values are the tags' strings with PGN's two escapes resolved (``\\"`` is ``"``, ``\\\\`` is
+    ``\\``), as in :func:`chesszip.to_pandas`'s columns. (python-chess 1.11's ``headers`` keep
+    the escapes as written.)
 
     :param source: a path, the archive's bytes, or a binary file object (read to its end).
     :param encoding: how names and values are decoded (``"utf-8"`` by default).
-    :param errors: as for :meth:`bytes.decode` (``"replace"`` by default).
+    :param errors: as for :meth:`bytes.decode` (``"strict"`` by default, as everywhere in the
+        package).
     :param limits: ceilings for an archive from elsewhere (:class:`Limits`).
     :raises CorruptArchiveError: at a damaged block.
+    :raises UnicodeDecodeError: (``errors="strict"``) for a tag that is not ``encoding`` text;
+        the message names the game and the tag.
     """
     games = _native.read_tags(_source(source), threads=_threads(threads), limits=_limits(limits))
     return _tag_dicts(games, encoding, errors)
 
 
 def _tag_dicts(games: "List[List[Tuple[bytes, bytes]]]", encoding: str, errors: str) -> "List[Dict[str, str]]":
-    """The native tag pairs as a dict per game (a repeated name keeps its first value)."""
+    """The native tag pairs as a dict per game (a repeated name keeps its first value; PGN
+    escapes in values resolved)."""
     out: List[Dict[str, str]] = []
-    for tags in games:
+    for n, tags in enumerate(games):
         d: Dict[str, str] = {}
         for name, value in tags:
-            d.setdefault(name.decode(encoding, errors), value.decode(encoding, errors))
+            try:
+                key = name.decode(encoding, errors)
+                if key not in d:
+                    d[key] = _unescape(value.decode(encoding, errors))
+            except UnicodeDecodeError as e:
+                raise _decode_error(e, f"the value of tag {name.decode('ascii', 'replace')} of game {n}") from None
         out.append(d)
     return out
 
 
-def iter_chess_games(source: Source, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> "Iterator[chess.pgn.Game]":
+def iter_chess_games(source: Source, *, threads: int = 0, encoding: str = ENCODING, errors: str = ERRORS) -> "Iterator[chess.pgn.Game]":
     """The games of an archive as python-chess :class:`chess.pgn.Game` objects (needs
     python-chess); text holding no game (a blank line) is left out."""
     for text in iter_games(source, threads=threads, encoding=encoding, errors=errors):
@@ -258,7 +289,7 @@ def iter_chess_games(source: Source, *, threads: int = 0, encoding: str = "utf-8
             yield g
 
 
-def game(source: Source, n: int, *, binary: bool = False, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> Union[str, bytes]:
+def game(source: Source, n: int, *, binary: bool = False, threads: int = 0, encoding: str = ENCODING, errors: str = ERRORS) -> Union[str, bytes]:
     """Game ``n`` (0-based) of an archive, decoding only the blocks that hold it.
 
     :raises IndexError: when the archive has no game ``n``.
@@ -267,7 +298,7 @@ def game(source: Source, n: int, *, binary: bool = False, threads: int = 0, enco
         return a.game(n, binary=True) if binary else a.game(n)
 
 
-def chess_game(source: Source, n: int, *, threads: int = 0, encoding: str = "utf-8", errors: str = "strict") -> "chess.pgn.Game":
+def chess_game(source: Source, n: int, *, threads: int = 0, encoding: str = ENCODING, errors: str = ERRORS) -> "chess.pgn.Game":
     """Game ``n`` (0-based) of an archive as a python-chess :class:`chess.pgn.Game`."""
     with Archive(source, threads=threads, encoding=encoding, errors=errors) as a:
         return a.chess_game(n)

@@ -19,6 +19,11 @@ Movetext archives (one game per line, no tags) give ``moves``/``movetext``, ``pl
 the first game) gives no row. A UTF-8 byte order mark that starts a game's text (the first
 game of a file saved with one) is skipped.
 
+Tag values have PGN's escapes resolved (``\\"`` is ``"``), as :func:`chesszip.read_tags`
+gives them. Text is decoded as everywhere in the package: ``encoding="utf-8"`` and
+``errors="strict"`` by default (a :class:`UnicodeDecodeError` naming the game for bytes that
+are not UTF-8; ``encoding="latin-1"`` or ``errors="replace"`` to read them).
+
 Parsing is in Python (regular expressions over each game's text); ``docs/notes-dask.md`` has
 its speed against python-chess.
 """
@@ -27,7 +32,9 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+from ._api import ENCODING, ERRORS, _decode_error, _game_n, _unescape
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -76,11 +83,6 @@ def _date(v: str) -> Optional[datetime.date]:
         return None
 
 
-def _unescape(v: bytes) -> str:
-    s = v.decode("utf-8", "replace")
-    return s.replace('\\"', '"').replace("\\\\", "\\") if "\\" in s else s
-
-
 def _drop_variations(body: bytes) -> bytes:
     """``body`` without its variations, in one pass over its parentheses (linear in the text
     however deep variations nest): each outermost ``(`` ... ``)`` pair, with every variation
@@ -112,13 +114,19 @@ def _drop_variations(body: bytes) -> bytes:
     return out.replace(b"(", b" ").replace(b")", b" ") if opened else out
 
 
-def parse_game(text: Union[str, bytes]) -> Optional[Tuple[Dict[str, str], bytes, List[str], Optional[str]]]:
+def parse_game(
+    text: Union[str, bytes], encoding: str = ENCODING, errors: str = ERRORS
+) -> Optional[Tuple[Dict[str, str], bytes, List[str], Optional[str]]]:
     """``(tags, movetext, san_moves, result_token)`` of one game's text, ``None`` for text
-    holding no game (no tag, move or result)."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
+    holding no game (no tag, move or result); bytes are decoded with ``encoding`` and
+    ``errors`` (a ``str`` is taken as it is)."""
+    if isinstance(text, str):
+        data, encoding, errors = text.encode("utf-8", "surrogatepass"), "utf-8", "surrogatepass"
+    else:
+        data = text
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
-    tags = {m.group(1).decode("ascii"): _unescape(m.group(2)) for m in _TAG.finditer(data)}
+    tags = {m.group(1).decode("ascii"): _unescape(m.group(2).decode(encoding, errors)) for m in _TAG.finditer(data)}
     movetext = _TAG_LINE.sub(b"", data) if tags else data
     body = _drop_variations(_COMMENT.sub(b" ", movetext))
     moves: List[str] = []
@@ -129,7 +137,7 @@ def parse_game(text: Union[str, bytes]) -> Optional[Tuple[Dict[str, str], bytes,
             continue
         tok = tok.rstrip(b"!?")
         if tok:
-            moves.append(tok.decode("utf-8", "replace"))
+            moves.append(tok.decode(encoding, errors))
     if not tags and not moves and result is None:
         return None
     return tags, movetext, moves, result
@@ -164,26 +172,62 @@ def schema(tags: Sequence[str], *, moves: str = "san") -> "pyarrow.Schema":
     return pa.schema(fields)
 
 
-def tags_seen(games: Iterable[Union[str, bytes]]) -> List[str]:
+def _parsed(
+    games: Iterable[Union[str, bytes]], encoding: str, errors: str, where: Callable[[int], str], movetext: bool = False
+) -> "Iterable[Tuple[Dict[str, str], Union[bytes, str], List[str], Optional[str]]]":
+    """:func:`parse_game` of each game that holds one (``movetext``: with the movetext
+    stripped and decoded); a :class:`UnicodeDecodeError` names the game (``where(n)`` of the
+    ``n``-th, 0-based)."""
+    n, text = 0, b""
+    try:
+        for n, text in enumerate(games):
+            p = parse_game(text, encoding, errors)
+            if p is not None:
+                if movetext:
+                    # Comments are decoded only here.
+                    yield p[0], p[1].strip().decode(encoding, errors), p[2], p[3]
+                else:
+                    yield p
+    except UnicodeDecodeError as e:
+        # The piece that failed (a tag value, a move) is decoded again as the whole game, so
+        # that the error's position counts from the game's start.
+        if isinstance(text, bytes):
+            try:
+                text.decode(encoding, errors)
+            except UnicodeDecodeError as whole:
+                e = whole
+        raise _decode_error(e, where(n)) from None
+
+
+def tags_seen(
+    games: Iterable[Union[str, bytes]], *, encoding: str = ENCODING, errors: str = ERRORS, where: Callable[[int], str] = _game_n
+) -> List[str]:
     """The tag names of these games, in order of first appearance."""
     seen: Dict[str, None] = {}
-    for p in map(parse_game, games):
-        if p is not None:
-            for name in p[0]:
-                seen.setdefault(name, None)
+    for p in _parsed(games, encoding, errors, where):
+        for name in p[0]:
+            seen.setdefault(name, None)
     return list(seen)
 
 
 def table_of_games(
-    games: Iterable[Union[str, bytes]], *, moves: str = "san", tags: Optional[Sequence[str]] = None
+    games: Iterable[Union[str, bytes]],
+    *,
+    moves: str = "san",
+    tags: Optional[Sequence[str]] = None,
+    encoding: str = ENCODING,
+    errors: str = ERRORS,
+    where: Callable[[int], str] = _game_n,
 ) -> "pyarrow.Table":
     """The table of these games' texts. ``tags``: the tag columns (others are dropped, missing
-    ones null); ``None``: every tag seen, in order of first appearance."""
+    ones null); ``None``: every tag seen, in order of first appearance. ``encoding`` and
+    ``errors`` decode the games' bytes; ``where(n)`` names the ``n``-th game (0-based) in a
+    :class:`UnicodeDecodeError`."""
     import pyarrow as pa
 
     if moves not in ("san", "movetext"):
         raise ValueError(f"moves must be 'san' or 'movetext', not {moves!r}")
-    parsed = [p for p in map(parse_game, games) if p is not None]
+    parsed = list(_parsed(games, encoding, errors, where, movetext=moves == "movetext"))
     if tags is None:
         seen: Dict[str, None] = {}
         for t, _, _, _ in parsed:
@@ -206,7 +250,7 @@ def table_of_games(
     if moves == "san":
         arrays.append([m for _, _, m, _ in parsed])
     else:
-        arrays.append([mt.strip().decode("utf-8", "replace") for _, mt, _, _ in parsed])
+        arrays.append([mt for _, mt, _, _ in parsed])
     arrays.append([len(m) for _, _, m, _ in parsed])
     arrays.append([t.get("Result", r) for t, _, _, r in parsed])
     return pa.Table.from_arrays([pa.array(a, type=f.type) for a, f in zip(arrays, sch)], schema=sch)
@@ -219,19 +263,48 @@ def pandas_of(table: "pyarrow.Table") -> "pandas.DataFrame":
     return table.to_pandas(types_mapper=pd.ArrowDtype)
 
 
-def to_arrow(source: Any, *, moves: str = "san", tags: Optional[Sequence[str]] = None, threads: int = 0, limits: Any = None) -> "pyarrow.Table":
+def to_arrow(
+    source: Any,
+    *,
+    moves: str = "san",
+    tags: Optional[Sequence[str]] = None,
+    threads: int = 0,
+    limits: Any = None,
+    encoding: Optional[str] = None,
+    errors: Optional[str] = None,
+) -> "pyarrow.Table":
     """One row per game of an archive as a :class:`pyarrow.Table` (see the module's columns).
 
     :param source: an :class:`chesszip.Archive`, a path, or the archive's bytes.
     :param moves: ``"san"`` (a list of SAN moves) or ``"movetext"`` (the text after the tags).
     :param tags: the tag columns; ``None``: every tag seen, in order of first appearance.
+    :param encoding: how the games' text is decoded; ``None``: an :class:`chesszip.Archive`'s
+        own, else ``"utf-8"``.
+    :param errors: as for :meth:`bytes.decode`; ``None``: an :class:`chesszip.Archive`'s own,
+        else ``"strict"`` (as everywhere in the package).
+    :raises UnicodeDecodeError: (``errors="strict"``) for a game whose tags, moves (or, with
+        ``moves="movetext"``, comments) are not ``encoding`` text; the message names the game.
     """
     from ._games import Archive, iter_games
 
-    games = source.games(binary=True) if isinstance(source, Archive) else iter_games(source, binary=True, threads=threads, limits=limits)
-    return table_of_games(games, moves=moves, tags=tags)
+    if isinstance(source, Archive):
+        games = source.games(binary=True)
+        encoding = source.encoding if encoding is None else encoding
+        errors = source.errors if errors is None else errors
+    else:
+        games = iter_games(source, binary=True, threads=threads, limits=limits)
+    return table_of_games(games, moves=moves, tags=tags, encoding=encoding or ENCODING, errors=errors or ERRORS)
 
 
-def to_pandas(source: Any, *, moves: str = "san", tags: Optional[Sequence[str]] = None, threads: int = 0, limits: Any = None) -> "pandas.DataFrame":
+def to_pandas(
+    source: Any,
+    *,
+    moves: str = "san",
+    tags: Optional[Sequence[str]] = None,
+    threads: int = 0,
+    limits: Any = None,
+    encoding: Optional[str] = None,
+    errors: Optional[str] = None,
+) -> "pandas.DataFrame":
     """:func:`to_arrow` as a :class:`pandas.DataFrame` with pyarrow-backed dtypes."""
-    return pandas_of(to_arrow(source, moves=moves, tags=tags, threads=threads, limits=limits))
+    return pandas_of(to_arrow(source, moves=moves, tags=tags, threads=threads, limits=limits, encoding=encoding, errors=errors))

@@ -24,10 +24,11 @@ from __future__ import annotations
 import glob
 import io
 import os
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._api import DEFAULT_LEVEL, Limits, _level, _limits
+from ._api import DEFAULT_LEVEL, ENCODING, ERRORS, Limits, _level, _limits
+from ._games import _decoded
 from ._table import pandas_of, table_of_games, tags_seen
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -67,10 +68,15 @@ def blocks(paths: Paths, *, limits: Optional[Limits] = None) -> List[Block]:
     return [(p, m, k) for p in _paths(paths) for (m, k, _) in _native.block_list(p, limits=lim)]
 
 
+def _in_block(block: Block) -> Callable[[int], str]:
+    """Names the ``n``-th game of a partition in a :class:`UnicodeDecodeError`."""
+    return lambda n: f"game {n} of block {block[2]} of {block[0]}"
+
+
 def _block_texts(block: Block, limits: Optional[Dict[str, object]], binary: bool, encoding: str, errors: str) -> List[Any]:
     path, _, k = block
     games = _native.block_games(path, k, limits=limits)
-    return games if binary else [g.decode(encoding, errors) for g in games]
+    return games if binary else list(_decoded(games, encoding, errors, _in_block(block)))
 
 
 def _block_chess(block: Block, limits: Optional[Dict[str, object]], encoding: str, errors: str) -> List[Any]:
@@ -90,8 +96,8 @@ def read_games(
     as_chess: bool = False,
     binary: bool = False,
     limits: Optional[Limits] = None,
-    encoding: str = "utf-8",
-    errors: str = "strict",
+    encoding: str = ENCODING,
+    errors: str = ERRORS,
 ) -> "dask.bag.Bag":
     """A :class:`dask.bag.Bag` of the games of one or many archives, one partition per block.
 
@@ -100,6 +106,9 @@ def read_games(
         holds no game, e.g. a blank line, is left out).
     :param binary: the games' bytes instead of text.
     :param limits: ceilings for archives from elsewhere (:class:`chesszip.Limits`).
+    :param encoding: how the games are decoded (``"utf-8"`` by default).
+    :param errors: as for :meth:`bytes.decode` (``"strict"`` by default, as everywhere in the
+        package: a :class:`UnicodeDecodeError` names the game and its block).
     """
     import dask
     import dask.bag as db
@@ -124,12 +133,19 @@ def _token(block: Block) -> str:
     return tokenize(block, os.path.getmtime(block[0]), os.path.getsize(block[0]))
 
 
-def _block_frame(block: Block, limits: Optional[Dict[str, object]], moves: str, tags: Sequence[str]) -> Any:
-    return pandas_of(table_of_games(_native.block_games(block[0], block[2], limits=limits), moves=moves, tags=tags))
+def _block_frame(block: Block, limits: Optional[Dict[str, object]], moves: str, tags: Sequence[str], encoding: str, errors: str) -> Any:
+    games = _native.block_games(block[0], block[2], limits=limits)
+    return pandas_of(table_of_games(games, moves=moves, tags=tags, encoding=encoding, errors=errors, where=_in_block(block)))
 
 
 def read_table(
-    paths: Paths, *, moves: str = "san", tags: Optional[Sequence[str]] = None, limits: Optional[Limits] = None
+    paths: Paths,
+    *,
+    moves: str = "san",
+    tags: Optional[Sequence[str]] = None,
+    limits: Optional[Limits] = None,
+    encoding: str = ENCODING,
+    errors: str = ERRORS,
 ) -> "dask.dataframe.DataFrame":
     """A :class:`dask.dataframe.DataFrame` of one row per game (the columns of
     :func:`chesszip.to_arrow`, pyarrow-backed dtypes), one partition per block.
@@ -146,6 +162,9 @@ def read_table(
         in the same way. Where games differ in their tags and a full pass is acceptable, pass
         the union: ``tags=list(dict.fromkeys(name for p in paths for game in
         chesszip.read_tags(p) for name in game))``.
+    :param encoding: how the games are decoded (``"utf-8"`` by default).
+    :param errors: as for :meth:`bytes.decode` (``"strict"`` by default, as everywhere in the
+        package: a :class:`UnicodeDecodeError` names the game and its block).
     """
     import dask
     import dask.dataframe as dd
@@ -155,14 +174,14 @@ def read_table(
     if tags is None:
         tags = []
         for b in parts:
-            tags = tags_seen(_native.block_games(b[0], b[2], limits=lim))
+            tags = tags_seen(_native.block_games(b[0], b[2], limits=lim), encoding=encoding, errors=errors, where=_in_block(b))
             if tags:
                 break
     tags = list(tags)
     meta = pandas_of(table_of_games([], moves=moves, tags=tags))
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
-    tasks = [dask.delayed(_block_frame)(b, lim, moves, tags, dask_key_name=f"chesszip-table-{i}-{_token(b)}") for i, b in enumerate(parts)]
+    tasks = [dask.delayed(_block_frame)(b, lim, moves, tags, encoding, errors, dask_key_name=f"chesszip-table-{i}-{_token(b)}") for i, b in enumerate(parts)]
     return dd.from_delayed(tasks, meta=meta, verify_meta=False)
 
 

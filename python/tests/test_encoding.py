@@ -1,0 +1,119 @@
+"""One rule for text that is not UTF-8, and one for PGN escapes, in every function that
+returns text (python/README.md, "Text and encodings"):
+
+- every such function takes ``encoding=`` and ``errors=``, UTF-8 and ``"strict"`` by default
+  (as :func:`open` and pandas' ``read_csv``): bytes that do not decode raise
+  :class:`UnicodeDecodeError` naming the game, never a silent U+FFFD;
+- tag values have PGN's escapes (``\\"``, ``\\\\``) resolved, in ``read_tags`` as in
+  ``to_pandas``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, List
+
+import pytest
+
+import chesszip
+import chesszip.dask as czd
+
+LATIN1 = "pgn/edge-cases/pychess/mate_in_2.pgn"  # one game's White is "Judit Polg\xe1r" (Latin-1)
+ESCAPED = "pgn/edge-cases/kokopu/games__escaped-text__database.pgn"
+HEADERS = "pgn/edge-cases/kokopu/pgns__headers__database.pgn"
+
+
+@pytest.fixture(scope="module")
+def latin1(shared: Callable[[str], Path]) -> bytes:
+    text = shared(LATIN1).read_bytes()
+    assert b"Judit Polg\xe1r" in text, "the shared file changed"
+    return text
+
+
+@pytest.fixture(scope="module")
+def latin1_archive(latin1: bytes) -> bytes:
+    return chesszip.compress(latin1, 1, block_lines=20)
+
+
+def polgar_game(archive: bytes) -> int:
+    (n,) = [i for i, g in enumerate(chesszip.iter_games(archive, binary=True)) if b"Polg\xe1r" in g]
+    return n
+
+
+def text_readers(archive: bytes, n: int, path: Path) -> "List[Callable[..., object]]":
+    """Every function that returns the archive's text, each taking ``encoding``/``errors``."""
+    return [
+        lambda **kw: chesszip.game(archive, n, **kw),
+        lambda **kw: list(chesszip.iter_games(archive, **kw)),
+        lambda **kw: chesszip.Archive(archive, **kw).game(n),
+        lambda **kw: chesszip.Archive(archive, **kw)[n],
+        lambda **kw: list(chesszip.Archive(archive, **kw).games()),
+        lambda **kw: chesszip.Archive(archive, **kw).tags(),
+        lambda **kw: chesszip.read_tags(archive, **kw),
+        lambda **kw: chesszip.to_arrow(archive, **kw),
+        lambda **kw: chesszip.to_pandas(archive, **kw),
+        lambda **kw: chesszip.to_pandas(archive, moves="movetext", **kw),
+        lambda **kw: chesszip.chess_game(archive, n, **kw),
+        lambda **kw: list(chesszip.iter_chess_games(archive, **kw)),
+        lambda **kw: czd.read_games(str(path), **kw).compute(scheduler="sync"),
+        lambda **kw: czd.read_table(str(path), **kw).compute(scheduler="sync"),
+    ]
+
+
+def test_every_text_reader_is_strict_by_default_and_names_the_game(latin1_archive: bytes, tmp_path: Path) -> None:
+    n = polgar_game(latin1_archive)
+    path = tmp_path / "latin1.chz"
+    path.write_bytes(latin1_archive)
+    for i, read in enumerate(text_readers(latin1_archive, n, path)):
+        with pytest.raises(UnicodeDecodeError) as e:
+            read()
+        message = str(e.value)
+        assert f"game {n}" in message or "of block" in message, (i, message)
+        assert "encoding=" in message and "errors='replace'" in message, (i, message)
+        # Latin-1 decodes every byte: the same call then succeeds.
+        read(encoding="latin-1")
+        read(errors="replace")
+
+
+def test_latin1_reads_the_same_everywhere(latin1: bytes, latin1_archive: bytes, tmp_path: Path) -> None:
+    n = polgar_game(latin1_archive)
+    assert chesszip.game(latin1_archive, n, encoding="latin-1").encode("latin-1") in latin1
+    assert chesszip.read_tags(latin1_archive, encoding="latin-1")[n]["White"] == "Judit Polg\u00e1r"
+    assert chesszip.to_pandas(latin1_archive, encoding="latin-1")["White"].tolist()[n] == "Judit Polg\u00e1r"
+    with chesszip.Archive(latin1_archive, encoding="latin-1") as a:
+        assert a.tags()[n]["White"] == "Judit Polg\u00e1r"
+        # An Archive's own encoding is to_arrow's default.
+        assert chesszip.to_arrow(a).column("White").to_pylist()[n] == "Judit Polg\u00e1r"
+        assert a.chess_game(n).headers["White"] == "Judit Polg\u00e1r"
+    path = tmp_path / "latin1.chz"
+    path.write_bytes(latin1_archive)
+    df = czd.read_table(str(path), encoding="latin-1").compute(scheduler="sync")
+    assert "Judit Polg\u00e1r" in df["White"].tolist()
+    assert "".join(czd.read_games(str(path), encoding="latin-1").compute(scheduler="sync")).encode("latin-1") == latin1
+    # errors="replace": the same replacement character in read_tags and to_pandas.
+    replaced = "Judit Polg\ufffdr"
+    assert chesszip.read_tags(latin1_archive, errors="replace")[n]["White"] == replaced
+    assert chesszip.to_pandas(latin1_archive, errors="replace")["White"].tolist()[n] == replaced
+
+
+def test_read_tags_and_to_pandas_resolve_escapes_alike(shared: Callable[[str], Path]) -> None:
+    archive = chesszip.compress(b'[Event "a \\"q\\""]\n[Site "b\\\\c \\\\\\" \\d"]\n\n1. d4 d5 0-1\n')
+    (tags,) = chesszip.read_tags(archive)
+    assert tags == {"Event": 'a "q"', "Site": 'b\\c \\" \\d'}
+    df = chesszip.to_pandas(archive)
+    assert (df["Event"][0], df["Site"][0]) == (tags["Event"], tags["Site"])
+    with chesszip.Archive(archive) as a:
+        assert a.tags() == [tags]
+    archive = chesszip.compress(shared(ESCAPED).read_bytes(), 1)
+    (tags,) = chesszip.read_tags(archive)
+    assert (tags["Event"], tags["Site"]) == ("Event with a \\ backslash", 'Site with " double-quotes')
+    df = chesszip.to_pandas(archive)
+    assert (df["Event"][0], df["Site"][0]) == (tags["Event"], tags["Site"])
+    # kokopu's header cases: the escaped values alike; an unknown escape is kept as written.
+    archive = chesszip.compress(shared(HEADERS).read_bytes(), 1)
+    want = ['Special character " (double quote)', "Degenerated \\backslash"]
+    assert [e for t in chesszip.read_tags(archive) if (e := t.get("Event")) in want] == want
+    assert [e for e in chesszip.to_arrow(archive).column("Event").to_pylist() if e in want] == want
+    black = "Special character \\ (backslash)"
+    assert black in [t.get("Black") for t in chesszip.read_tags(archive)]
+    assert black in chesszip.to_arrow(archive).column("Black").to_pylist()
