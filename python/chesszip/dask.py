@@ -21,9 +21,12 @@ filesystem); tasks carry paths, not archive bytes.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import glob
 import io
 import os
+import stat
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _native
@@ -202,6 +205,34 @@ def _shards(src: Union[str, "os.PathLike[str]", bytes], shard_games: int) -> Tup
     return reader.format, gen()
 
 
+def _is_device(path: str) -> bool:
+    """Whether ``path`` is a character device or a FIFO (``/dev/null``, a named pipe): written
+    in place, as the command line does, never refused nor removed."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _check_target(src: Union[str, "os.PathLike[str]", bytes], dst: str, into_dir: bool, force: bool) -> List[str]:
+    """Refuse what the command line refuses (see :func:`compress`); return the ``part-*.chz``
+    files already in a ``dst`` folder."""
+    if not isinstance(src, bytes):
+        src = os.fsdecode(src)
+        if not into_dir and os.path.exists(dst) and os.path.exists(src) and os.path.samefile(src, dst):
+            raise ValueError(f"{dst}: the output would overwrite the input")
+        if src.endswith(".chz") and not force:
+            raise ValueError(f"{src}: already has the .chz suffix (force=True compresses its bytes as they are)")
+    stale = sorted(glob.glob(os.path.join(glob.escape(dst), "part-*.chz"))) if into_dir else []
+    if not force:
+        if into_dir and stale:
+            raise FileExistsError(errno.EEXIST, f"the folder holds part-*.chz files (force=True replaces them): {stale[0]}", dst)
+        if not into_dir and os.path.lexists(dst) and not _is_device(dst):
+            raise FileExistsError(errno.EEXIST, "already exists (force=True replaces it)", dst)
+    return stale
+
+
 def compress(
     src: Union[str, "os.PathLike[str]", bytes],
     dst: Union[str, "os.PathLike[str]"],
@@ -213,6 +244,7 @@ def compress(
     client: Any = None,
     scheduler: Optional[str] = None,
     in_flight: Optional[int] = None,
+    force: bool = False,
 ) -> Dict[str, Any]:
     """Compress ``src`` on a Dask cluster: the text is cut into shards of ``shard_games`` whole
     games (lines of movetext, games of PGN), read as a stream (gzip, bzip2, xz and zstd input
@@ -228,12 +260,26 @@ def compress(
     :param threads: coding threads per shard (1: the workers' own parallelism does the rest).
     :param in_flight: shards held at once (sent or compressed, not yet written); default twice
         the cluster's threads. Memory on this machine is about this many shards of text.
+    :param force: as the command line's ``-f``: compress a ``src`` named ``*.chz`` (its bytes
+        are archived as they are, not expanded), replace an existing ``dst`` file, and write
+        into a folder that already holds ``part-*.chz`` files (replacing them; the parts past
+        the last one written are removed, so that ``part-*.chz`` is this input).
     :returns: ``{"format", "shards", "text_bytes", "archive_bytes", "paths"}``.
+    :raises ValueError: without ``force``, for a ``src`` named ``*.chz`` (already an archive:
+        the command line skips it); always, when ``dst`` is ``src`` itself.
+    :raises FileExistsError: without ``force``, when ``dst`` is an existing file or a folder
+        that holds ``part-*.chz`` files. Nothing is written then.
+
+    A failure on the way (a worker's error, a full disk) removes what this call wrote: a
+    partial archive would read as a shorter, valid one.
     """
     from collections import deque
 
     _level(level)
 
+    dst = os.fsdecode(dst)
+    into_dir = os.path.isdir(dst)
+    stale = _check_target(src, dst, into_dir, force)
     fmt, shards = _shards(src, shard_games)
     if client is None and scheduler is None:
         try:
@@ -245,11 +291,12 @@ def compress(
     if in_flight is None:
         cores = sum(client.nthreads().values()) if client is not None else (os.cpu_count() or 1)
         in_flight = max(2, 2 * cores)
-    dst = os.fsdecode(dst)
-    into_dir = os.path.isdir(dst)
     paths: List[str] = []
     text_bytes = archive_bytes = 0
-    out = None if into_dir else open(dst, "wb")
+    device = not into_dir and _is_device(dst)
+    mode = "wb" if force or device else "xb"
+    out = None if into_dir else open(dst, mode)
+    finished = False
 
     def write(n: int, archive: bytes) -> None:
         nonlocal archive_bytes
@@ -258,9 +305,9 @@ def compress(
             out.write(archive)
         else:
             path = os.path.join(dst, f"part-{n:05d}.chz")
-            with open(path, "wb") as f:
+            with open(path, mode) as f:
+                paths.append(path)
                 f.write(archive)
-            paths.append(path)
 
     try:
         n = 0
@@ -299,9 +346,21 @@ def compress(
             # No text: one empty archive, so that the result is an archive all the same.
             write(0, _compress_shard(b"", level, block_lines, fmt, threads))
             n = 1
+        if out is not None:
+            out.close()
+        finished = True
     finally:
         if out is not None:
             out.close()
+        if not finished:
+            for path in paths if into_dir else [] if device else [dst]:
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
+    if into_dir:
+        written = {os.path.basename(p) for p in paths}
+        for path in stale:
+            if os.path.basename(path) not in written:
+                os.remove(path)
     return {
         "format": fmt,
         "shards": n,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import gzip
 import io
+import os
 from pathlib import Path
 from typing import Callable, Iterator, List
 
@@ -245,3 +246,62 @@ def test_blocks_cut_inside_lines_and_games(name: str, movetext: bytes, pgn: byte
     both = other + archive
     n = len(_native.block_list(other))
     assert [g for _, k, _ in _native.block_list(both)[n:] for g in _native.block_games(both, k)] == expected
+
+
+def test_compress_refuses_what_the_cli_refuses_unless_force(movetext: bytes, tmp_path: Path) -> None:
+    src = tmp_path / "games.txt"
+    src.write_bytes(movetext)
+    dst = tmp_path / "games.txt.chz"
+    czd.compress(src, dst, shard_games=100, level=1, scheduler="sync")
+    archive = dst.read_bytes()
+    # A .chz input is skipped by the command line without -f: here a ValueError, nothing written.
+    again = tmp_path / "again.chz"
+    with pytest.raises(ValueError, match="already has the .chz suffix"):
+        czd.compress(dst, again, level=1, scheduler="sync")
+    assert not again.exists()
+    r = czd.compress(dst, again, level=1, scheduler="sync", force=True)
+    assert r["text_bytes"] == len(archive) and chesszip.decompress(again.read_bytes()) == archive
+    # An existing destination is kept (FileExistsError) unless force=True.
+    dst.write_bytes(b"keep me")
+    with pytest.raises(FileExistsError, match="force=True"):
+        czd.compress(src, dst, shard_games=100, level=1, scheduler="sync")
+    assert dst.read_bytes() == b"keep me"
+    czd.compress(src, dst, shard_games=100, level=1, scheduler="sync", force=True)
+    assert dst.read_bytes() == archive
+    # The input itself is never the output, even with force.
+    with pytest.raises(ValueError, match="overwrite the input"):
+        czd.compress(src, src, level=1, scheduler="sync", force=True)
+    assert src.read_bytes() == movetext
+    # A device is written in place, as by the command line.
+    czd.compress(src, os.devnull, level=1, scheduler="sync")
+
+
+def test_compress_into_a_folder_with_parts_needs_force(movetext: bytes, tmp_path: Path) -> None:
+    out = tmp_path / "parts"
+    out.mkdir()
+    r = czd.compress(movetext, out, shard_games=100, level=1, scheduler="sync")
+    assert len(r["paths"]) == 3
+    with pytest.raises(FileExistsError, match="part-"):
+        czd.compress(movetext[: len(movetext) // 2], out, shard_games=100, level=1, scheduler="sync")
+    # With force the parts are replaced and those past the new last one removed: the folder's
+    # parts are this input.
+    half = b"".join(movetext.splitlines(keepends=True)[:150])
+    r = czd.compress(half, out, shard_games=100, level=1, scheduler="sync", force=True)
+    assert sorted(p.name for p in out.iterdir()) == ["part-00000.chz", "part-00001.chz"] == [Path(p).name for p in r["paths"]]
+    assert "".join(czd.read_games(str(out / "part-*.chz")).compute(scheduler="sync")).encode() == half
+
+
+def test_compress_failure_leaves_no_partial_archive(movetext: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+
+    def failing(shard: bytes, *args: object) -> bytes:
+        calls.append(1)
+        if len(calls) > 1:
+            raise OSError("disk full")
+        return _native.compress(shard, 1)
+
+    monkeypatch.setattr(czd, "_compress_shard", failing)
+    dst = tmp_path / "out.chz"
+    with pytest.raises(OSError, match="disk full"):
+        czd.compress(movetext, dst, shard_games=100, level=1, scheduler="sync", in_flight=1)
+    assert not dst.exists()
