@@ -15,7 +15,7 @@
 //! long stretch of movetext would be coded as raw lines of the movetext region: a games
 //! region that has gone at least [`MIN_REGION`] bytes without a tag line, and whose start is
 //! detected as movetext ([`crate::pgn::detect`]), ends where the first PGN tag line (a line
-//! `[Name ...`) comes, and that line starts a new games region ([`Splitter::next_region`]
+//! `[Name ...`) comes, and that line starts a new games region ([`split`]
 //! then says [`Start::Tags`]). A region that starts with or has a tag line in its first
 //! [`MIN_REGION`] bytes, or whose start is detected as PGN, is never cut so; movetext after
 //! PGN is not cut either (PGN coding takes movetext lines as games).
