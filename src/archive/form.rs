@@ -79,7 +79,8 @@ pub(crate) fn compress<R: BufRead, W: Write>(
             // Each region a member of its own, when that is smaller than the best single form.
             let mut parts = Vec::new();
             let mut total: Option<Summary> = None;
-            for (_, range) in regions {
+            for (_, start, range) in regions {
+                let format = region_format(format, start, &head[range.clone()], opts);
                 let (part, s) = held(&head[range], format, opts, &|_| {})?;
                 parts.extend_from_slice(&part);
                 add(&mut total, &s);
@@ -94,12 +95,30 @@ pub(crate) fn compress<R: BufRead, W: Write>(
     }
     let mut splitter = regions::Splitter::new((&head[..]).chain(input));
     let mut total: Option<Summary> = None;
-    while splitter.next_region()?.is_some() {
+    while let Some((_, start)) = splitter.next_region()? {
         let done = total.as_ref().map_or(0, |t| t.text_bytes);
-        let s = compress_part(splitter.region(), &mut output, format, opts, &|n| progress(done + n))?;
+        let progress = |n| progress(done + n);
+        let s = if start == regions::Start::Tags && opts.format.is_none() {
+            let mut first = Vec::new();
+            (&mut splitter.region()).take(DETECT_SAMPLE as u64).read_to_end(&mut first)?;
+            let format = region_format(format, start, &first, opts);
+            compress_part((&first[..]).chain(splitter.region()), &mut output, format, opts, &progress)?
+        } else {
+            compress_part(splitter.region(), &mut output, format, opts, &progress)?
+        };
         add(&mut total, &s);
     }
     Ok(total.expect("a long input has a region"))
+}
+
+/// The format of a region that starts with `head`: the input's `format`, but for a region
+/// of PGN after movetext ([`regions::Start::Tags`]), whose format is detected from its start
+/// unless the caller named one.
+fn region_format(format: InputFormat, start: regions::Start, head: &[u8], opts: &CompressOptions) -> InputFormat {
+    match (start, opts.format) {
+        (regions::Start::Tags, None) => pgn::detect(&head[..head.len().min(DETECT_SAMPLE)]),
+        _ => format,
+    }
 }
 
 /// Adds the summary `s` of one more member to `total`.

@@ -10,12 +10,26 @@
 //! moves, stay one region. Regions end at line ends (or, for a line longer than [`MAX_PIECE`],
 //! at a piece boundary), and joined they are the input byte for byte.
 //!
+//! Games regions are of two sorts that code differently: one-game movetext lines and PGN
+//! (tag sections). The format of a region is detected from its start, so PGN games after a
+//! long stretch of movetext would be coded as raw lines of the movetext region: a games
+//! region that has gone at least [`MIN_REGION`] bytes without a tag line, and whose start is
+//! detected as movetext ([`crate::pgn::detect`]), ends where the first PGN tag line (a line
+//! `[Name ...`) comes, and that line starts a new games region ([`split`]
+//! then says [`Start::Tags`]). A region that starts with or has a tag line in its first
+//! [`MIN_REGION`] bytes, or whose start is detected as PGN, is never cut so; movetext after
+//! PGN is not cut either (PGN coding takes movetext lines as games).
+//!
 //! The classification only places the boundaries: each region is then coded as a member of
 //! its own (see [`crate::container::members`]) with the form [`super::form`] finds best for
 //! it, so a misclassified line costs at most a worse boundary, never a wrong archive.
 
 use std::io::{self, BufRead, Read};
 use std::ops::Range;
+
+use crate::container::InputFormat;
+use crate::pgn;
+use crate::pgn::lexer::is_tag_line;
 
 /// Fewest bytes of lines of the other kind, without a line of the region's own kind among
 /// them, that end a region.
@@ -26,6 +40,19 @@ pub const MAX_PIECE: usize = 64 << 10;
 
 /// Bytes a region's reader gathers before handing them out.
 const READY: usize = 256 << 10;
+
+/// Bytes of a games region's start kept to detect its format (as the command line does).
+const SAMPLE: usize = 64 << 10;
+
+/// Why a region starts where it does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// At the start of the input, or where the kind of line ([`Kind`]) changes.
+    Kind,
+    /// At the tag line that ends a long games region of movetext without tags: PGN games
+    /// follow, whose format is to be detected anew.
+    Tags,
+}
 
 /// What a line holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +154,14 @@ pub struct Splitter<R> {
     pending: Vec<u8>,
     /// `pending` reached [`MIN_REGION`]: it starts the next region.
     switch: bool,
+    /// `pending` is the tag line that starts the next region (see [`Start::Tags`]).
+    cut: bool,
+    /// Bytes of the current region so far (placed or pending).
+    len: usize,
+    /// The first [`SAMPLE`] bytes of the current region.
+    sample: Vec<u8>,
+    /// A games region that may still be cut at a tag line: no tag line yet, not yet judged.
+    untagged: bool,
     eof: bool,
     started: bool,
     line: Vec<u8>,
@@ -142,6 +177,10 @@ impl<R: BufRead> Splitter<R> {
             at: 0,
             pending: Vec::new(),
             switch: false,
+            cut: false,
+            len: 0,
+            sample: Vec::new(),
+            untagged: false,
             eof: false,
             started: false,
             line: Vec::new(),
@@ -153,8 +192,20 @@ impl<R: BufRead> Splitter<R> {
     ///
     /// # Errors
     /// Errors of reading the input.
-    pub(crate) fn next_region(&mut self) -> io::Result<Option<Kind>> {
+    pub(crate) fn next_region(&mut self) -> io::Result<Option<(Kind, Start)>> {
         debug_assert!(self.at == self.ready.len(), "a region read to its end");
+        let region = self.next_kind()?;
+        if region.is_some() {
+            self.len = self.ready.len();
+            self.sample.clear();
+            self.sample.extend_from_slice(&self.ready[..self.ready.len().min(SAMPLE)]);
+            self.untagged = self.kind == Kind::Games && !split_lines(&self.ready).any(is_tag_line);
+        }
+        Ok(region)
+    }
+
+    /// [`Self::next_region`] but for the state kept on the region's content.
+    fn next_kind(&mut self) -> io::Result<Option<(Kind, Start)>> {
         if !self.started {
             self.started = true;
             self.ready.clear();
@@ -171,14 +222,20 @@ impl<R: BufRead> Splitter<R> {
                     break;
                 }
             }
-            return Ok((!self.ready.is_empty()).then_some(self.kind));
+            return Ok((!self.ready.is_empty()).then_some((self.kind, Start::Kind)));
         }
         if self.switch {
             self.switch = false;
             self.kind = self.kind.other();
             self.ready = std::mem::take(&mut self.pending);
             self.at = 0;
-            return Ok(Some(self.kind));
+            return Ok(Some((self.kind, Start::Kind)));
+        }
+        if self.cut {
+            self.cut = false;
+            self.ready = std::mem::take(&mut self.pending);
+            self.at = 0;
+            return Ok(Some((self.kind, Start::Tags)));
         }
         Ok(None)
     }
@@ -219,12 +276,27 @@ impl<R: BufRead> Splitter<R> {
     fn refill(&mut self) -> io::Result<()> {
         self.ready.clear();
         self.at = 0;
-        while !self.switch && !self.eof && self.ready.len() < READY {
+        while !self.switch && !self.cut && !self.eof && self.ready.len() < READY {
             if !self.read_piece()? {
                 self.eof = true;
                 // A short stretch of the other kind at the end stays in this region.
                 self.ready.append(&mut self.pending);
                 break;
+            }
+            if self.sample.len() < SAMPLE {
+                let n = self.line.len().min(SAMPLE - self.sample.len());
+                self.sample.extend_from_slice(&self.line[..n]);
+            }
+            self.len += self.line.len();
+            if self.untagged && is_tag_line(&self.line) {
+                self.untagged = false;
+                if self.len - self.line.len() >= MIN_REGION && pgn::detect(&self.sample) == InputFormat::Movetext {
+                    // PGN after a long stretch of movetext: the tag line starts a new region.
+                    self.ready.append(&mut self.pending);
+                    self.pending.extend_from_slice(&self.line);
+                    self.cut = true;
+                    break;
+                }
             }
             match classify(&self.line) {
                 None if self.pending.is_empty() => self.ready.extend_from_slice(&self.line),
@@ -261,7 +333,7 @@ impl<R: BufRead> Read for Region<'_, R> {
 impl<R: BufRead> BufRead for Region<'_, R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         let s = &mut *self.splitter;
-        while s.at == s.ready.len() && !s.switch && !s.eof {
+        while s.at == s.ready.len() && !s.switch && !s.cut && !s.eof {
             s.refill()?;
         }
         Ok(&s.ready[s.at..])
@@ -272,14 +344,20 @@ impl<R: BufRead> BufRead for Region<'_, R> {
     }
 }
 
-/// The regions of `text` in order: their kinds and byte ranges (covering `text`).
-pub fn split(text: &[u8]) -> Vec<(Kind, Range<usize>)> {
+/// The lines of `text`, each with its line feed.
+fn split_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split_inclusive(|&b| b == b'\n')
+}
+
+/// The regions of `text` in order: their kinds, why they start, and byte ranges (covering
+/// `text`).
+pub fn split(text: &[u8]) -> Vec<(Kind, Start, Range<usize>)> {
     let mut splitter = Splitter::new(text);
     let mut out = Vec::new();
     let mut at = 0;
-    while let Some(kind) = splitter.next_region().expect("reading a slice cannot fail") {
+    while let Some((kind, start)) = splitter.next_region().expect("reading a slice cannot fail") {
         let n = io::copy(&mut splitter.region(), &mut io::sink()).expect("reading a slice cannot fail") as usize;
-        out.push((kind, at..at + n));
+        out.push((kind, start, at..at + n));
         at += n;
     }
     out
@@ -310,6 +388,15 @@ mod tests {
         b"It was the best of times, it was the worst of times, it was the age of wisdom.\n".repeat(n)
     }
 
+    /// One-game movetext lines without move numbers (detected as movetext).
+    fn movetext(n: usize) -> Vec<u8> {
+        b"e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7 1/2-1/2\n".repeat(n)
+    }
+
+    fn pgn(n: usize) -> Vec<u8> {
+        b"[Event \"Rated Blitz game\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1-0\n\n".repeat(n)
+    }
+
     #[test]
     fn regions_cover_the_input_and_follow_its_stretches() {
         let mut text = games(20_000);
@@ -320,19 +407,48 @@ mod tests {
         let regions = split(&text);
         let kinds: Vec<Kind> = regions.iter().map(|r| r.0).collect();
         assert_eq!(kinds, [Kind::Games, Kind::Text]);
-        assert_eq!(regions[0].1, 0..games(20_010).len() + prose(10).len());
-        assert_eq!(regions[1].1.end, text.len());
+        assert_eq!(regions[0].2, 0..games(20_010).len() + prose(10).len());
+        assert_eq!(regions[1].2.end, text.len());
         for w in regions.windows(2) {
-            assert_eq!(w[0].1.end, w[1].1.start);
+            assert_eq!(w[0].2.end, w[1].2.start);
         }
     }
 
     #[test]
     fn one_kind_is_one_region_and_empty_is_none() {
-        assert_eq!(split(&games(3000)), [(Kind::Games, 0..games(3000).len())]);
-        assert_eq!(split(&prose(3000)), [(Kind::Text, 0..prose(3000).len())]);
+        assert_eq!(split(&games(3000)), [(Kind::Games, Start::Kind, 0..games(3000).len())]);
+        assert_eq!(split(&prose(3000)), [(Kind::Text, Start::Kind, 0..prose(3000).len())]);
         assert!(split(b"").is_empty());
         let long = vec![b'z'; 3 * MAX_PIECE + 5];
-        assert_eq!(split(&long), [(Kind::Text, 0..long.len())]);
+        assert_eq!(split(&long), [(Kind::Text, Start::Kind, 0..long.len())]);
+    }
+
+    #[test]
+    fn pgn_after_long_movetext_starts_a_region() {
+        let mut text = movetext(3000);
+        let at = text.len();
+        text.extend(pgn(1000));
+        text.extend(movetext(10));
+        assert_eq!(split(&text), [(Kind::Games, Start::Kind, 0..at), (Kind::Games, Start::Tags, at..text.len())]);
+        // Blank lines and a short stretch of prose before the tags stay with the movetext.
+        let mut text = movetext(3000);
+        text.extend(b"\n\n");
+        text.extend(prose(3));
+        let at = text.len();
+        text.extend(pgn(10));
+        assert_eq!(split(&text), [(Kind::Games, Start::Kind, 0..at), (Kind::Games, Start::Tags, at..text.len())]);
+    }
+
+    #[test]
+    fn pgn_and_short_movetext_before_tags_are_not_cut() {
+        // PGN then movetext; PGN with movetext lines in it; movetext shorter than a region.
+        for parts in [[pgn(1000), movetext(3000)], [pgn(10), [movetext(3000), pgn(1000)].concat()], [movetext(500), pgn(1000)]] {
+            let text = parts.concat();
+            assert_eq!(split(&text), [(Kind::Games, Start::Kind, 0..text.len())]);
+        }
+        // Tagless games detected as PGN (move numbers with a dot, wrapped lines) are not cut.
+        let wrapped = b"1. e4 e5 2. Nf3 Nc6\n3. Bb5 a6 4. Ba4 Nf6\n5. O-O Be7 1/2-1/2\n\n".repeat(2000);
+        let text = [wrapped, pgn(1000)].concat();
+        assert_eq!(split(&text), [(Kind::Games, Start::Kind, 0..text.len())]);
     }
 }

@@ -285,3 +285,32 @@ fn mixed_games_and_prose_are_regions() {
         }
     }
 }
+
+/// Movetext then PGN (docs/notes-newuser2.md, finding 1): both are games, but a region's
+/// format is detected from its start, so the PGN games were coded as raw lines of the
+/// movetext (2.3x the parts' sum on the benchmark and a lichess month). The tags after a long
+/// stretch of movetext start a region of their own: two members, movetext and PGN, within
+/// 1.05x of the parts compressed alone, held (<= 16 MiB) and streamed (> 16 MiB). PGN then
+/// movetext stays one member (PGN coding takes movetext lines as games).
+#[test]
+fn movetext_then_pgn_are_two_regions() {
+    let pgn = std::fs::read(common::shared_data("pgn/lichess/2017-05.pgn")).expect("2017-05.pgn");
+    let opts = CompressOptions { level: chesszip::Level::MIN, threads: 2, ..CompressOptions::default() };
+    let alone = |text: &[u8]| compress_bytes(text, &opts).len();
+    let games = common::first_games(3000);
+    let long: Vec<u8> = common::GAMES.iter().copied().cycle().take(MAX_HELD + (1 << 20)).collect();
+    let long = &long[..=long.iter().rposition(|&b| b == b'\n').unwrap()];
+    for movetext in [&games[..], long] {
+        let text = [movetext, &pgn[..]].concat();
+        let archive = compress_bytes(&text, &opts);
+        assert_eq!(expand(&archive).unwrap(), text);
+        let members = chesszip::inspect::info_members(Cursor::new(&archive)).unwrap();
+        let formats: Vec<_> = members.iter().map(|m| m.header.format).collect();
+        assert_eq!(formats, [chesszip::InputFormat::Movetext, chesszip::InputFormat::Pgn], "{} bytes of movetext", movetext.len());
+        assert_eq!(members[1].raw_lines, 0, "the PGN games coded as games");
+        let parts = alone(movetext) + alone(&pgn);
+        assert!(archive.len() as f64 <= 1.05 * parts as f64, "{} bytes against the parts' {parts}", archive.len());
+    }
+    let archive = compress_bytes(&[&pgn[..], &games[..]].concat(), &opts);
+    assert_eq!(info(&mut Cursor::new(&archive)).unwrap().members, 1);
+}
