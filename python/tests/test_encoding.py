@@ -117,3 +117,14 @@ def test_read_tags_and_to_pandas_resolve_escapes_alike(shared: Callable[[str], P
     black = "Special character \\ (backslash)"
     assert black in [t.get("Black") for t in chesszip.read_tags(archive)]
     assert black in chesszip.to_arrow(archive).column("Black").to_pylist()
+
+
+def test_tables_refuse_surrogates_with_a_way_out(latin1_archive: bytes) -> None:
+    # errors="surrogateescape" is a bytes.decode handler like any other, and iter_games takes
+    # it; Arrow strings cannot hold its lone surrogates, and pyarrow's own UnicodeEncodeError
+    # ("surrogates not allowed") named neither the handler nor what to pass instead.
+    assert any("\udce1" in g for g in chesszip.iter_games(latin1_archive, errors="surrogateescape"))
+    with pytest.raises(ValueError, match="lone surrogates.*errors='replace'") as e:
+        chesszip.to_pandas(latin1_archive, errors="surrogateescape")
+    assert not isinstance(e.value, UnicodeError)
+    assert chesszip.to_pandas(latin1_archive, errors="backslashreplace")["White"].str.contains("Polg\\xe1r", regex=False).any()
