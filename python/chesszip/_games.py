@@ -272,10 +272,13 @@ def _tag_dicts(games: "List[List[Tuple[bytes, bytes]]]", encoding: str, errors: 
         for name, value in tags:
             try:
                 key = name.decode(encoding, errors)
-                if key not in d:
-                    d[key] = _unescape(value.decode(encoding, errors))
             except UnicodeDecodeError as e:
-                raise _decode_error(e, f"the value of tag {name.decode('ascii', 'replace')} of game {n}") from None
+                raise _decode_error(e, f"the name of tag {name.decode('ascii', 'backslashreplace')} of game {n}") from None
+            if key not in d:
+                try:
+                    d[key] = _unescape(value.decode(encoding, errors))
+                except UnicodeDecodeError as e:
+                    raise _decode_error(e, f"the value of tag {key} of game {n}") from None
         out.append(d)
     return out
 

@@ -128,3 +128,12 @@ def test_tables_refuse_surrogates_with_a_way_out(latin1_archive: bytes) -> None:
         chesszip.to_pandas(latin1_archive, errors="surrogateescape")
     assert not isinstance(e.value, UnicodeError)
     assert chesszip.to_pandas(latin1_archive, errors="backslashreplace")["White"].str.contains("Polg\\xe1r", regex=False).any()
+
+
+def test_read_tags_says_whether_a_name_or_a_value_is_not_utf8() -> None:
+    # A tag name with a Latin-1 byte was reported as "the value of tag Ev\ufffdnt".
+    archive = chesszip.compress(b'[Ev\xe9nt "x"]\n[Site "?"]\n\n1. e4 *\n\n[Event "M\xfcller"]\n\n1. d4 *\n', 1)
+    with pytest.raises(UnicodeDecodeError, match=r"in the name of tag Ev\\xe9nt of game 0 .*encoding=") as e:
+        chesszip.read_tags(archive)
+    assert e.value.object == b"Ev\xe9nt"
+    assert chesszip.read_tags(archive, encoding="latin-1") == [{"Ev\xe9nt": "x", "Site": "?"}, {"Event": "M\xfcller"}]
