@@ -122,19 +122,23 @@ def read_games(
     if not parts:
         return db.from_sequence([], npartitions=1)
     if as_chess:
-        tasks = [dask.delayed(_block_chess)(b, lim, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b)}") for i, b in enumerate(parts)]
+        tasks = [dask.delayed(_block_chess)(b, lim, encoding, errors, dask_key_name=f"chesszip-chess-{i}-{_token(b, lim, encoding, errors)}") for i, b in enumerate(parts)]
     else:
         tasks = [
-            dask.delayed(_block_texts)(b, lim, binary, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b)}")
+            dask.delayed(_block_texts)(b, lim, binary, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b, lim, binary, encoding, errors)}")
             for i, b in enumerate(parts)
         ]
     return db.from_delayed(tasks)
 
 
-def _token(block: Block) -> str:
+def _token(block: Block, *options: object) -> str:
+    """A task's key for ``block`` read with ``options``: the file's time and size make an
+    archive rewritten in place a new key, and the options (encoding, errors, columns, ...)
+    must be part of it too: Dask reuses what an equal key computed before (read_table(p)
+    raising UnicodeDecodeError, then read_table(p, encoding="latin-1") raised it again)."""
     from dask.base import tokenize
 
-    return tokenize(block, os.path.getmtime(block[0]), os.path.getsize(block[0]))
+    return tokenize(block, os.path.getmtime(block[0]), os.path.getsize(block[0]), *options)
 
 
 def _block_frame(block: Block, limits: Optional[Dict[str, object]], moves: str, tags: Sequence[str], encoding: str, errors: str) -> Any:
@@ -185,7 +189,7 @@ def read_table(
     meta = pandas_of(table_of_games([], moves=moves, tags=tags))
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
-    tasks = [dask.delayed(_block_frame)(b, lim, moves, tags, encoding, errors, dask_key_name=f"chesszip-table-{i}-{_token(b)}") for i, b in enumerate(parts)]
+    tasks = [dask.delayed(_block_frame)(b, lim, moves, tags, encoding, errors, dask_key_name=f"chesszip-table-{i}-{_token(b, lim, moves, tags, encoding, errors)}") for i, b in enumerate(parts)]
     return dd.from_delayed(tasks, meta=meta, verify_meta=False)
 
 

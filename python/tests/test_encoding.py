@@ -137,3 +137,25 @@ def test_read_tags_says_whether_a_name_or_a_value_is_not_utf8() -> None:
         chesszip.read_tags(archive)
     assert e.value.object == b"Ev\xe9nt"
     assert chesszip.read_tags(archive, encoding="latin-1") == [{"Ev\xe9nt": "x", "Site": "?"}, {"Event": "M\xfcller"}]
+
+
+def test_dask_retry_with_the_encoding_the_error_names(latin1: bytes, tmp_path: Path) -> None:
+    # The error says "pass encoding='latin-1'"; doing so in the same session raised the same
+    # error again: the tasks' keys held the block but not the options, and Dask reused what the
+    # equal key had computed.
+    path = tmp_path / "latin1.chz"
+    path.write_bytes(chesszip.compress(latin1, 1, block_lines=50))
+    assert len(czd.blocks(str(path))) > 1
+    with pytest.raises(UnicodeDecodeError, match="encoding="):
+        czd.read_table(str(path)).compute(scheduler="sync")
+    df = czd.read_table(str(path), encoding="latin-1").compute(scheduler="sync")
+    assert "Judit Polg\xe1r" in set(df["White"])
+    with pytest.raises(UnicodeDecodeError, match="encoding="):
+        czd.read_games(str(path)).compute(scheduler="sync")
+    assert any("Polg\xe1r" in g for g in czd.read_games(str(path), encoding="latin-1").compute(scheduler="sync"))
+    texts = czd.read_games(str(path), errors="replace")
+    raw = czd.read_games(str(path), binary=True)
+    import dask
+
+    t, r = dask.compute(texts, raw, scheduler="sync")
+    assert all(isinstance(g, str) for g in t) and all(isinstance(g, bytes) for g in r)
