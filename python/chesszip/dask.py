@@ -230,6 +230,9 @@ def _temp_beside(path: str) -> Tuple[str, BinaryIO]:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
         except FileExistsError:
             continue
+        except OSError as e:
+            # Named for the target the caller gave, not for a temporary name it never asked for.
+            raise type(e)(e.errno, e.strerror, path) from None
         return temp, os.fdopen(fd, "wb")
 
 
@@ -333,7 +336,7 @@ def compress(
         if out is not None:
             out.write(archive)
         else:
-            temp, f = _temp_beside(os.path.join(dst, "part"))
+            temp, f = _temp_beside(os.path.join(dst, f"part-{n:05d}.chz"))
             temps.append(temp)
             with f:
                 f.write(archive)

@@ -339,3 +339,10 @@ def test_compress_failure_with_force_keeps_the_older_archive_and_parts(
     assert {p.name: p.read_bytes() for p in parts.iterdir()} == old_parts
     # No temporary file is left behind either.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.chz", "parts"]
+
+
+def test_compress_error_names_the_target_not_a_temporary_file(movetext: bytes, tmp_path: Path) -> None:
+    dst = tmp_path / "missing" / "out.chz"
+    with pytest.raises(FileNotFoundError) as e:
+        czd.compress(movetext[:1000], dst, level=1, scheduler="sync")
+    assert e.value.filename == str(dst) and ".tmp" not in str(e.value)
