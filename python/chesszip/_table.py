@@ -34,7 +34,7 @@ import datetime
 import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ._api import ENCODING, ERRORS, _decode_error, _game_n, _unescape
+from ._api import ENCODING, ERRORS, _decode_error, _encoding, _game_n, _unescape
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -227,6 +227,7 @@ def table_of_games(
 
     if moves not in ("san", "movetext"):
         raise ValueError(f"moves must be 'san' or 'movetext', not {moves!r}")
+    _encoding(encoding)
     parsed = list(_parsed(games, encoding, errors, where, movetext=moves == "movetext"))
     if tags is None:
         seen: Dict[str, None] = {}

@@ -31,7 +31,7 @@ import stat
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._api import DEFAULT_LEVEL, ENCODING, ERRORS, Limits, _level, _limits
+from ._api import DEFAULT_LEVEL, ENCODING, ERRORS, Limits, _encoding, _level, _limits
 from ._games import _decoded
 from ._table import pandas_of, table_of_games, tags_seen
 
@@ -117,6 +117,8 @@ def read_games(
     import dask
     import dask.bag as db
 
+    if not binary:
+        _encoding(encoding)
     lim = _limits(limits)
     parts = blocks(paths, limits=limits)
     if not parts:
@@ -177,6 +179,7 @@ def read_table(
     import dask
     import dask.dataframe as dd
 
+    _encoding(encoding)
     lim = _limits(limits)
     parts = blocks(paths, limits=limits)
     if tags is None:

@@ -159,3 +159,33 @@ def test_dask_retry_with_the_encoding_the_error_names(latin1: bytes, tmp_path: P
 
     t, r = dask.compute(texts, raw, scheduler="sync")
     assert all(isinstance(g, str) for g in t) and all(isinstance(g, bytes) for g in r)
+
+
+def test_encodings_that_do_not_read_ascii_as_ascii_are_refused(tmp_path: Path) -> None:
+    # Games are cut at bytes (line ends, "["): in UTF-16 every game was half characters, and
+    # encoding="utf-16" gave UnicodeDecodeError ("truncated data") or garbage, never the games.
+    text = '[Event "M\xfcller"]\n\n1. e4 *\n\n'.encode("utf-16")
+    archive = chesszip.compress(text, 1)
+    path = tmp_path / "utf16.chz"
+    path.write_bytes(archive)
+    readers = [
+        lambda **kw: list(chesszip.iter_games(archive, **kw)),
+        lambda **kw: chesszip.game(archive, 0, **kw),
+        lambda **kw: chesszip.Archive(archive, **kw),
+        lambda **kw: chesszip.read_tags(archive, **kw),
+        lambda **kw: list(chesszip.iter_chess_games(archive, **kw)),
+        lambda **kw: chesszip.to_pandas(archive, **kw),
+        lambda **kw: czd.read_games(str(path), **kw),
+        lambda **kw: czd.read_table(str(path), **kw),
+    ]
+    for encoding in ("utf-16", "utf-32", "cp037"):
+        for read in readers:
+            with pytest.raises(ValueError, match=f"encoding='{encoding}' does not read ASCII bytes as ASCII.*iconv"):
+                read(encoding=encoding)
+    with pytest.raises(LookupError):
+        chesszip.read_tags(archive, encoding="no-such-encoding")
+    # The stream as a whole decodes as it should; and ASCII-compatible encodings still work.
+    with chesszip.open(path, "rt", encoding="utf-16") as f:
+        assert f.read() == text.decode("utf-16")
+    for encoding in ("utf-8", "utf-8-sig", "latin-1", "cp1252", "ascii"):
+        chesszip.read_tags(archive, encoding=encoding, errors="replace")
