@@ -69,6 +69,31 @@ def _decode_error(e: UnicodeDecodeError, where: str) -> UnicodeDecodeError:
     return UnicodeDecodeError(e.encoding, e.object, e.start, e.end, reason)
 
 
+#: The bytes that games and tags are cut at and parsed by (line ends, brackets, quotes,
+#: braces, move text): an encoding must read them as ASCII.
+_ASCII_PROBE = b'\n\r\t []"{}();.-+#=0123456789abcdefghxyzKQRBNOPSE'
+
+
+def _encoding(encoding: str) -> str:
+    """``encoding`` if games can be read in it, that is if it reads ASCII bytes as ASCII
+    (UTF-8, Latin-1, CP1252, ...); :class:`LookupError` for an unknown one, as :func:`open`.
+
+    :raises ValueError: for one that does not (UTF-16, UTF-32, EBCDIC): games are cut at the
+        bytes of ``\\n`` and ``[``, so in such text they would be half characters.
+    """
+    try:
+        ok = _ASCII_PROBE.decode(encoding) == _ASCII_PROBE.decode("ascii")
+    except UnicodeError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"encoding={encoding!r} does not read ASCII bytes as ASCII, and games are cut at bytes (line ends, '['): "
+            f"convert the text to UTF-8 first (iconv -f {encoding} -t UTF-8), or read it whole with "
+            f"chesszip.open(path, 'rt', encoding={encoding!r})"
+        )
+    return encoding
+
+
 _TAG_ESCAPE = re.compile(r'\\([\\"])')
 
 

@@ -12,7 +12,7 @@ import io
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Tuple, Union, overload
 
 from . import _native
-from ._api import ENCODING, ERRORS, ArchiveInfo, Limits, Source, _decode_error, _game_n, _limits, _source, _threads, _unescape, info
+from ._api import ENCODING, ERRORS, ArchiveInfo, Limits, Source, _decode_error, _encoding, _game_n, _limits, _source, _threads, _unescape, info
 
 if TYPE_CHECKING:  # pragma: no cover
     import chess.pgn
@@ -72,7 +72,7 @@ class Archive:
         self._source = _source(source)
         self._threads = _threads(threads)
         self._limits = _limits(limits)
-        self.encoding = encoding
+        self.encoding = _encoding(encoding)
         self.errors = errors
         self._reader: Optional[_native.GameReader] = _native.GameReader(self._source, threads=threads, limits=self._limits)
         self._len: Optional[int] = self._reader.len_hint
@@ -229,6 +229,8 @@ def iter_games(
     :raises UnicodeDecodeError: (while iterating, ``errors="strict"``) at a game that is not
         ``encoding`` text; the message names the game.
     """
+    if not binary:
+        _encoding(encoding)
     reader = _native.GameReader(_source(source), threads=_threads(threads), limits=_limits(limits))
     return iter(reader) if binary else _decoded(reader, encoding, errors)
 
@@ -259,6 +261,7 @@ def read_tags(
     :raises UnicodeDecodeError: (``errors="strict"``) for a tag that is not ``encoding`` text;
         the message names the game and the tag.
     """
+    _encoding(encoding)
     games = _native.read_tags(_source(source), threads=_threads(threads), limits=_limits(limits))
     return _tag_dicts(games, encoding, errors)
 
@@ -272,10 +275,13 @@ def _tag_dicts(games: "List[List[Tuple[bytes, bytes]]]", encoding: str, errors: 
         for name, value in tags:
             try:
                 key = name.decode(encoding, errors)
-                if key not in d:
-                    d[key] = _unescape(value.decode(encoding, errors))
             except UnicodeDecodeError as e:
-                raise _decode_error(e, f"the value of tag {name.decode('ascii', 'replace')} of game {n}") from None
+                raise _decode_error(e, f"the name of tag {name.decode('ascii', 'backslashreplace')} of game {n}") from None
+            if key not in d:
+                try:
+                    d[key] = _unescape(value.decode(encoding, errors))
+                except UnicodeDecodeError as e:
+                    raise _decode_error(e, f"the value of tag {key} of game {n}") from None
         out.append(d)
     return out
 

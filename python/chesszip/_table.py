@@ -34,7 +34,7 @@ import datetime
 import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ._api import ENCODING, ERRORS, _decode_error, _game_n, _unescape
+from ._api import ENCODING, ERRORS, _decode_error, _encoding, _game_n, _unescape
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -227,6 +227,7 @@ def table_of_games(
 
     if moves not in ("san", "movetext"):
         raise ValueError(f"moves must be 'san' or 'movetext', not {moves!r}")
+    _encoding(encoding)
     parsed = list(_parsed(games, encoding, errors, where, movetext=moves == "movetext"))
     if tags is None:
         seen: Dict[str, None] = {}
@@ -253,7 +254,16 @@ def table_of_games(
         arrays.append([mt for _, mt, _, _ in parsed])
     arrays.append([len(m) for _, _, m, _ in parsed])
     arrays.append([t.get("Result", r) for t, _, _, r in parsed])
-    return pa.Table.from_arrays([pa.array(a, type=f.type) for a, f in zip(arrays, sch)], schema=sch)
+    try:
+        columns_ = [pa.array(a, type=f.type) for a, f in zip(arrays, sch)]
+    except UnicodeEncodeError as e:
+        # Only errors="surrogateescape"/"surrogatepass" give such strings: pyarrow's own
+        # error named neither the handler nor a way out.
+        raise ValueError(
+            f"the text holds lone surrogates ({e.object[e.start:e.end]!r}; errors={errors!r}), which Arrow strings "
+            "cannot hold: pass errors='replace' or 'backslashreplace', or encoding='latin-1'"
+        ) from None
+    return pa.Table.from_arrays(columns_, schema=sch)
 
 
 def pandas_of(table: "pyarrow.Table") -> "pandas.DataFrame":
@@ -284,6 +294,8 @@ def to_arrow(
         else ``"strict"`` (as everywhere in the package).
     :raises UnicodeDecodeError: (``errors="strict"``) for a game whose tags, moves (or, with
         ``moves="movetext"``, comments) are not ``encoding`` text; the message names the game.
+    :raises ValueError: for ``errors="surrogateescape"`` on text that is not ``encoding``: Arrow
+        strings cannot hold lone surrogates (``"replace"`` or ``"backslashreplace"`` can).
     """
     from ._games import Archive, iter_games
 

@@ -26,11 +26,12 @@ import errno
 import glob
 import io
 import os
+import secrets
 import stat
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _native
-from ._api import DEFAULT_LEVEL, ENCODING, ERRORS, Limits, _level, _limits
+from ._api import DEFAULT_LEVEL, ENCODING, ERRORS, Limits, _encoding, _level, _limits
 from ._games import _decoded
 from ._table import pandas_of, table_of_games, tags_seen
 
@@ -116,24 +117,30 @@ def read_games(
     import dask
     import dask.bag as db
 
+    if not binary:
+        _encoding(encoding)
     lim = _limits(limits)
     parts = blocks(paths, limits=limits)
     if not parts:
         return db.from_sequence([], npartitions=1)
     if as_chess:
-        tasks = [dask.delayed(_block_chess)(b, lim, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b)}") for i, b in enumerate(parts)]
+        tasks = [dask.delayed(_block_chess)(b, lim, encoding, errors, dask_key_name=f"chesszip-chess-{i}-{_token(b, lim, encoding, errors)}") for i, b in enumerate(parts)]
     else:
         tasks = [
-            dask.delayed(_block_texts)(b, lim, binary, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b)}")
+            dask.delayed(_block_texts)(b, lim, binary, encoding, errors, dask_key_name=f"chesszip-games-{i}-{_token(b, lim, binary, encoding, errors)}")
             for i, b in enumerate(parts)
         ]
     return db.from_delayed(tasks)
 
 
-def _token(block: Block) -> str:
+def _token(block: Block, *options: object) -> str:
+    """A task's key for ``block`` read with ``options``: the file's time and size make an
+    archive rewritten in place a new key, and the options (encoding, errors, columns, ...)
+    must be part of it too: Dask reuses what an equal key computed before (read_table(p)
+    raising UnicodeDecodeError, then read_table(p, encoding="latin-1") raised it again)."""
     from dask.base import tokenize
 
-    return tokenize(block, os.path.getmtime(block[0]), os.path.getsize(block[0]))
+    return tokenize(block, os.path.getmtime(block[0]), os.path.getsize(block[0]), *options)
 
 
 def _block_frame(block: Block, limits: Optional[Dict[str, object]], moves: str, tags: Sequence[str], encoding: str, errors: str) -> Any:
@@ -172,6 +179,7 @@ def read_table(
     import dask
     import dask.dataframe as dd
 
+    _encoding(encoding)
     lim = _limits(limits)
     parts = blocks(paths, limits=limits)
     if tags is None:
@@ -184,7 +192,7 @@ def read_table(
     meta = pandas_of(table_of_games([], moves=moves, tags=tags))
     if not parts:
         return dd.from_pandas(meta, npartitions=1)
-    tasks = [dask.delayed(_block_frame)(b, lim, moves, tags, encoding, errors, dask_key_name=f"chesszip-table-{i}-{_token(b)}") for i, b in enumerate(parts)]
+    tasks = [dask.delayed(_block_frame)(b, lim, moves, tags, encoding, errors, dask_key_name=f"chesszip-table-{i}-{_token(b, lim, moves, tags, encoding, errors)}") for i, b in enumerate(parts)]
     return dd.from_delayed(tasks, meta=meta, verify_meta=False)
 
 
@@ -213,6 +221,22 @@ def _is_device(path: str) -> bool:
     except OSError:
         return False
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _temp_beside(path: str) -> Tuple[str, BinaryIO]:
+    """A new file in ``path``'s folder (``.chesszip-*.tmp``, as the command line's), opened
+    for writing with the permissions of a new file (0o666 less the umask)."""
+    folder = os.path.dirname(path) or "."
+    while True:
+        temp = os.path.join(folder, f".chesszip-{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        except FileExistsError:
+            continue
+        except OSError as e:
+            # Named for the target the caller gave, not for a temporary name it never asked for.
+            raise type(e)(e.errno, e.strerror, path) from None
+        return temp, os.fdopen(fd, "wb")
 
 
 def _check_target(src: Union[str, "os.PathLike[str]", bytes], dst: str, into_dir: bool, force: bool) -> List[str]:
@@ -270,8 +294,11 @@ def compress(
     :raises FileExistsError: without ``force``, when ``dst`` is an existing file or a folder
         that holds ``part-*.chz`` files. Nothing is written then.
 
-    A failure on the way (a worker's error, a full disk) removes what this call wrote: a
-    partial archive would read as a shorter, valid one.
+    The archive (each part) is written to a temporary file beside it (``.chesszip-*.tmp``)
+    and renamed into place once the whole input is compressed, as by the command line: a
+    failure on the way (a worker's error, a full disk, an interrupt) removes the temporary
+    files and leaves ``dst`` as it was, an older archive or a folder's older parts included
+    (a partial archive would read as a shorter, valid one).
     """
     from collections import deque
 
@@ -294,8 +321,16 @@ def compress(
     paths: List[str] = []
     text_bytes = archive_bytes = 0
     device = not into_dir and _is_device(dst)
-    mode = "wb" if force or device else "xb"
-    out = None if into_dir else open(dst, mode)
+    # Everything but a device is written to temporary files beside the target, renamed over
+    # it only once the whole input is compressed, as the command line does: a failure leaves
+    # the target (an older archive, a folder's older parts) as it was.
+    temps: List[str] = []
+    out: Optional[BinaryIO] = None
+    if device:
+        out = open(dst, "wb")
+    elif not into_dir:
+        temp, out = _temp_beside(dst)
+        temps.append(temp)
     finished = False
 
     def write(n: int, archive: bytes) -> None:
@@ -304,10 +339,11 @@ def compress(
         if out is not None:
             out.write(archive)
         else:
-            path = os.path.join(dst, f"part-{n:05d}.chz")
-            with open(path, mode) as f:
-                paths.append(path)
+            temp, f = _temp_beside(os.path.join(dst, f"part-{n:05d}.chz"))
+            temps.append(temp)
+            with f:
                 f.write(archive)
+            paths.append(os.path.join(dst, f"part-{n:05d}.chz"))
 
     try:
         n = 0
@@ -348,14 +384,22 @@ def compress(
             n = 1
         if out is not None:
             out.close()
+        if not device:
+            targets = paths if into_dir else [dst]
+            if not force:
+                # Refused at the start; checked again in case one appeared meanwhile.
+                _check_target(src, dst, into_dir, force)
+            for temp, target in zip(temps, targets):
+                os.replace(temp, target)
+            temps = []
         finished = True
     finally:
         if out is not None:
             out.close()
         if not finished:
-            for path in paths if into_dir else [] if device else [dst]:
+            for temp in temps:
                 with contextlib.suppress(FileNotFoundError):
-                    os.remove(path)
+                    os.remove(temp)
     if into_dir:
         written = {os.path.basename(p) for p in paths}
         for path in stale:

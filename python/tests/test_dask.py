@@ -305,3 +305,44 @@ def test_compress_failure_leaves_no_partial_archive(movetext: bytes, tmp_path: P
     with pytest.raises(OSError, match="disk full"):
         czd.compress(movetext, dst, shard_games=100, level=1, scheduler="sync", in_flight=1)
     assert not dst.exists()
+
+
+def test_compress_failure_with_force_keeps_the_older_archive_and_parts(
+    movetext: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # force=True replaces dst only once the whole input is compressed (as the CLI's -f, through
+    # a temporary file): a failure left no archive at all where an older one was, and in a
+    # folder the older parts past those rewritten, which part-*.chz read as a shorter input.
+    dst = tmp_path / "out.chz"
+    czd.compress(movetext, dst, shard_games=100, level=1, scheduler="sync")
+    old = dst.read_bytes()
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    czd.compress(movetext, parts, shard_games=100, level=1, scheduler="sync")
+    old_parts = {p.name: p.read_bytes() for p in parts.iterdir()}
+    assert len(old_parts) == 3
+    calls = []
+
+    def failing(shard: bytes, *args: object) -> bytes:
+        calls.append(1)
+        if len(calls) > 2:
+            raise OSError("disk full")
+        return _native.compress(shard, 1)
+
+    monkeypatch.setattr(czd, "_compress_shard", failing)
+    with pytest.raises(OSError, match="disk full"):
+        czd.compress(movetext, dst, shard_games=100, level=1, scheduler="sync", in_flight=1, force=True)
+    assert dst.read_bytes() == old
+    calls.clear()
+    with pytest.raises(OSError, match="disk full"):
+        czd.compress(movetext, parts, shard_games=100, level=1, scheduler="sync", in_flight=1, force=True)
+    assert {p.name: p.read_bytes() for p in parts.iterdir()} == old_parts
+    # No temporary file is left behind either.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.chz", "parts"]
+
+
+def test_compress_error_names_the_target_not_a_temporary_file(movetext: bytes, tmp_path: Path) -> None:
+    dst = tmp_path / "missing" / "out.chz"
+    with pytest.raises(FileNotFoundError) as e:
+        czd.compress(movetext[:1000], dst, level=1, scheduler="sync")
+    assert e.value.filename == str(dst) and ".tmp" not in str(e.value)

@@ -117,3 +117,75 @@ def test_read_tags_and_to_pandas_resolve_escapes_alike(shared: Callable[[str], P
     black = "Special character \\ (backslash)"
     assert black in [t.get("Black") for t in chesszip.read_tags(archive)]
     assert black in chesszip.to_arrow(archive).column("Black").to_pylist()
+
+
+def test_tables_refuse_surrogates_with_a_way_out(latin1_archive: bytes) -> None:
+    # errors="surrogateescape" is a bytes.decode handler like any other, and iter_games takes
+    # it; Arrow strings cannot hold its lone surrogates, and pyarrow's own UnicodeEncodeError
+    # ("surrogates not allowed") named neither the handler nor what to pass instead.
+    assert any("\udce1" in g for g in chesszip.iter_games(latin1_archive, errors="surrogateescape"))
+    with pytest.raises(ValueError, match="lone surrogates.*errors='replace'") as e:
+        chesszip.to_pandas(latin1_archive, errors="surrogateescape")
+    assert not isinstance(e.value, UnicodeError)
+    assert chesszip.to_pandas(latin1_archive, errors="backslashreplace")["White"].str.contains("Polg\\xe1r", regex=False).any()
+
+
+def test_read_tags_says_whether_a_name_or_a_value_is_not_utf8() -> None:
+    # A tag name with a Latin-1 byte was reported as "the value of tag Ev\ufffdnt".
+    archive = chesszip.compress(b'[Ev\xe9nt "x"]\n[Site "?"]\n\n1. e4 *\n\n[Event "M\xfcller"]\n\n1. d4 *\n', 1)
+    with pytest.raises(UnicodeDecodeError, match=r"in the name of tag Ev\\xe9nt of game 0 .*encoding=") as e:
+        chesszip.read_tags(archive)
+    assert e.value.object == b"Ev\xe9nt"
+    assert chesszip.read_tags(archive, encoding="latin-1") == [{"Ev\xe9nt": "x", "Site": "?"}, {"Event": "M\xfcller"}]
+
+
+def test_dask_retry_with_the_encoding_the_error_names(latin1: bytes, tmp_path: Path) -> None:
+    # The error says "pass encoding='latin-1'"; doing so in the same session raised the same
+    # error again: the tasks' keys held the block but not the options, and Dask reused what the
+    # equal key had computed.
+    path = tmp_path / "latin1.chz"
+    path.write_bytes(chesszip.compress(latin1, 1, block_lines=50))
+    assert len(czd.blocks(str(path))) > 1
+    with pytest.raises(UnicodeDecodeError, match="encoding="):
+        czd.read_table(str(path)).compute(scheduler="sync")
+    df = czd.read_table(str(path), encoding="latin-1").compute(scheduler="sync")
+    assert "Judit Polg\xe1r" in set(df["White"])
+    with pytest.raises(UnicodeDecodeError, match="encoding="):
+        czd.read_games(str(path)).compute(scheduler="sync")
+    assert any("Polg\xe1r" in g for g in czd.read_games(str(path), encoding="latin-1").compute(scheduler="sync"))
+    texts = czd.read_games(str(path), errors="replace")
+    raw = czd.read_games(str(path), binary=True)
+    import dask
+
+    t, r = dask.compute(texts, raw, scheduler="sync")
+    assert all(isinstance(g, str) for g in t) and all(isinstance(g, bytes) for g in r)
+
+
+def test_encodings_that_do_not_read_ascii_as_ascii_are_refused(tmp_path: Path) -> None:
+    # Games are cut at bytes (line ends, "["): in UTF-16 every game was half characters, and
+    # encoding="utf-16" gave UnicodeDecodeError ("truncated data") or garbage, never the games.
+    text = '[Event "M\xfcller"]\n\n1. e4 *\n\n'.encode("utf-16")
+    archive = chesszip.compress(text, 1)
+    path = tmp_path / "utf16.chz"
+    path.write_bytes(archive)
+    readers = [
+        lambda **kw: list(chesszip.iter_games(archive, **kw)),
+        lambda **kw: chesszip.game(archive, 0, **kw),
+        lambda **kw: chesszip.Archive(archive, **kw),
+        lambda **kw: chesszip.read_tags(archive, **kw),
+        lambda **kw: list(chesszip.iter_chess_games(archive, **kw)),
+        lambda **kw: chesszip.to_pandas(archive, **kw),
+        lambda **kw: czd.read_games(str(path), **kw),
+        lambda **kw: czd.read_table(str(path), **kw),
+    ]
+    for encoding in ("utf-16", "utf-32", "cp037"):
+        for read in readers:
+            with pytest.raises(ValueError, match=f"encoding='{encoding}' does not read ASCII bytes as ASCII.*iconv"):
+                read(encoding=encoding)
+    with pytest.raises(LookupError):
+        chesszip.read_tags(archive, encoding="no-such-encoding")
+    # The stream as a whole decodes as it should; and ASCII-compatible encodings still work.
+    with chesszip.open(path, "rt", encoding="utf-16") as f:
+        assert f.read() == text.decode("utf-16")
+    for encoding in ("utf-8", "utf-8-sig", "latin-1", "cp1252", "ascii"):
+        chesszip.read_tags(archive, encoding=encoding, errors="replace")
