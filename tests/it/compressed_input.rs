@@ -265,7 +265,10 @@ fn zero_padding_after_compressed_input_is_accepted_as_its_tool_accepts_it() {
             let out = chesszip().args(["-q", "-1", "-c"]).write_stdin(bytes).output().unwrap();
             assert_eq!(out.status.code(), Some(1), "{format} {what}: {}", stderr_of(&out));
             let err = stderr_of(&out);
-            assert!(err.contains(&format!("other data after")) && err.contains("--no-decompress"), "{format} {what}: {err}");
+            assert!(
+                err.contains("other data after") && err.contains(&format!("after the {format} data")) && err.contains("--no-decompress"),
+                "{format} {what}: {err}"
+            );
         }
     }
 }
