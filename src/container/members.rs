@@ -17,8 +17,9 @@
 //! warns of "trailing garbage" and ignores it, chesszip never ignores bytes it cannot read,
 //! but for zero bytes after the last member, up to the end of the input: padding (a file
 //! written to a tape or disk block), ignored as `gzip -d` ignores it and as the xz format
-//! allows stream padding. [`scan`] and [`crate::expand`] end there; salvage
-//! ([`scan_from_start`], a stream's walk) still reports the zeros as a part left out.
+//! allows stream padding. [`scan`] and [`crate::expand`] end there; [`scan_from_start`] and a
+//! stream's walk still find the zeros as bytes that start no member, and salvage drops them
+//! when they are the last part.
 //! Readers open each member through a [`Window`] on the one input.
 //!
 //! A stream that cannot seek (salvage of a pipe) is delimited the same way as it comes,

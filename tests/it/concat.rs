@@ -153,8 +153,8 @@ fn garbage_after_a_member_is_an_error() {
 /// Zero bytes after the last member, to the end (a file padded to a tape or disk block), are
 /// padding: every reader ignores them, as `gzip -d` ignores zeros after its data and `xz -d`
 /// stream padding, for a single archive of either form and for a concatenation. Zeros before
-/// another member, or followed by any other byte, are still an error; salvage reports the
-/// zeros as a part left out (it reports every byte it leaves out), with the text whole.
+/// another member, or followed by any other byte, are still an error (salvage reports them as
+/// a part left out); salvage ignores padding as the others do, from a file and from a stream.
 #[test]
 fn zero_padding_after_the_last_member_is_ignored() {
     let parts = members();
@@ -177,8 +177,19 @@ fn zero_padding_after_the_last_member_is_ignored() {
             let mut out = Vec::new();
             let s = expand_salvage(Cursor::new(&padded), &mut out, &expand_opts(), &|_| {}).unwrap();
             assert_eq!(out, *text, "{what}: salvage");
-            assert_eq!(s.damaged.len(), 1, "{what}: salvage reports the zeros: {:?}", s.damaged);
+            assert!(s.is_complete(), "{what}: salvage: {:?}", s.damaged);
+            let mut out = Vec::new();
+            let s = chesszip::expand_salvage_stream(&padded[..], &mut out, &expand_opts(), &|_| {}).unwrap();
+            assert_eq!(out, *text, "{what}: stream salvage");
+            assert!(s.is_complete(), "{what}: stream salvage: {:?}", s.damaged);
         }
+        // Zeros, then another byte: salvage reports them, from a file and a stream alike.
+        let tail = [&archive[..], &[0u8; 100], b"x"].concat();
+        let mut out = Vec::new();
+        let file = expand_salvage(Cursor::new(&tail), &mut out, &expand_opts(), &|_| {}).unwrap();
+        let stream = chesszip::expand_salvage_stream(&tail[..], &mut Vec::new(), &expand_opts(), &|_| {}).unwrap();
+        assert_eq!((file.damaged.len(), stream.damaged.len()), (1, 1), "case {i}: {:?} {:?}", file.damaged, stream.damaged);
+        assert_eq!(out, *text, "case {i}");
         // Zeros, then a member: not padding.
         let between = [&archive[..], &[0u8; 8], &parts[0].0].concat();
         let e = expand_bytes(&between, &expand_opts()).unwrap_err().to_string();
@@ -251,8 +262,8 @@ fn the_command_line_reads_concatenations() {
     assert_eq!(out.stdout, games_of(&parts)[12]);
 }
 
-/// An archive padded with zeros (`dd conv=sync`, a tape block): `-d` and `-t` from a file and
-/// from standard input, `info`, `-l` and `extract` read it as the archive alone, status 0 and
+/// An archive padded with zeros (`dd conv=sync`, a tape block): `-d`, `-t` and `--salvage` from
+/// a file and from standard input, `info`, `-l` and `extract` read it as the archive alone, status 0 and
 /// nothing on standard error, as `gzip -d` reads a padded `.gz`.
 #[test]
 fn the_command_line_ignores_zero_padding_after_an_archive() {
@@ -274,6 +285,9 @@ fn the_command_line_ignores_zero_padding_after_an_archive() {
         ok(common::chesszip().arg("info").arg(&path).output().unwrap(), "info");
         ok(common::chesszip().arg("-l").arg(&path).output().unwrap(), "-l");
         assert_eq!(ok(common::chesszip().args(["extract", "--line", "1.."]).arg(&path).output().unwrap(), "extract"), *text);
+        assert_eq!(ok(common::chesszip().args(["-d", "-c", "--salvage"]).arg(&path).output().unwrap(), "--salvage"), *text);
+        let out = common::chesszip().args(["-d", "-c", "--salvage"]).write_stdin(padded.clone()).output().unwrap();
+        assert_eq!(ok(out, "--salvage stdin"), *text);
     }
 }
 
