@@ -92,7 +92,8 @@ pub fn compress<R: BufRead, W: Write>(input: R, output: W, opts: &CompressOption
 
 /// Expands an archive from `input` to `output`. An archive of several members (archives
 /// concatenated, [`crate::container::members`]) expands to their texts one after the other;
-/// data after a member that starts no archive is an error.
+/// zero bytes after the last member are padding (a tape or disk block), read and ignored as
+/// `gzip -d` ignores them; other data after a member that starts no archive is an error.
 ///
 /// # Errors
 /// [`Error::Corrupt`] naming the block (and the member, after the first) for damaged input,
@@ -109,6 +110,9 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
         if m > 0 {
             if got == 0 {
                 break;
+            }
+            if magic[..got].iter().all(|&b| b == 0) && members::rest_is_zeros(&mut input)? {
+                break; // zero padding after the last member (a tape or disk block)
             }
             if !members::starts_member(&magic[..got]) {
                 return Err(members::trailing_garbage());

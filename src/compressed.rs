@@ -6,7 +6,10 @@
 //! stream with bounded memory (a decoder's window and a few buffers of 64 KiB, whatever the
 //! input's size), which the block pipeline ([`crate::archive::compress`]) reads like any other
 //! input. Every member of a multi-member gzip or bzip2 file and every frame or stream of a
-//! concatenated zstd or xz file is decoded. A damaged or truncated input is an
+//! concatenated zstd or xz file is decoded. Zero bytes after the data (a file padded to a
+//! tape or disk block) are accepted as each format's own tool accepts them: any number after
+//! the last gzip member or bzip2 stream, xz's stream padding, none after zstd; other bytes
+//! after the data are an error. A damaged or truncated input is an
 //! [`io::ErrorKind::InvalidData`] or [`io::ErrorKind::UnexpectedEof`] error naming the format,
 //! never text cut short in silence. The decoders are the well-kept crates `flate2` (pure Rust),
 //! `bzip2` (pure Rust), `liblzma` and `zstd`.
@@ -103,8 +106,12 @@ impl Compression {
     pub fn decoder<'a, R: BufRead + 'a>(self, input: R) -> io::Result<Box<dyn BufRead + 'a>> {
         let input = Marked(input);
         let decoded: Box<dyn Read + 'a> = match self {
-            Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(input)),
-            Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(input)),
+            Compression::Gzip => {
+                Box::new(Members::new(input, flate2::bufread::GzDecoder::new, flate2::bufread::GzDecoder::into_inner, self))
+            }
+            Compression::Bzip2 => {
+                Box::new(Members::new(input, bzip2::bufread::BzDecoder::new, bzip2::bufread::BzDecoder::into_inner, self))
+            }
             Compression::Xz => {
                 let stream =
                     liblzma::stream::Stream::new_stream_decoder(u64::MAX, liblzma::stream::CONCATENATED).map_err(io::Error::other)?;
@@ -190,6 +197,80 @@ impl<R: Read> Read for Named<R> {
             let kind = if e.kind() == io::ErrorKind::UnexpectedEof { e.kind() } else { io::ErrorKind::InvalidData };
             io::Error::new(kind, DecodeError(format!("damaged or truncated {} input, or other data after it: {e}", self.format)))
         })
+    }
+}
+
+/// The members of a gzip file or the streams of a bzip2 file, decoded one after the other
+/// until the input ends or only zero bytes are left: `gzip -d` and `bzip2 -d` accept zeros
+/// after the last member (a file padded to a tape or disk block), as the xz format accepts
+/// its stream padding and `xz -d` does. Any other byte after a member that does not start a
+/// member is an error (`gzip -d` and `bzip2 -d` warn of "trailing garbage" and drop it; an
+/// archive would lose it for good), as is a member after zeros.
+struct Members<R, D> {
+    /// The decoder of the member being read.
+    member: Option<D>,
+    /// The input between two members.
+    between: Option<R>,
+    /// A decoder of the member starting where its input is.
+    start: fn(R) -> D,
+    /// The input of a decoder whose member has ended, just after its last byte.
+    end: fn(D) -> R,
+    format: Compression,
+}
+
+impl<R: BufRead, D: Read> Members<R, D> {
+    fn new(input: R, start: fn(R) -> D, end: fn(D) -> R, format: Compression) -> Self {
+        Members { member: Some(start(input)), between: None, start, end, format }
+    }
+}
+
+impl<R: BufRead, D: Read> Read for Members<R, D> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if let Some(member) = &mut self.member {
+                let n = member.read(buf)?;
+                if n > 0 {
+                    return Ok(n);
+                }
+                self.between = self.member.take().map(self.end);
+            }
+            let Some(input) = &mut self.between else { return Ok(0) };
+            let next = input.fill_buf()?;
+            if next.is_empty() {
+                return Ok(0);
+            }
+            if next[0] != 0 {
+                let magic: &[u8] = if self.format == Compression::Gzip { &[0x1f, 0x8b] } else { b"BZh" };
+                let n = next.len().min(magic.len());
+                if next[..n] != magic[..n] {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("other data after the {} data (neither another member nor zero bytes)", self.format),
+                    ));
+                }
+                let input = self.between.take().expect("checked");
+                self.member = Some((self.start)(input));
+                continue;
+            }
+            // Zeros: padding if nothing else follows them.
+            loop {
+                let next = input.fill_buf()?;
+                if next.is_empty() {
+                    return Ok(0);
+                }
+                let zeros = next.iter().take_while(|&&b| b == 0).count();
+                if zeros < next.len() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("other data after zero bytes after the {} data", self.format),
+                    ));
+                }
+                input.consume(zeros);
+            }
+        }
     }
 }
 

@@ -173,7 +173,7 @@ pub fn info_members<R: Read + Seek>(input: R) -> Result<Vec<ArchiveInfo>, Error>
 /// # Errors
 /// As [`info_within`].
 pub fn info_members_within<R: Read + Seek>(mut input: R, memlimit: Option<u64>) -> Result<Vec<ArchiveInfo>, Error> {
-    if members::scan_within(&mut input, memlimit)?.len() == 1 {
+    if members::single_within(&mut input, memlimit)? {
         return Ok(vec![info_one(input, memlimit)?]);
     }
     let mut infos = Vec::new();
@@ -386,7 +386,7 @@ pub fn extract_lines_with<R: Read + Seek, W: Write>(
     mut output: W,
     opts: &ExpandOptions,
 ) -> Result<u64, Error> {
-    if members::scan_within(&mut input, opts.limits.memlimit)?.len() == 1 {
+    if members::single_within(&mut input, opts.limits.memlimit)? {
         return extract_lines_one(input, range, output, opts);
     }
     let (first, last) = (*range.start(), *range.end());
@@ -594,7 +594,7 @@ fn walk_games<R: Read + Seek, W: Write>(
     mut output: W,
     opts: &ExpandOptions,
 ) -> Result<(u64, u64), Error> {
-    if members::scan_within(&mut input, opts.limits.memlimit)?.len() == 1 {
+    if members::single_within(&mut input, opts.limits.memlimit)? {
         return walk_games_one(input, range, output, opts);
     }
     let (first, last) = (*range.start(), *range.end());

@@ -172,6 +172,9 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
         let mut window = members::Window::new(Arc::clone(&shared), member.range.clone());
         let start = member.range.start;
         if member.kind == members::MemberKind::Garbage {
+            if m + 1 == found.len() && members::rest_is_zeros(&mut std::io::BufReader::new(&mut window))? {
+                break; // zero padding after the last member, ignored as by the other readers
+            }
             add_garbage(&mut salvage, m as u64, member.range.clone(), &mut lines_before);
             continue;
         }

@@ -85,6 +85,11 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
             // One archive (or none): read as a single one, as from a file.
             return salvage_member(Cursor::new(spool.held_bytes(0, end)), output, opts, progress);
         }
+        if kind == MemberKind::Garbage && spool.zeros_from(pos) && stream_ends_at(&mut spool, end)? {
+            // Zero padding after the last member, ignored as by the other readers.
+            pos = end;
+            break;
+        }
         if kind == MemberKind::Garbage {
             add_garbage(&mut salvage, m, pos..end, &mut lines_before);
         } else {

@@ -47,14 +47,14 @@ pub enum Command {
     /// inside, not the compressed bytes, and is named for it as gzip -d, xz -d or zstd -d name
     /// their output, with .chz added: games.pgn.zst (or .gz, .bz2, .xz) gives games.pgn.chz,
     /// which expands to games.pgn. Every member of a multi-member gzip file and every frame of
-    /// a concatenated zstd file is decoded; damaged or truncated input is an error, and no
-    /// archive is left behind.
+    /// a concatenated zstd file is decoded, and zero padding after the data is accepted as
+    /// gzip -d, bzip2 -d and xz -d accept it; damaged or truncated input, or other data after
+    /// it, is an error, and no archive is left behind.
     #[command(visible_alias = "c")]
     Compress(CompressArgs),
     /// Expand FILE.chz archives (or standard input) back to FILE.
     #[command(
-        visible_alias = "x",
-        alias = "decompress",
+        visible_aliases = ["x", "decompress"],
         mut_arg("force", |a| a.help(
             "Overwrite existing output files; read an archive from a terminal; read devices and sockets (not regular files)"
         ))
@@ -81,9 +81,16 @@ pub enum Command {
     Bench(BenchArgs),
 }
 
-/// `-T N`: 0 (one per core) to [`chesszip::archive::MAX_THREADS`].
-fn threads() -> clap::builder::RangedU64ValueParser<usize> {
-    clap::builder::RangedU64ValueParser::<usize>::new().range(0..=chesszip::archive::MAX_THREADS as u64)
+/// `-T N`: 0 (one per core) to [`chesszip::archive::MAX_THREADS`]. A negative number is
+/// taken as a value (`-T -1`), so that the error says what is wrong with it rather than that
+/// `-T` lacks a value.
+fn threads(value: &str) -> Result<usize, String> {
+    let max = chesszip::archive::MAX_THREADS;
+    match value.trim().parse::<i128>() {
+        Ok(n) if (0..=max as i128).contains(&n) => Ok(n as usize),
+        Ok(n) => Err(format!("{n} is not in 0..={max} (0 means one thread per core)")),
+        Err(_) => Err(format!("not a number of threads: 0 (one per core) to {max}")),
+    }
 }
 
 /// Options of `bench`.
@@ -98,7 +105,7 @@ pub struct BenchArgs {
     #[arg(short, long, value_delimiter = ',', default_values_t = [Level::DEFAULT], value_parser = super::level::level_parser())]
     pub levels: Vec<Level>,
     /// Worker threads; 0 means one per core (at most 256).
-    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads, allow_negative_numbers = true)]
     pub threads: usize,
     /// Runs per measurement (at least 1); the median time is reported.
     #[arg(short, long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -151,7 +158,7 @@ pub struct CommonArgs {
     pub weights: Option<PathBuf>,
 
     /// Worker threads; 0 means one per core (at most 256).
-    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads, allow_negative_numbers = true)]
     pub threads: usize,
 
     /// Print nothing but errors (no warnings, no progress bar).
@@ -257,6 +264,10 @@ pub struct InfoArgs {
     /// and `extract` decodes with them; CHESSZIP_WEIGHTS when not given.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub weights: Option<PathBuf>,
+    /// Print nothing but errors and what the archives hold (no warning for a directory
+    /// skipped).
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
 /// Options of `extract`: one selector at least (--game, --line or --tags; --tags with --game
@@ -276,7 +287,10 @@ pub struct ExtractArgs {
     /// lines after it. In a movetext archive (one game per line) game N is line N.
     #[arg(short, long = "game", visible_alias = "games", value_name = "N|A..B")]
     pub games: Option<LineSpec>,
-    /// Lines to print instead of games, numbered from 1 as in the input, in any archive.
+    /// Lines to print instead of games, numbered from 1 as in the input, in any archive. In a
+    /// concatenation (`cat a.chz b.chz`) lines are counted per member and numbered on from the
+    /// member before: a member's last line is a line even without a line feed (as `info`
+    /// counts them), so b's first line follows a's last.
     #[arg(short, long = "line", visible_alias = "lines", value_name = "N|A..B", conflicts_with = "games")]
     pub lines: Option<LineSpec>,
     /// Print each game's tags only, as a tag section (`[Name "value"]` lines and a blank
@@ -286,7 +300,7 @@ pub struct ExtractArgs {
     #[arg(long, conflicts_with = "lines")]
     pub tags: bool,
     /// Worker threads; 0 means one per core (at most 256).
-    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads())]
+    #[arg(short = 'T', long, value_name = "N", default_value_t = 0, value_parser = threads, allow_negative_numbers = true)]
     pub threads: usize,
     /// Print nothing but errors.
     #[arg(short, long)]

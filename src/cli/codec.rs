@@ -57,9 +57,26 @@ struct Skip(String);
 /// Runs `mode` over the inputs of `args`; returns the worst status.
 pub fn run(args: &CommonArgs, mode: Mode) -> Status {
     // Level 10's weights: read and quantised once, before any input (expanding finds them by
-    // the sha256 an archive names).
+    // the sha256 an archive names). Compressing at another level has no use for them: they
+    // are not read.
     let mut mode = mode;
-    if let Some(path) = &args.weights {
+    let weights = match mode {
+        Mode::Compress(opts, _) if opts.level.get() != chesszip::model::transformer::TRANSFORMER_LEVEL => {
+            if let Some(path) = &args.weights
+                && !args.quiet
+            {
+                say!(
+                    "chesszip: --weights {} ignored: only level {} uses transformer weights (this run compresses at level {})",
+                    path.display(),
+                    chesszip::model::transformer::TRANSFORMER_LEVEL,
+                    opts.level
+                );
+            }
+            None
+        }
+        _ => args.weights.as_ref(),
+    };
+    if let Some(path) = weights {
         match chesszip::model::transformer::Weights::load(path) {
             Ok(w) => {
                 if let Mode::Compress(opts, _) = &mut mode {

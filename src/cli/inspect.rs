@@ -82,7 +82,7 @@ pub fn info(args: &InfoArgs) -> Status {
     let mut out = status::stdout();
     for (i, file) in args.files.iter().enumerate() {
         let source = Source::from_arg(file);
-        if let Some(skipped) = skip_directory(&source, false) {
+        if let Some(skipped) = skip_directory(&source, args.quiet) {
             status = status.max(skipped);
             continue;
         }

@@ -14,7 +14,12 @@
 //!
 //! Data after a member that does not start with either form's magic bytes is an error
 //! ("unexpected data after the end of the archive"), as `xz` makes it: unlike `gzip`, which
-//! warns of "trailing garbage" and ignores it, chesszip never ignores bytes it cannot read.
+//! warns of "trailing garbage" and ignores it, chesszip never ignores bytes it cannot read,
+//! but for zero bytes after the last member, up to the end of the input: padding (a file
+//! written to a tape or disk block), ignored as `gzip -d` ignores it and as the xz format
+//! allows stream padding. [`scan`] and [`crate::expand`] end there; [`scan_from_start`] and a
+//! stream's walk still find the zeros as bytes that start no member, and salvage drops them
+//! when they are the last part.
 //! Readers open each member through a [`Window`] on the one input.
 //!
 //! A stream that cannot seek (salvage of a pipe) is delimited the same way as it comes,
@@ -87,6 +92,25 @@ pub(crate) fn trailing_garbage() -> Error {
     Error::Corrupt("unexpected data after the end of the archive".into())
 }
 
+/// Whether `input` holds only zero bytes from where it is to its end (zero padding after the
+/// last member), reading up to the first byte that is not zero (or the end).
+///
+/// # Errors
+/// [`std::io::Error`] from reading `input`.
+pub(crate) fn rest_is_zeros<R: std::io::BufRead>(input: &mut R) -> std::io::Result<bool> {
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(true);
+        }
+        let zeros = buf.iter().take_while(|&&b| b == 0).count();
+        if zeros < buf.len() {
+            return Ok(false);
+        }
+        input.consume(zeros);
+    }
+}
+
 /// Whether `prefix` (the first 4 bytes at least, when there are that many) starts a member of
 /// either form. An input whose first 4 bytes start none is no archive for any reader,
 /// [`crate::expand_salvage`] included, whatever follows them ([`scan`] looks for no member
@@ -132,6 +156,18 @@ pub fn scan_within<R: Read + Seek>(input: &mut R, memlimit: Option<u64>) -> Resu
     scan_with(input, false, memlimit)
 }
 
+/// Whether the archive `input` is read as a single one: [`scan_within`] finds one member,
+/// and no zero padding after it. Leaves `input` at its start.
+///
+/// # Errors
+/// As [`scan_within`].
+pub(crate) fn single_within<R: Read + Seek>(input: &mut R, memlimit: Option<u64>) -> Result<bool, Error> {
+    let found = scan_within(input, memlimit)?;
+    let len = input.seek(SeekFrom::End(0))?;
+    input.seek(SeekFrom::Start(0))?;
+    Ok(found.len() == 1 && found[0].range.end == len)
+}
+
 /// [`scan_within`], from the start as [`scan_from_start`] if `from_start`.
 fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool, memlimit: Option<u64>) -> Result<Vec<Member>, Error> {
     let len = input.seek(SeekFrom::End(0))?;
@@ -160,6 +196,12 @@ fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool, memlimit: Option<u
             // Not an archive: its readers say so.
             input.seek(SeekFrom::Start(0))?;
             return Ok(whole(MemberKind::Garbage));
+        }
+        if !from_start && kind == MemberKind::Garbage && head[..got].iter().all(|&b| b == 0) {
+            input.seek(SeekFrom::Start(pos))?;
+            if rest_is_zeros(&mut BufReader::new(&mut *input))? {
+                break; // zero padding after the last member
+            }
         }
         let walked = match kind {
             MemberKind::Raw => walk_raw(input, pos, memlimit),

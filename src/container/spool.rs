@@ -31,17 +31,25 @@ pub struct Spool<R> {
     over_cap: bool,
     /// Whether a seek forgets the bytes before its target ([`Spool::forgetting`]).
     forgetting: bool,
+    /// The offset after the last byte read from `input` that is not zero, 0 if none.
+    nonzero_end: u64,
 }
 
 impl<R: Read> Spool<R> {
     /// `input` from its start, holding at most `cap` bytes.
     pub fn new(input: R, cap: usize) -> Self {
-        Spool { input, held: Vec::new(), base: 0, pos: 0, cap, eof: false, over_cap: false, forgetting: false }
+        Spool { input, held: Vec::new(), base: 0, pos: 0, cap, eof: false, over_cap: false, forgetting: false, nonzero_end: 0 }
     }
 
     /// The offset of the first byte held.
     pub fn held_from(&self) -> u64 {
         self.base
+    }
+
+    /// Whether every byte read so far from offset `from` on is zero (held or forgotten): zero
+    /// padding, when the stream ends there.
+    pub fn zeros_from(&self, from: u64) -> bool {
+        self.nonzero_end <= from
     }
 
     /// The offset after the last byte read so far.
@@ -121,6 +129,9 @@ impl<R: Read> Spool<R> {
             let room = (len + want).max(len.saturating_mul(2).min(cap));
             self.held.reserve_exact(room - len);
             let got = (&mut self.input).take(want as u64).read_to_end(&mut self.held)?;
+            if let Some(i) = self.held[len..].iter().rposition(|&b| b != 0) {
+                self.nonzero_end = self.base + (len + i + 1) as u64;
+            }
             self.eof = got < want;
         }
         Ok(())

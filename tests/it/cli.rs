@@ -826,3 +826,40 @@ fn info_and_list_skip_a_directory_with_a_warning() {
     // -q silences the warning but keeps the status.
     chesszip().args(["-q", "-l"]).arg(dir.path()).assert().code(2).stderr("");
 }
+
+/// Small conventions of the second new-user pass (docs/notes-newuser2.md, finding 6): `info -q`
+/// silences its warnings as `-q -l` and `extract -q` do; `-T -1` says what is wrong with the
+/// value (it was "a value is required" as if none were given); `--weights` at levels 1-9 is
+/// not read (a missing file was an error though nothing uses it), with a note that it is
+/// ignored; `expand`'s alias `decompress` is in the help as `x` is.
+#[test]
+fn info_quiet_negative_threads_unused_weights_and_the_decompress_alias() {
+    let (dir, path, text) = workdir();
+    chesszip().args(["-1", "-k"]).arg(&path).assert().success();
+    let archive = dir.path().join("games.txt.chz");
+    let out = chesszip().args(["info", "-q"]).arg(dir.path()).arg(&archive).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr_of(&out));
+    assert_eq!(stderr_of(&out), "", "info -q silences the directory warning");
+    assert!(String::from_utf8(out.stdout).unwrap().contains("games.txt.chz"));
+
+    for args in [&["-T", "-1", "-c"][..], &["-T=-1", "-c"], &["expand", "-T", "-3", "-c"], &["-T", "257", "-c"]] {
+        let out = chesszip().args(args).arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: a usage error");
+        let err = stderr_of(&out);
+        assert!(err.contains("is not in 0..=256 (0 means one thread per core)"), "{args:?}: {err}");
+    }
+
+    let missing = dir.path().join("no-such-weights.onnx");
+    let out = chesszip().args(["-1", "-c", "--weights"]).arg(&missing).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    assert!(stderr_of(&out).contains("ignored: only level 10 uses transformer weights"), "{}", stderr_of(&out));
+    assert_eq!(chesszip::expand_bytes(&out.stdout, &common::expand_opts()).unwrap(), text);
+    let out = chesszip().args(["-1", "-c", "-q", "--weights"]).arg(&missing).arg(&path).output().unwrap();
+    assert!(out.status.success() && out.stderr.is_empty(), "{}", stderr_of(&out));
+
+    let help = String::from_utf8(chesszip().arg("--help").output().unwrap().stdout).unwrap();
+    let line = help.lines().find(|l| l.trim_start().starts_with("expand")).expect("expand in the help");
+    assert!(line.contains("decompress") && line.contains('x'), "{line}");
+    let help = String::from_utf8(chesszip().args(["extract", "--help"]).output().unwrap().stdout).unwrap();
+    assert!(help.split_whitespace().collect::<Vec<_>>().join(" ").contains("lines are counted per member"), "{help}");
+}

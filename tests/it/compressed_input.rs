@@ -224,3 +224,51 @@ fn no_decompress_archives_what_does_not_decode_as_its_bytes() {
         assert!(back.stdout == bytes, "{name}: expands to the bytes given");
     }
 }
+
+/// Zero bytes after the last member (a `.gz` padded to a tape or disk block) are accepted as
+/// each format's own tool accepts them: `gzip -d` and `bzip2 -d` ignore zeros after the data,
+/// `xz -d` accepts stream padding (a multiple of 4 zero bytes); `zstd -d` refuses them, and so
+/// does chesszip. The archive holds the text, which expands byte for byte; the padding, like
+/// the compressed bytes, is not kept. Other bytes after the data, or a member after zeros,
+/// stay an error naming `--no-decompress`, from a file and from standard input.
+#[test]
+fn zero_padding_after_compressed_input_is_accepted_as_its_tool_accepts_it() {
+    let text = common::first_games(40);
+    let dir = tempfile::tempdir().unwrap();
+    for format in Compression::ALL {
+        let packed = encode(format, &text);
+        let padded = [&packed[..], &[0u8; 1024][..]].concat();
+        let two_then_zeros = [&packed[..], &packed[..], &[0u8; 4096][..]].concat();
+        for (what, bytes) in [("padded", &padded), ("two members then zeros", &two_then_zeros)] {
+            let input = dir.path().join(format!("x.pgn{}", suffix(format)));
+            fs::write(&input, bytes).unwrap();
+            let from_file = chesszip().args(["-q", "-1", "-c"]).arg(&input).output().unwrap();
+            let from_stdin = chesszip().args(["-q", "-1", "-c"]).write_stdin(bytes.clone()).output().unwrap();
+            for (how, out) in [("file", from_file), ("stdin", from_stdin)] {
+                if format == Compression::Zstd {
+                    assert_eq!(out.status.code(), Some(1), "{format} {what} {how}: zstd -d refuses zeros: {}", stderr_of(&out));
+                    assert!(stderr_of(&out).contains("--no-decompress"), "{format} {what} {how}: {}", stderr_of(&out));
+                    continue;
+                }
+                assert!(out.status.success() && out.stderr.is_empty(), "{format} {what} {how}: {}", stderr_of(&out));
+                let back = chesszip::expand_bytes(&out.stdout, &common::expand_opts()).expect("archive expands");
+                let want = if what == "padded" { text.clone() } else { [&text[..], &text[..]].concat() };
+                assert!(back == want, "{format} {what} {how}: expands to {} bytes, not {}", back.len(), want.len());
+            }
+        }
+        if format == Compression::Zstd || format == Compression::Xz {
+            continue; // as their tools: an error already (xz: padding not a multiple of 4)
+        }
+        let garbage = [&packed[..], b"trailing notes\n"].concat();
+        let member_after_zeros = [&packed[..], &[0u8; 8][..], &packed[..]].concat();
+        for (what, bytes) in [("garbage", garbage), ("a member after zeros", member_after_zeros)] {
+            let out = chesszip().args(["-q", "-1", "-c"]).write_stdin(bytes).output().unwrap();
+            assert_eq!(out.status.code(), Some(1), "{format} {what}: {}", stderr_of(&out));
+            let err = stderr_of(&out);
+            assert!(
+                err.contains("other data after") && err.contains(&format!("after the {format} data")) && err.contains("--no-decompress"),
+                "{format} {what}: {err}"
+            );
+        }
+    }
+}

@@ -134,7 +134,9 @@ fn garbage_after_a_member_is_an_error() {
     assert!(count_games(Cursor::new(&text), 1).unwrap_err().to_string().contains("not a chesszip archive"));
     let parts = members();
     for (a, _) in &parts {
-        for extra in [&b"\0"[..], b"\n", b"garbage", b"\x89CH", b"\x89CHZ\r\n\x1a\n"] {
+        // Zero bytes alone are padding (`zero_padding_after_the_last_member_is_ignored`); any
+        // other byte, after zeros too, is not.
+        for extra in [&b"\0\0\0\x01"[..], b"\n", b"garbage", b"\x89CH", b"\x89CHZ\r\n\x1a\n"] {
             let bad = [&a[..], extra].concat();
             let e = expand_bytes(&bad, &expand_opts()).unwrap_err();
             assert!(matches!(e, Error::Corrupt(_)), "{e}");
@@ -145,6 +147,54 @@ fn garbage_after_a_member_is_an_error() {
         }
         let e = expand_bytes(&[&a[..], b"garbage"].concat(), &expand_opts()).unwrap_err().to_string();
         assert!(e.contains("unexpected data after the end of the archive"), "{e}");
+    }
+}
+
+/// Zero bytes after the last member, to the end (a file padded to a tape or disk block), are
+/// padding: every reader ignores them, as `gzip -d` ignores zeros after its data and `xz -d`
+/// stream padding, for a single archive of either form and for a concatenation. Zeros before
+/// another member, or followed by any other byte, are still an error (salvage reports them as
+/// a part left out); salvage ignores padding as the others do, from a file and from a stream.
+#[test]
+fn zero_padding_after_the_last_member_is_ignored() {
+    let parts = members();
+    let (all, all_text) = joined(&parts);
+    let mut cases: Vec<(Vec<u8>, Vec<u8>)> = parts.clone();
+    cases.push((all, all_text));
+    for (i, (archive, text)) in cases.iter().enumerate() {
+        for pad in [1usize, 3, 512, 70_000] {
+            let padded = [&archive[..], &vec![0u8; pad]].concat();
+            let what = format!("case {i}, {pad} zeros");
+            assert_eq!(expand_bytes(&padded, &expand_opts()).expect(&what), *text, "{what}");
+            let mut out = Vec::new();
+            extract_lines(Cursor::new(&padded), 1..=u64::MAX, &mut out, 1).expect(&what);
+            assert_eq!(out, *text, "{what}");
+            let games: Vec<Vec<u8>> = Games::open(Cursor::new(&padded), 1).expect(&what).map(Result::unwrap).collect();
+            assert_eq!(games.concat(), *text, "{what}");
+            assert_eq!(count_games(Cursor::new(&padded), 1).expect(&what), count_games(Cursor::new(archive), 1).unwrap(), "{what}");
+            let (a, b) = (info(Cursor::new(&padded)).expect(&what), info(Cursor::new(archive)).unwrap());
+            assert_eq!((a.text_bytes, a.lines, a.games), (b.text_bytes, b.lines, b.games), "{what}");
+            let mut out = Vec::new();
+            let s = expand_salvage(Cursor::new(&padded), &mut out, &expand_opts(), &|_| {}).unwrap();
+            assert_eq!(out, *text, "{what}: salvage");
+            assert!(s.is_complete(), "{what}: salvage: {:?}", s.damaged);
+            let mut out = Vec::new();
+            let s = chesszip::expand_salvage_stream(&padded[..], &mut out, &expand_opts(), &|_| {}).unwrap();
+            assert_eq!(out, *text, "{what}: stream salvage");
+            assert!(s.is_complete(), "{what}: stream salvage: {:?}", s.damaged);
+        }
+        // Zeros, then another byte: salvage reports them, from a file and a stream alike.
+        let tail = [&archive[..], &[0u8; 100], b"x"].concat();
+        let mut out = Vec::new();
+        let file = expand_salvage(Cursor::new(&tail), &mut out, &expand_opts(), &|_| {}).unwrap();
+        let stream = chesszip::expand_salvage_stream(&tail[..], &mut Vec::new(), &expand_opts(), &|_| {}).unwrap();
+        assert_eq!((file.damaged.len(), stream.damaged.len()), (1, 1), "case {i}: {:?} {:?}", file.damaged, stream.damaged);
+        assert_eq!(out, *text, "case {i}");
+        // Zeros, then a member: not padding.
+        let between = [&archive[..], &[0u8; 8], &parts[0].0].concat();
+        let e = expand_bytes(&between, &expand_opts()).unwrap_err().to_string();
+        assert!(e.contains("unexpected data after the end of the archive"), "case {i}: {e}");
+        assert!(info(Cursor::new(&between)).is_err(), "case {i}");
     }
 }
 
@@ -210,6 +260,35 @@ fn the_command_line_reads_concatenations() {
     assert!(info.contains("members:        4") && info.contains("member 3:"), "{info}");
     let out = common::chesszip().args(["extract", "-g", "13"]).arg(&path).output().unwrap();
     assert_eq!(out.stdout, games_of(&parts)[12]);
+}
+
+/// An archive padded with zeros (`dd conv=sync`, a tape block): `-d`, `-t` and `--salvage` from
+/// a file and from standard input, `info`, `-l` and `extract` read it as the archive alone, status 0 and
+/// nothing on standard error, as `gzip -d` reads a padded `.gz`.
+#[test]
+fn the_command_line_ignores_zero_padding_after_an_archive() {
+    let parts = members();
+    let (archive, text) = joined(&parts);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes, text) in [("one.chz", &parts[0].0, &parts[0].1), ("all.chz", &archive, &text)] {
+        let padded = [&bytes[..], &vec![0u8; 10_240 - bytes.len() % 10_240]].concat();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &padded).unwrap();
+        let ok = |out: std::process::Output, what: &str| {
+            assert!(out.status.success() && out.stderr.is_empty(), "{name} {what}: {}", common::stderr_of(&out));
+            out.stdout
+        };
+        assert_eq!(ok(common::chesszip().args(["-d", "-c"]).arg(&path).output().unwrap(), "-d"), *text);
+        assert_eq!(ok(common::chesszip().args(["-d", "-c"]).write_stdin(padded.clone()).output().unwrap(), "-d stdin"), *text);
+        ok(common::chesszip().arg("-t").arg(&path).output().unwrap(), "-t");
+        ok(common::chesszip().arg("-t").write_stdin(padded.clone()).output().unwrap(), "-t stdin");
+        ok(common::chesszip().arg("info").arg(&path).output().unwrap(), "info");
+        ok(common::chesszip().arg("-l").arg(&path).output().unwrap(), "-l");
+        assert_eq!(ok(common::chesszip().args(["extract", "--line", "1.."]).arg(&path).output().unwrap(), "extract"), *text);
+        assert_eq!(ok(common::chesszip().args(["-d", "-c", "--salvage"]).arg(&path).output().unwrap(), "--salvage"), *text);
+        let out = common::chesszip().args(["-d", "-c", "--salvage"]).write_stdin(padded.clone()).output().unwrap();
+        assert_eq!(ok(out, "--salvage stdin"), *text);
+    }
 }
 
 /// A coding-2 member (a movetext text that repeats its games, so later blocks hold references
