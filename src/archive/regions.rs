@@ -18,7 +18,9 @@
 //! `[Name ...`) comes, and that line starts a new games region ([`split`]
 //! then says [`Start::Tags`]). A region that starts with or has a tag line in its first
 //! [`MIN_REGION`] bytes, or whose start is detected as PGN, is never cut so; movetext after
-//! PGN is not cut either (PGN coding takes movetext lines as games).
+//! PGN is not cut either (PGN coding takes movetext lines as games). A region that starts at
+//! such a cut is judged alike at its next tag line (its own first line aside), so a stray tag
+//! line in movetext does not keep the PGN after it in a movetext region.
 //!
 //! The classification only places the boundaries: each region is then coded as a member of
 //! its own (see [`crate::container::members`]) with the form [`super::form`] finds best for
@@ -195,11 +197,14 @@ impl<R: BufRead> Splitter<R> {
     pub(crate) fn next_region(&mut self) -> io::Result<Option<(Kind, Start)>> {
         debug_assert!(self.at == self.ready.len(), "a region read to its end");
         let region = self.next_kind()?;
-        if region.is_some() {
+        if let Some((_, start)) = region {
             self.len = self.ready.len();
             self.sample.clear();
             self.sample.extend_from_slice(&self.ready[..self.ready.len().min(SAMPLE)]);
-            self.untagged = self.kind == Kind::Games && !split_lines(&self.ready).any(is_tag_line);
+            // A region cut at a tag line is judged at its next tag line: a stray tag line in
+            // movetext starts a region that is still movetext, and PGN after it is cut again.
+            let skip = usize::from(start == Start::Tags);
+            self.untagged = self.kind == Kind::Games && !split_lines(&self.ready).skip(skip).any(is_tag_line);
         }
         Ok(region)
     }
@@ -436,6 +441,25 @@ mod tests {
         text.extend(prose(3));
         let at = text.len();
         text.extend(pgn(10));
+        assert_eq!(split(&text), [(Kind::Games, Start::Kind, 0..at), (Kind::Games, Start::Tags, at..text.len())]);
+    }
+
+    #[test]
+    fn a_stray_tag_line_in_movetext_does_not_keep_the_pgn_after_it() {
+        let mut text = movetext(3000);
+        let stray = text.len();
+        text.extend(b"[Event \"stray\"]\n");
+        text.extend(movetext(3000));
+        let at = text.len();
+        text.extend(pgn(1000));
+        assert_eq!(
+            split(&text),
+            [(Kind::Games, Start::Kind, 0..stray), (Kind::Games, Start::Tags, stray..at), (Kind::Games, Start::Tags, at..text.len())]
+        );
+        // PGN after a cut is still not cut again, movetext and more PGN in it or not.
+        let mut text = movetext(3000);
+        let at = text.len();
+        text.extend([pgn(10), movetext(3000), pgn(1000)].concat());
         assert_eq!(split(&text), [(Kind::Games, Start::Kind, 0..at), (Kind::Games, Start::Tags, at..text.len())]);
     }
 
