@@ -291,16 +291,22 @@ def test_compress_into_a_folder_with_parts_needs_force(movetext: bytes, tmp_path
     assert "".join(czd.read_games(str(out / "part-*.chz")).compute(scheduler="sync")).encode() == half
 
 
-def test_compress_failure_leaves_no_partial_archive(movetext: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
+def _fail_after(shards: int) -> Callable[..., bytes]:
+    """A stand-in for ``_compress_shard`` that compresses ``shards`` shards at level 1, then
+    raises ``OSError("disk full")``."""
+    calls: list = []
 
     def failing(shard: bytes, *args: object) -> bytes:
         calls.append(1)
-        if len(calls) > 1:
+        if len(calls) > shards:
             raise OSError("disk full")
         return _native.compress(shard, 1)
 
-    monkeypatch.setattr(czd, "_compress_shard", failing)
+    return failing
+
+
+def test_compress_failure_leaves_no_partial_archive(movetext: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(czd, "_compress_shard", _fail_after(1))
     dst = tmp_path / "out.chz"
     with pytest.raises(OSError, match="disk full"):
         czd.compress(movetext, dst, shard_games=100, level=1, scheduler="sync", in_flight=1)
@@ -321,19 +327,11 @@ def test_compress_failure_with_force_keeps_the_older_archive_and_parts(
     czd.compress(movetext, parts, shard_games=100, level=1, scheduler="sync")
     old_parts = {p.name: p.read_bytes() for p in parts.iterdir()}
     assert len(old_parts) == 3
-    calls = []
-
-    def failing(shard: bytes, *args: object) -> bytes:
-        calls.append(1)
-        if len(calls) > 2:
-            raise OSError("disk full")
-        return _native.compress(shard, 1)
-
-    monkeypatch.setattr(czd, "_compress_shard", failing)
+    monkeypatch.setattr(czd, "_compress_shard", _fail_after(2))
     with pytest.raises(OSError, match="disk full"):
         czd.compress(movetext, dst, shard_games=100, level=1, scheduler="sync", in_flight=1, force=True)
     assert dst.read_bytes() == old
-    calls.clear()
+    monkeypatch.setattr(czd, "_compress_shard", _fail_after(2))
     with pytest.raises(OSError, match="disk full"):
         czd.compress(movetext, parts, shard_games=100, level=1, scheduler="sync", in_flight=1, force=True)
     assert {p.name: p.read_bytes() for p in parts.iterdir()} == old_parts
