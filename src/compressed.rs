@@ -256,21 +256,32 @@ impl<R: BufRead, D: Read> Read for Members<R, D> {
                 continue;
             }
             // Zeros: padding if nothing else follows them.
-            loop {
-                let next = input.fill_buf()?;
-                if next.is_empty() {
-                    return Ok(0);
-                }
-                let zeros = next.iter().take_while(|&&b| b == 0).count();
-                if zeros < next.len() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("other data after zero bytes after the {} data", self.format),
-                    ));
-                }
-                input.consume(zeros);
+            if rest_is_zeros(input)? {
+                return Ok(0);
             }
+            return Err(io::Error::new(io::ErrorKind::InvalidData, format!("other data after zero bytes after the {} data", self.format)));
         }
+    }
+}
+
+/// Whether `input` holds only zero bytes from where it is to its end (padding after the data,
+/// a file written to a tape or disk block), reading up to the first byte that is not zero (or
+/// the end). Used after a gzip or bzip2 input's last member and after an archive's last member
+/// ([`crate::container::members`]).
+///
+/// # Errors
+/// [`io::Error`] from reading `input`.
+pub(crate) fn rest_is_zeros<R: BufRead>(input: &mut R) -> io::Result<bool> {
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(true);
+        }
+        let zeros = buf.iter().take_while(|&&b| b == 0).count();
+        if zeros < buf.len() {
+            return Ok(false);
+        }
+        input.consume(zeros);
     }
 }
 

@@ -92,24 +92,8 @@ pub(crate) fn trailing_garbage() -> Error {
     Error::Corrupt("unexpected data after the end of the archive".into())
 }
 
-/// Whether `input` holds only zero bytes from where it is to its end (zero padding after the
-/// last member), reading up to the first byte that is not zero (or the end).
-///
-/// # Errors
-/// [`std::io::Error`] from reading `input`.
-pub(crate) fn rest_is_zeros<R: std::io::BufRead>(input: &mut R) -> std::io::Result<bool> {
-    loop {
-        let buf = input.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(true);
-        }
-        let zeros = buf.iter().take_while(|&&b| b == 0).count();
-        if zeros < buf.len() {
-            return Ok(false);
-        }
-        input.consume(zeros);
-    }
-}
+/// Zero padding after the last member: the same test as after compressed input's data.
+pub(crate) use crate::compressed::rest_is_zeros;
 
 /// Whether `prefix` (the first 4 bytes at least, when there are that many) starts a member of
 /// either form. An input whose first 4 bytes start none is no archive for any reader,
