@@ -6,7 +6,7 @@ use std::io::{BufRead, Read, Write};
 use crate::container::format::index_len;
 use crate::container::members;
 use crate::container::raw;
-use crate::container::{BlockHeader, Footer, Reader};
+use crate::container::{BlockHeader, Footer, InputFormat, Reader};
 use crate::error::Error;
 use crate::model::transformer::{TRANSFORMER_LEVEL, Weights};
 
@@ -99,7 +99,24 @@ pub fn compress<R: BufRead, W: Write>(input: R, output: W, opts: &CompressOption
 /// [`Error::Corrupt`] naming the block (and the member, after the first) for damaged input,
 /// [`Error::Unsupported`] for archives of another version or model, [`Error::Io`] from
 /// reading or writing. Blocks before the damage may already have been written to `output`.
-pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+pub fn expand<R: Read, W: Write>(input: R, output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<Summary, Error> {
+    expand_members(input, output, opts, progress, |_, _| Ok(()))
+}
+
+/// [`expand`], calling `start_member` with the output and the format of each member (movetext
+/// or PGN: the members of a concatenation may differ) before any of that member's text is
+/// written, so that a writer that reads the text (a conversion) can read each member in its
+/// own format.
+///
+/// # Errors
+/// As [`expand`], and those of `start_member`.
+pub fn expand_members<R: Read, W: Write>(
+    input: R,
+    mut output: W,
+    opts: &ExpandOptions,
+    progress: Progress<'_>,
+    mut start_member: impl FnMut(&mut W, InputFormat) -> Result<(), Error>,
+) -> Result<Summary, Error> {
     let mut input = std::io::BufReader::with_capacity(1 << 16, input);
     let mut total = Summary::default();
     // One meter for all members: the limits hold for the whole file.
@@ -122,9 +139,15 @@ pub fn expand<R: Read, W: Write>(input: R, mut output: W, opts: &ExpandOptions, 
         let base = total.text_bytes;
         let at = |n: u64| progress(base + n);
         let summary = if raw::is_raw(&magic[..got]) {
-            form::expand_member(chained, &mut output, &mut meter, &at)
+            raw::RawReader::member(chained).and_then(|reader| {
+                start_member(&mut output, reader.header().format)?;
+                form::expand_member(reader, &mut output, &mut meter, &at)
+            })
         } else {
-            Reader::member(chained).and_then(|reader| expand_container(reader, &mut output, opts, &mut meter, &at))
+            Reader::member(chained).and_then(|reader| {
+                start_member(&mut output, reader.header().format)?;
+                expand_container(reader, &mut output, opts, &mut meter, &at)
+            })
         }
         .map_err(|e| members::in_member(m, e))?;
         meter.next_member(summary.archive_bytes);

@@ -22,9 +22,9 @@ use pgn_reader::{KnownOutcome, Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::san::San;
 use shakmaty::{Chess, Color, Position};
 
-use crate::archive::{DecodeLimits, ExpandOptions, Progress, expand};
+use crate::archive::{DecodeLimits, ExpandOptions, Progress, expand_members};
 use crate::chess::NULL_MOVE;
-use crate::container::{FileHeader, InputFormat};
+use crate::container::InputFormat;
 use crate::error::Error;
 use crate::pgn::lexer::{GameSplitter, split_games};
 use crate::text::{parse_game, split_lines};
@@ -277,7 +277,19 @@ impl<W: Write> Sink<W> {
         self.summary.skipped += s.skipped;
         self.summary.bytes += s.bytes;
         self.buf.drain(..end);
-        self.scanned -= end;
+        // A last line without its line feed is emitted past what was scanned.
+        self.scanned = self.scanned.saturating_sub(end);
+        Ok(())
+    }
+
+    /// Starts a member of `format` (the members of a concatenation may differ): what is held of
+    /// the member before is converted in its own format (its last game or line ends with it),
+    /// then the text that follows is read as `format`.
+    fn start_member(&mut self, format: InputFormat) -> std::io::Result<()> {
+        let end = self.buf.len();
+        self.emit(end)?;
+        self.format = format;
+        self.splitter = GameSplitter::new();
         Ok(())
     }
 }
@@ -326,31 +338,18 @@ fn unwrap_limit(e: Error) -> Error {
 }
 
 /// Expands the archive from `input` and writes its games to `output` in the movetext format
-/// (see the module documentation for what is skipped). A game is held whole to convert it:
+/// (see the module documentation for what is skipped). Each member of a concatenation is read
+/// in its own format (`cat games.txt.chz games.pgn.chz`), and its last game or line ends with
+/// it. A game is held whole to convert it:
 /// one longer than [`DecodeLimits::max_game_bytes`] (or [`DecodeLimits::memlimit`]) stops the
 /// conversion with [`Error::DecodeLimit`] before it grows past that.
 ///
 /// # Errors
 /// As [`crate::archive::expand`]; [`Error::DecodeLimit`] for a game beyond the ceiling.
-pub fn convert<R: Read, W: Write>(mut input: R, output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<ConvertSummary, Error> {
-    let mut head = [0u8; FileHeader::LEN];
-    let mut got = 0;
-    while got < head.len() {
-        let n = input.read(&mut head[got..])?;
-        if n == 0 {
-            break;
-        }
-        got += n;
-    }
-    let format = if crate::container::raw::is_raw(&head[..got]) {
-        crate::container::raw::RawHeader::read(&mut &head[..got])?.format
-    } else if got == head.len() {
-        FileHeader::parse(&head)?.format
-    } else {
-        InputFormat::Movetext
-    };
+pub fn convert<R: Read, W: Write>(input: R, output: W, opts: &ExpandOptions, progress: Progress<'_>) -> Result<ConvertSummary, Error> {
+    // Each member sets its format before its text comes (a concatenation may mix them).
     let mut sink = Sink {
-        format,
+        format: InputFormat::Movetext,
         out: output,
         buf: Vec::new(),
         scanned: 0,
@@ -359,7 +358,7 @@ pub fn convert<R: Read, W: Write>(mut input: R, output: W, opts: &ExpandOptions,
         converted: Vec::new(),
         limits: opts.limits,
     };
-    let expanded = expand(std::io::Cursor::new(&head[..got]).chain(input), &mut sink, opts, progress).map_err(unwrap_limit)?;
+    let expanded = expand_members(input, &mut sink, opts, progress, |sink, format| Ok(sink.start_member(format)?)).map_err(unwrap_limit)?;
     sink.summary.archive_bytes = expanded.archive_bytes;
     let end = sink.buf.len();
     sink.emit(end)?;

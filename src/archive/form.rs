@@ -328,15 +328,16 @@ pub(crate) fn expand<R: BufRead, W: Write>(input: R, output: W, limits: &DecodeL
     expand_raw(RawReader::new(input)?, output, &mut Meter::new(*limits), progress)
 }
 
-/// [`expand`] of a raw archive that may be followed by another member: `input` is left right
-/// after it. `meter` holds what the members before it expanded to.
+/// [`expand`] of a raw archive that may be followed by another member, read by `reader`
+/// ([`RawReader::member`]), whose input is left right after it. `meter` holds what the members
+/// before it expanded to.
 pub(crate) fn expand_member<R: BufRead, W: Write>(
-    input: R,
+    reader: RawReader<R>,
     output: W,
     meter: &mut Meter,
     progress: Progress<'_>,
 ) -> Result<Summary, Error> {
-    expand_raw(RawReader::member(input)?, output, meter, progress)
+    expand_raw(reader, output, meter, progress)
 }
 
 fn expand_raw<R: BufRead, W: Write>(

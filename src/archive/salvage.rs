@@ -152,7 +152,9 @@ impl<W: Write> Write for Counted<W> {
 ///
 /// # Errors
 /// [`Error::Io`] from reading or writing; [`Error::Corrupt`] or [`Error::Unsupported`] when
-/// nothing can be expanded (the file header is damaged, or names a model this build lacks).
+/// nothing can be expanded (the file header is damaged, or names a model this build lacks);
+/// [`Error::Weights`] or [`Error::Model`] when a level-10 archive, or member, needs transformer
+/// weights that were not given or do not load (no damage: a salvage with them reads it).
 pub fn expand_salvage<R: Read + Seek, W: Write>(
     mut input: R,
     mut output: W,
@@ -182,7 +184,7 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
         let mut out = Counted::new(&mut output);
         let part = match salvage_member(&mut window, &mut out, opts, &|n| progress(base + n)) {
             Ok(part) => part,
-            Err(Error::Io(e)) => return Err(Error::Io(e)),
+            Err(e) if not_damage(&e) => return Err(e),
             Err(e) => Salvage::failed(0..member.range.end - start, inner_message(e), out.written),
         };
         let lines = member_lines(&mut window, &part);
@@ -310,6 +312,15 @@ pub(super) fn salvage_member<R: Read + Seek, W: Write>(
     }
     output.flush()?;
     Ok(salvage)
+}
+
+/// Whether `e`, met salvaging a member of a concatenation, is no damage of the archive but the
+/// caller's to mend, so that it stops the salvage as it stops [`super::expand`] (and a salvage
+/// of a single archive): reading or writing failed, or a level-10 member's transformer weights
+/// were not given or do not load. Left out as "damaged", such a member was reported as damage
+/// that no archive had.
+pub(super) fn not_damage(e: &Error) -> bool {
+    matches!(e, Error::Io(_) | Error::Weights(_) | Error::Model { .. })
 }
 
 /// The message of `e` without the "corrupt archive: " its display starts with (the messages

@@ -4,7 +4,7 @@
 use std::io::{Cursor, Read, Write};
 
 use super::options::{ExpandOptions, Progress};
-use super::salvage::{Counted, DamagedBlock, Salvage, add_garbage, add_member, inner_message, member_lines, salvage_member};
+use super::salvage::{Counted, DamagedBlock, Salvage, add_garbage, add_member, inner_message, member_lines, not_damage, salvage_member};
 use crate::container::members::{MemberKind, stream_ends_at, stream_member, stream_member_past_hold};
 use crate::container::spool::Spool;
 use crate::error::Error;
@@ -70,7 +70,7 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
             let (end, lines) = stream_member_past_hold(&mut spool, pos)?;
             let part = match held {
                 Ok(part) => cut_at_hold(part, held_end - pos, end - pos, cap),
-                Err(Error::Io(e)) => return Err(Error::Io(e)),
+                Err(e) if not_damage(&e) => return Err(e),
                 // A limit the member's first blocks (or raw window) pass, as in a file: the
                 // error of a single archive, else the member left out whole.
                 Err(e @ Error::DecodeLimit { .. }) if pos == 0 && stream_ends_at(&mut spool, end)? => return Err(e),
@@ -98,7 +98,7 @@ pub fn expand_salvage_stream<R: Read, W: Write>(
             let mut out = Counted::new(&mut output);
             let part = match salvage_member(&mut window, &mut out, opts, &|n| progress(base + n)) {
                 Ok(part) => part,
-                Err(Error::Io(e)) => return Err(Error::Io(e)),
+                Err(e) if not_damage(&e) => return Err(e),
                 Err(e) => Salvage::failed(0..end - pos, inner_message(e), out.written),
             };
             let lines = member_lines(&mut window, &part);

@@ -27,6 +27,7 @@ use clap::Parser;
 use chesszip::model::Model;
 use chesszip::model::book::PriorBook;
 use chesszip::model::features::move_layout;
+use chesszip::model::transformer::TRANSFORMER_LEVEL;
 use chesszip::text::Game;
 use chesszip::tune::{TACTICAL_GROUPS, TuneOptions, load_games, tune};
 
@@ -301,10 +302,24 @@ fn assemble(args: AssembleArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The embedded model of `level`, or the parameter file `model` with the network file `net`.
+/// The embedded model of `level`. Level 10 is refused: its move model is the transformer of
+/// weights the user gives, which `tune` does not read, and the embedded level-10 model alone
+/// is a linear stand-in that no archive codes with (its bits would be taken for level 10's).
+fn builtin(level: u8) -> anyhow::Result<&'static Model> {
+    if level == TRANSFORMER_LEVEL {
+        bail!(
+            "level {TRANSFORMER_LEVEL} codes moves with the transformer of the weights the user gives (`chesszip -{TRANSFORMER_LEVEL} \
+             --weights FILE`), which tune does not read: its embedded model alone is a stand-in that no archive codes with; \
+             use levels 1-9 (or --from/--model FILE for a parameter file)"
+        );
+    }
+    Ok(Model::builtin(chesszip::model::Level::new(level)?))
+}
+
+/// The embedded model of `level` ([`builtin`]), or the parameter file `model` with the network
+/// file `net`.
 fn load_model(level: u8, model: Option<&PathBuf>, net: Option<&PathBuf>) -> anyhow::Result<Model> {
-    let level = chesszip::model::Level::new(level)?;
-    let Some(path) = model else { return Ok(Model::builtin(level).clone()) };
+    let Some(path) = model else { return Ok(builtin(level)?.clone()) };
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut m = Model::parse(&path.display().to_string(), &text)?;
     if let Some(net) = net {
@@ -383,7 +398,7 @@ fn trace(args: TraceArgs) -> anyhow::Result<()> {
 
 fn ablate(args: AblateArgs) -> anyhow::Result<()> {
     let level = args.data.level;
-    let base = Model::builtin(chesszip::model::Level::new(level)?);
+    let base = builtin(level)?;
     single(base, "ablate")?;
     let drops: Vec<Vec<String>> = if args.drops.is_empty() {
         let names: Vec<&str> = move_layout::GROUPS.iter().map(|g| g.name).collect();

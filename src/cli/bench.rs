@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 
 use chesszip::compressed::Compression;
 use chesszip::model::Level;
-use chesszip::model::transformer::Weights;
+use chesszip::model::transformer::{TRANSFORMER_LEVEL, Weights};
 use chesszip::{CompressOptions, ExpandOptions, expand_bytes};
 
 use super::args::BenchArgs;
@@ -143,8 +143,17 @@ fn read_text(file: &Path) -> Result<(Vec<u8>, Option<Compression>)> {
 
 /// Runs the benchmark and prints the table.
 pub fn bench(args: &BenchArgs) -> Result<()> {
-    // Level 10's weights, read before anything is measured (expanding finds them by sha256).
-    let weights = args.weights.as_deref().map(Weights::load).transpose()?;
+    // Level 10's weights, read before anything is measured (expanding finds them by sha256),
+    // and found (or missed) before the first level runs, not after the levels before 10. Other
+    // levels do not read them, as `compress` does not.
+    let weights = if args.levels.iter().any(|l| l.get() == TRANSFORMER_LEVEL) {
+        Some(Weights::for_compress(args.weights.as_deref().map(Weights::load).transpose()?)?)
+    } else {
+        if let Some(path) = &args.weights {
+            say!("chesszip: --weights {} ignored: only level {TRANSFORMER_LEVEL} uses transformer weights", path.display());
+        }
+        None
+    };
     let file = bench_file(args.file.as_deref())?;
     let (data, decoded) = read_text(&file)?;
     let threads = if args.threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.threads };

@@ -38,6 +38,10 @@ fn command() -> clap::Command {
 /// commands' options instead.
 pub fn manpage(dir: Option<&Path>) -> Result<()> {
     if let Some(dir) = dir {
+        // create_dir_all would say "File exists" of a file there, which hides what is wrong.
+        if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            anyhow::bail!("--dir {}: exists and is not a directory", dir.display());
+        }
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         clap_mangen::generate_to(command(), dir).with_context(|| format!("writing manual pages to {}", dir.display()))?;
         return Ok(());

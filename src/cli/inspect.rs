@@ -90,7 +90,7 @@ pub fn info(args: &InfoArgs) -> Status {
             Ok(members) => {
                 let written = if i > 0 { writeln!(out) } else { Ok(()) };
                 let info = ArchiveInfo::sum(&members);
-                let written = written.and_then(|()| write_info(&mut out, &source.name(), &info));
+                let written = written.and_then(|()| write_info(&mut out, &source.name(), &info, &members));
                 match written.and_then(|()| write_members(&mut out, &members)) {
                     Ok(()) => {}
                     Err(e) if e.kind() == io::ErrorKind::BrokenPipe => status::broken_pipe(),
@@ -216,9 +216,15 @@ fn write_members(out: &mut impl Write, members: &[ArchiveInfo]) -> io::Result<()
             InputFormat::Movetext => "movetext",
         };
         let refs = if i.references > 0 { format!(" ({} references)", i.references) } else { String::new() };
+        // A member that cannot be expanded says why (the header lines cannot: they describe all).
+        let model = if i.raw.is_none() && !i.model_available {
+            format!(", model {:016x}: {}", i.header.model_id, model_status(i))
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "member {m}:{:pad$}{format}, {form}, {} games{refs}, {} plies, {} lines, {} blocks, {} text bytes, {} archive bytes",
+            "member {m}:{:pad$}{format}, {form}, {} games{refs}, {} plies, {} lines, {} blocks, {} text bytes, {} archive bytes{model}",
             "",
             i.games,
             i.plies,
@@ -232,8 +238,9 @@ fn write_members(out: &mut impl Write, members: &[ArchiveInfo]) -> io::Result<()
     out.flush()
 }
 
-fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<()> {
-    let model = match (i.model_available, i.header.weights) {
+/// Whether the model of a block container's info `i` is there to expand it, and if not why.
+fn model_status(i: &ArchiveInfo) -> String {
+    match (i.model_available, i.header.weights) {
         (true, None) => "included in this build".to_string(),
         (true, Some(_)) => "level 10, with the transformer weights given".to_string(),
         (false, Some(w)) => format!(
@@ -242,7 +249,47 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
             w.iter().map(|b| format!("{b:02x}")).collect::<String>()
         ),
         (false, None) => "NOT included in this build: cannot expand".to_string(),
+    }
+}
+
+/// `values` (in order, each once): the one value, or `mixed: a, b` where they differ.
+fn one_or_mixed(values: impl IntoIterator<Item = String>) -> String {
+    let mut distinct: Vec<String> = Vec::new();
+    for v in values {
+        if !distinct.contains(&v) {
+            distinct.push(v);
+        }
+    }
+    match &distinct[..] {
+        [one] => one.clone(),
+        _ => format!("mixed: {}", distinct.join(", ")),
+    }
+}
+
+/// `info`'s level, model and coding lines of a concatenation (`members`, at least two): the
+/// value the members share, else each one once, "mixed" (the first member's header alone would
+/// describe the others wrongly; the member lines say which is which).
+fn write_members_header(out: &mut impl Write, members: &[ArchiveInfo]) -> io::Result<()> {
+    let containers: Vec<&ArchiveInfo> = members.iter().filter(|m| m.raw.is_none()).collect();
+    let Some(first) = containers.first() else {
+        return writeln!(out, "form:           raw, each member the whole of its input as one stream");
     };
+    let see = |v: String| if v.starts_with("mixed") { format!("{v} (see the members)") } else { v };
+    writeln!(out, "level:          {}", see(one_or_mixed(members.iter().map(level_name))))?;
+    let models = one_or_mixed(containers.iter().map(|m| format!("{:016x}", m.header.model_id)));
+    let status = if containers.iter().all(|m| (m.header.model_id, m.header.weights) == (first.header.model_id, first.header.weights)) {
+        model_status(first)
+    } else if containers.iter().all(|m| m.model_available) {
+        "all included in this build or given".to_string()
+    } else {
+        "not all there to expand them: see the members".to_string()
+    };
+    writeln!(out, "model id:       {models} ({status})")?;
+    writeln!(out, "coding:         {}", see(one_or_mixed(containers.iter().map(|m| (m.header.coding as u8).to_string()))))
+}
+
+fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo, members: &[ArchiveInfo]) -> io::Result<()> {
+    let model = model_status(i);
     writeln!(out, "file:           {name}")?;
     if i.raw.is_some() {
         // The raw form stores the text as it is: its games are counted in the text (as extract
@@ -262,7 +309,9 @@ fn write_info(out: &mut impl Write, name: &str, i: &ArchiveInfo) -> io::Result<(
         writeln!(out, "plies:          {}", i.plies)?;
     }
     writeln!(out, "blocks:         {}", i.blocks)?;
-    if let Some(codec) = i.raw {
+    if members.len() > 1 {
+        write_members_header(out, members)?;
+    } else if let Some(codec) = i.raw {
         writeln!(out, "form:           raw ({}), the whole input as one stream", codec.name())?;
     } else {
         writeln!(out, "level:          {}", i.header.level)?;

@@ -473,6 +473,18 @@ fn manual_pages_name_only_pages_that_exist() {
     assert!(named >= 5, "chesszip.1 names the commands' pages");
 }
 
+/// `manpage --dir FILE` where FILE is a file says so; it said "cannot create FILE: File exists".
+#[test]
+fn manual_pages_into_a_file_say_it_is_no_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("man");
+    fs::write(&file, "x").unwrap();
+    let out = chesszip().args(["manpage", "--dir"]).arg(&file).output().unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(1) && e.contains("is not a directory") && !e.contains("File exists"), "{e}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "x");
+}
+
 #[test]
 fn bench_finds_its_benchmark_anywhere_and_labels_its_columns() {
     let elsewhere = tempfile::tempdir().unwrap();

@@ -355,3 +355,112 @@ fn several_inputs_to_standard_output_make_one_concatenated_archive() {
     assert_eq!(info(Cursor::new(&out.stdout)).unwrap().members, 2);
     assert_eq!(expand_bytes(&out.stdout, &expand_opts()).unwrap(), [a, b].concat());
 }
+
+/// `expand --format movetext` of a concatenation reads each member in its own format, and a
+/// member's last line ends with it: the conversion of the whole is that of each member, one
+/// after the other. Before, every member was read in the first member's format, so PGN after
+/// movetext was cut into lines that are no games, and its games were left out with a warning.
+#[test]
+fn conversion_to_movetext_reads_each_member_in_its_own_format() {
+    let parts = members();
+    let convert = |archive: &[u8]| {
+        let mut out = Vec::new();
+        let s = chesszip::convert::convert(archive, &mut out, &expand_opts(), &|_| {}).expect("converts");
+        (out, s.games, s.skipped)
+    };
+    // 0: PGN in blocks, 1: movetext in the raw form, 2: movetext in blocks, 3: PGN in the raw form.
+    for order in [&[2, 0][..], &[1, 3], &[0, 2], &[2, 0, 1, 3], &[1, 0, 2, 3]] {
+        let archive: Vec<u8> = order.iter().flat_map(|&i| parts[i].0.clone()).collect();
+        let (mut out, mut games, mut skipped) = (Vec::new(), 0, 0);
+        for &i in order {
+            let (o, g, s) = convert(&parts[i].0);
+            out.extend(o);
+            games += g;
+            skipped += s;
+        }
+        assert!(games >= order.len() as u64, "{order:?}: each member holds a game");
+        assert_eq!(convert(&archive), (out.clone(), games, skipped), "members {order:?}");
+        // The command line, from standard input: the same games, and no warning where no
+        // member has a line that is not a game.
+        let cli = common::chesszip().args(["expand", "--format", "movetext", "-c"]).write_stdin(archive).output().unwrap();
+        assert_eq!(cli.stdout, out, "members {order:?}: {}", common::stderr_of(&cli));
+        assert_eq!(cli.status.code(), Some(if skipped == 0 { 0 } else { 2 }), "members {order:?}: {}", common::stderr_of(&cli));
+    }
+}
+
+/// `info` of a concatenation whose members differ in form, level or model: its level, model
+/// and coding lines say so, and a member that cannot be expanded (level 10 without its weights)
+/// says why on its own line. Before, they were the first member's header: `level: 0` and model
+/// `0000000000000000` for a raw first member, and the first member's level-1 model "NOT
+/// included in this build: cannot expand" when a later member needed level 10's weights.
+#[test]
+fn info_of_mixed_members_names_no_header_of_one_member_alone() {
+    let parts = members();
+    let dir = tempfile::tempdir().unwrap();
+    let info = |archive: &[u8], weights: Option<&std::path::Path>| {
+        let path = dir.path().join("mixed.chz");
+        std::fs::write(&path, archive).unwrap();
+        let mut cmd = common::chesszip();
+        cmd.env_remove("CHESSZIP_WEIGHTS").arg("info").arg(&path);
+        if let Some(w) = weights {
+            cmd.arg("--weights").arg(w);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", common::stderr_of(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // A raw member first, then block containers of levels 1 and 2.
+    let level2 = chesszip::compress_bytes(&first_games(30), &CompressOptions { level: chesszip::Level::DEFAULT, ..fast() });
+    let text = info(&[parts[1].0.clone(), parts[2].0.clone(), level2].concat(), None);
+    assert!(text.contains("level:          mixed: raw, 1, 2 (see the members)"), "{text}");
+    assert!(!text.contains("level:          0") && !text.contains("0000000000000000"), "{text}");
+    // Level 1, then level 10 made with the committed random weights.
+    let (archive, _, weights, digest) = level_1_then_level_10();
+    let text = info(&archive, None);
+    assert!(!text.contains("NOT included"), "{text}");
+    assert!(text.contains("level:          mixed: 1, 10 (see the members)"), "{text}");
+    let member1 = text.lines().find(|l| l.starts_with("member 1:")).expect("a line for member 1");
+    assert!(member1.contains(&format!("needs the transformer weights of sha256 {digest}")), "{text}");
+    // With the weights, nothing is missing.
+    let text = info(&archive, Some(&weights));
+    assert!(text.contains("(all included in this build or given)") && !text.contains("needs"), "{text}");
+}
+
+/// A concatenation of a level-1 member and a level-10 one made with the committed random
+/// weights; its text, the weights file and their digest.
+fn level_1_then_level_10() -> (Vec<u8>, Vec<u8>, std::path::PathBuf, String) {
+    let weights = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/level10/random.onnx"));
+    let w = chesszip::model::transformer::Weights::load(&weights).unwrap();
+    let level10 = CompressOptions { level: chesszip::Level::new(10).unwrap(), weights: Some(w), ..fast() };
+    let (one, ten) = (first_games(120), first_games(3));
+    let archive = [chesszip::compress_bytes(&one, &fast()), chesszip::compress_bytes(&ten, &level10)].concat();
+    (archive, [one, ten].concat(), weights, chesszip::model::transformer::pinned::hex(&w.sha256))
+}
+
+/// `--salvage` of a concatenation whose level-10 member needs weights that were not given is
+/// an error naming them (exit 1), as `-d` and a salvage of that member alone say, from a file
+/// and from standard input: the member is not damaged. Before, it was left out and reported as
+/// "member 1, block 0 damaged", and the salvage ended with status 2 as if it had done its work.
+#[test]
+fn salvage_without_level_10s_weights_is_an_error_not_damage() {
+    let (archive, text, weights, digest) = level_1_then_level_10();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mixed.chz");
+    std::fs::write(&path, &archive).unwrap();
+    for stdin in [false, true] {
+        let mut cmd = common::chesszip();
+        cmd.env_remove("CHESSZIP_WEIGHTS").args(["-d", "-c", "--salvage"]);
+        if stdin {
+            cmd.write_stdin(archive.clone());
+        } else {
+            cmd.arg(&path);
+        }
+        let out = cmd.output().unwrap();
+        let e = common::stderr_of(&out);
+        assert_eq!(out.status.code(), Some(1), "stdin {stdin}: {e}");
+        assert!(e.contains(&format!("weights of sha256 {digest}")) && !e.contains("damaged"), "stdin {stdin}: {e}");
+    }
+    let out = common::chesszip().args(["-d", "-c", "--salvage", "--weights"]).arg(&weights).arg(&path).output().unwrap();
+    assert!(out.status.success(), "{}", common::stderr_of(&out));
+    assert_eq!(out.stdout, text);
+}

@@ -473,3 +473,26 @@ fn level10_weights_on_every_command_and_in_every_message() {
     let e = stderr_of(&out);
     assert!(e.contains("cannot read the weights file") && !e.contains("line 0"), "{e}");
 }
+
+/// `bench -l 1,10` without weights fails before it measures anything (it measured every level
+/// before 10 first, minutes at the strong ones, then failed); `bench -l 1 --weights FILE` does
+/// not read the file, as `compress -1` does not, and says it is ignored (a damaged file failed
+/// a bench that had no use for it).
+#[test]
+fn bench_finds_level_10s_weights_before_measuring_and_only_for_level_10() {
+    use crate::common::{chesszip, stderr_of};
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.txt");
+    std::fs::write(&input, heldout(3)).unwrap();
+    let out = chesszip().env_remove("CHESSZIP_WEIGHTS").args(["bench", "-l", "1,10", "--no-peers"]).arg(&input).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e = stderr_of(&out);
+    assert!(e.contains("level 10 needs") && !e.contains("level 1..."), "{e}");
+    assert!(out.stdout.is_empty());
+    let bad = dir.path().join("bad.onnx");
+    std::fs::write(&bad, b"not a model").unwrap();
+    let out = chesszip().args(["bench", "-l", "1", "--no-peers", "--weights"]).arg(&bad).arg(&input).output().unwrap();
+    let e = stderr_of(&out);
+    assert!(out.status.success() && e.contains("ignored: only level 10"), "{e}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("chesszip -1"));
+}

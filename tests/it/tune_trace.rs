@@ -41,3 +41,29 @@ fn fixing_the_skill_class_changes_the_cost_of_the_same_moves() {
     // more (0.065 bits per ply on the heldout games).
     assert!(fixed[0] > inferred * 1.01, "class 0 {} bits, inferred {inferred}", fixed[0]);
 }
+
+/// `tune trace --level 10` (and the other commands on the embedded level-10 model) is refused
+/// with a message: tune does not read transformer weights, and the embedded level-10 model
+/// alone is a stand-in no archive codes with. Before, it traced that stand-in and printed
+/// "level 10 ... bits per move" as if they were level 10's.
+#[test]
+fn tune_refuses_level_10_without_the_transformer() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.txt");
+    std::fs::write(&input, first_games(5)).unwrap();
+    let tune = |level: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_tune"))
+            .env("RUST_BACKTRACE", "0")
+            .args(["trace", "--level", level, "--out-dir"])
+            .arg(dir.path().join(format!("out{level}")))
+            .arg(&input)
+            .output()
+            .unwrap()
+    };
+    let out = tune("10");
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("transformer") && e.contains("levels 1-9"), "{e}");
+    assert!(out.stdout.is_empty() && !dir.path().join("out10").exists());
+    let out = tune("9");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
