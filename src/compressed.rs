@@ -16,6 +16,8 @@
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The compressed formats recognised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +34,23 @@ pub enum Compression {
 
 /// Bytes [`Compression::detect`] looks at.
 pub const MAGIC_LEN: usize = 10;
+
+// The magic bytes of each format: the one source of [`Compression::detect`] and of
+// [`Members`]' test for another member.
+/// gzip (RFC 1952): `ID1 ID2` and the deflate method.
+const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
+/// bzip2: `BZh`, then the block size `1`..`9` and one of the two 48-bit magics below.
+const BZIP2_MAGIC: [u8; 3] = *b"BZh";
+/// bzip2's block magic (the digits of pi).
+const BZIP2_BLOCK: [u8; 6] = [0x31, 0x41, 0x59, 0x26, 0x53, 0x59];
+/// bzip2's end-of-stream magic (the digits of the square root of pi), first in an empty stream.
+const BZIP2_END: [u8; 6] = [0x17, 0x72, 0x45, 0x38, 0x50, 0x90];
+/// xz's stream header magic.
+const XZ_MAGIC: [u8; 6] = [0xfd, b'7', b'z', b'X', b'Z', 0x00];
+/// A zstd frame's magic number (0xFD2FB528, little-endian).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+/// A zstd skippable frame's magic after its first byte (`50`..`5f`): 0x184D2A5?, little-endian.
+const ZSTD_SKIPPABLE_TAIL: [u8; 3] = [0x2a, 0x4d, 0x18];
 
 /// Largest zstd window accepted, as a power of two: 2 GiB, the most `zstd --long=31` writes.
 /// The decoder holds one window; most files (`zstd -19 --long` included) use 128 MiB or less.
@@ -50,17 +69,30 @@ impl Compression {
     /// block or end-of-stream magic, xz `fd 37 7a 58 5a 00`, zstd `28 b5 2f fd` or a skippable
     /// frame (`50`..`5f 2a 4d 18`).
     pub fn detect(head: &[u8]) -> Option<Compression> {
-        const BZIP2_BLOCK: [u8; 6] = [0x31, 0x41, 0x59, 0x26, 0x53, 0x59];
-        const BZIP2_END: [u8; 6] = [0x17, 0x72, 0x45, 0x38, 0x50, 0x90];
         match head {
-            [0x1f, 0x8b, 0x08, ..] => Some(Compression::Gzip),
-            [b'B', b'Z', b'h', b'1'..=b'9', rest @ ..] if rest.len() >= 6 && (rest[..6] == BZIP2_BLOCK || rest[..6] == BZIP2_END) => {
+            _ if head.starts_with(&GZIP_MAGIC) => Some(Compression::Gzip),
+            _ if head.starts_with(&BZIP2_MAGIC)
+                && matches!(head.get(3), Some(b'1'..=b'9'))
+                && (head[4..].starts_with(&BZIP2_BLOCK) || head[4..].starts_with(&BZIP2_END)) =>
+            {
                 Some(Compression::Bzip2)
             }
-            [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Some(Compression::Xz),
-            [0x28, 0xb5, 0x2f, 0xfd, ..] => Some(Compression::Zstd),
-            [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => Some(Compression::Zstd),
+            _ if head.starts_with(&XZ_MAGIC) => Some(Compression::Xz),
+            _ if head.starts_with(&ZSTD_MAGIC) => Some(Compression::Zstd),
+            [0x50..=0x5f, rest @ ..] if rest.starts_with(&ZSTD_SKIPPABLE_TAIL) => Some(Compression::Zstd),
             _ => None,
+        }
+    }
+
+    /// The bytes that start another member of a multi-member input of this format, as
+    /// [`Members`] tells one from other data after a member: gzip's `ID1 ID2` (`1f 8b`, the
+    /// first two bytes of [`GZIP_MAGIC`]), bzip2's `BZh`; `None` for xz and zstd, whose
+    /// decoders read concatenated streams and frames themselves.
+    fn member_start(self) -> Option<&'static [u8]> {
+        match self {
+            Compression::Gzip => Some(&GZIP_MAGIC[..2]),
+            Compression::Bzip2 => Some(&BZIP2_MAGIC),
+            Compression::Xz | Compression::Zstd => None,
         }
     }
 
@@ -104,13 +136,19 @@ impl Compression {
     /// # Errors
     /// From setting up the zstd decoder (out of memory).
     pub fn decoder<'a, R: BufRead + 'a>(self, input: R) -> io::Result<Box<dyn BufRead + 'a>> {
+        self.decoder_with(input, Padding::default())
+    }
+
+    /// [`Self::decoder`], counting into `padding` the zero bytes after a gzip or bzip2 input's
+    /// data.
+    fn decoder_with<'a, R: BufRead + 'a>(self, input: R, padding: Padding) -> io::Result<Box<dyn BufRead + 'a>> {
         let input = Marked(input);
         let decoded: Box<dyn Read + 'a> = match self {
             Compression::Gzip => {
-                Box::new(Members::new(input, flate2::bufread::GzDecoder::new, flate2::bufread::GzDecoder::into_inner, self))
+                Box::new(Members::new(input, flate2::bufread::GzDecoder::new, flate2::bufread::GzDecoder::into_inner, self, padding))
             }
             Compression::Bzip2 => {
-                Box::new(Members::new(input, bzip2::bufread::BzDecoder::new, bzip2::bufread::BzDecoder::into_inner, self))
+                Box::new(Members::new(input, bzip2::bufread::BzDecoder::new, bzip2::bufread::BzDecoder::into_inner, self, padding))
             }
             Compression::Xz => {
                 let stream =
@@ -142,17 +180,42 @@ impl fmt::Display for Compression {
 ///
 /// # Errors
 /// From reading the first bytes of `input`, or from [`Compression::decoder`].
-pub fn open<'a, R: BufRead + 'a>(mut input: R) -> io::Result<(Option<Compression>, Box<dyn BufRead + 'a>)> {
+pub fn open<'a, R: BufRead + 'a>(input: R) -> io::Result<(Option<Compression>, Box<dyn BufRead + 'a>)> {
+    open_with_padding(input).map(|(compression, reader, _)| (compression, reader))
+}
+
+/// Zero bytes found after the data of a gzip or bzip2 input and ignored as padding (a file
+/// padded to a tape or disk block; see the module documentation), counted by the reader
+/// [`open_with_padding`] returns as it reaches them. xz's stream padding, which the xz
+/// decoder reads itself, is not counted.
+#[derive(Clone, Debug, Default)]
+pub struct Padding(Arc<AtomicU64>);
+
+impl Padding {
+    /// Zero bytes ignored after the data so far: all of them once the text has been read to
+    /// its end.
+    pub fn bytes(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// [`open`], also returning a [`Padding`] that counts the zero bytes after a gzip or bzip2
+/// input's data, which the reader drops (`gzip -v` says "trailing zero bytes ignored").
+///
+/// # Errors
+/// As [`open`].
+pub fn open_with_padding<'a, R: BufRead + 'a>(mut input: R) -> io::Result<(Option<Compression>, Box<dyn BufRead + 'a>, Padding)> {
     // Read the magic bytes whole even if they arrive in pieces (a pipe), then put them back.
     let mut head = Vec::with_capacity(MAGIC_LEN);
     (&mut input).take(MAGIC_LEN as u64).read_to_end(&mut head)?;
     let whole = io::Cursor::new(head).chain(input);
     let compression = Compression::detect(whole.get_ref().0.get_ref());
+    let padding = Padding::default();
     let reader = match compression {
-        Some(c) => c.decoder(whole)?,
+        Some(c) => c.decoder_with(whole, padding.clone())?,
         None => Box::new(whole),
     };
-    Ok((compression, reader))
+    Ok((compression, reader, padding))
 }
 
 /// Whether `error` or one of its sources is an error of the data a [`Compression::decoder`]
@@ -216,11 +279,13 @@ struct Members<R, D> {
     /// The input of a decoder whose member has ended, just after its last byte.
     end: fn(D) -> R,
     format: Compression,
+    /// The zero bytes found after the last member.
+    padding: Padding,
 }
 
 impl<R: BufRead, D: Read> Members<R, D> {
-    fn new(input: R, start: fn(R) -> D, end: fn(D) -> R, format: Compression) -> Self {
-        Members { member: Some(start(input)), between: None, start, end, format }
+    fn new(input: R, start: fn(R) -> D, end: fn(D) -> R, format: Compression, padding: Padding) -> Self {
+        Members { member: Some(start(input)), between: None, start, end, format, padding }
     }
 }
 
@@ -243,7 +308,7 @@ impl<R: BufRead, D: Read> Read for Members<R, D> {
                 return Ok(0);
             }
             if next[0] != 0 {
-                let magic: &[u8] = if self.format == Compression::Gzip { &[0x1f, 0x8b] } else { b"BZh" };
+                let magic = self.format.member_start().expect("only gzip and bzip2 inputs are read by members");
                 let n = next.len().min(magic.len());
                 if next[..n] != magic[..n] {
                     return Err(io::Error::new(
@@ -256,7 +321,8 @@ impl<R: BufRead, D: Read> Read for Members<R, D> {
                 continue;
             }
             // Zeros: padding if nothing else follows them.
-            if rest_is_zeros(input)? {
+            if let Some(zeros) = zeros_to_end(input)? {
+                self.padding.0.fetch_add(zeros, Ordering::Relaxed);
                 return Ok(0);
             }
             return Err(io::Error::new(io::ErrorKind::InvalidData, format!("other data after zero bytes after the {} data", self.format)));
@@ -272,16 +338,26 @@ impl<R: BufRead, D: Read> Read for Members<R, D> {
 /// # Errors
 /// [`io::Error`] from reading `input`.
 pub(crate) fn rest_is_zeros<R: BufRead>(input: &mut R) -> io::Result<bool> {
+    Ok(zeros_to_end(input)?.is_some())
+}
+
+/// [`rest_is_zeros`], with the number of zero bytes up to the end when they are all there is.
+///
+/// # Errors
+/// [`io::Error`] from reading `input`.
+fn zeros_to_end<R: BufRead>(input: &mut R) -> io::Result<Option<u64>> {
+    let mut count = 0u64;
     loop {
         let buf = input.fill_buf()?;
         if buf.is_empty() {
-            return Ok(true);
+            return Ok(Some(count));
         }
         let zeros = buf.iter().take_while(|&&b| b == 0).count();
         if zeros < buf.len() {
-            return Ok(false);
+            return Ok(None);
         }
         input.consume(zeros);
+        count += zeros as u64;
     }
 }
 

@@ -163,7 +163,8 @@ pub fn expand_salvage<R: Read + Seek, W: Write>(
 ) -> Result<Salvage, Error> {
     // The members a walk from the start finds, as a stream finds them: not the footer at the
     // end, which a stream reaches last.
-    let found = members::scan_from_start(&mut input)?;
+    // Raw members are walked only where their decoder's window fits --memlimit.
+    let found = members::scan_from_start_within(&mut input, opts.limits.memlimit)?;
     if found.len() == 1 {
         return salvage_member(input, output, opts, progress);
     }

@@ -268,6 +268,11 @@ pub struct InfoArgs {
     /// skipped).
     #[arg(short, long)]
     pub quiet: bool,
+    /// Bytes of decoder state held at once (SIZE as for `expand`): a raw-form member walked to
+    /// find where it ends, or decoded to count its games, is refused where its decoder's
+    /// window (up to 128 MiB) does not fit, rather than decoded.
+    #[arg(long, value_name = "SIZE", value_parser = super::limits::parse_size, visible_alias = "memory")]
+    pub memlimit: Option<u64>,
 }
 
 /// Options of `extract`: one selector at least (--game, --line or --tags; --tags with --game

@@ -16,8 +16,8 @@ use super::labeled::Labeled;
 use super::progress::Progress;
 use super::status::{self, Status, describe, error, is_broken_pipe, say, stdout_failed, warning};
 use super::target::{
-    PendingFile, Sink, Source, TargetKind, archive_name, check_target, has_archive_suffix, is_device, movetext_name, open_device,
-    open_input, text_name,
+    PendingFile, Sink, Source, TargetKind, archive_name, check_target, compression_suffix, has_archive_suffix, is_device, movetext_name,
+    open_device, open_input, text_name,
 };
 
 /// What to do with each input.
@@ -192,13 +192,20 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     let input = Labeled::new(input, format!("reading {}", source.name()));
     // Compressed text (x.pgn.zst) is decoded on the fly, so that the archive holds the text
     // inside, named for it.
+    // The zero bytes dropped after the input's data (gzip or bzip2 padding, or padding after
+    // an archive), said with -v.
+    let mut padding = None;
+    let archive_read = ReadCount::default();
     let (compression, mut input, len): (_, Box<dyn BufRead>, _) = match mode {
         Mode::Compress(_, DecodeInput::Bytes) => (None, Box::new(input), len),
-        Mode::Compress(_, DecodeInput::Text) => match chesszip::compressed::open(input)? {
-            (Some(c), decoded) => (Some(c), decoded, None),
-            (None, same) => (None, same, len),
+        Mode::Compress(_, DecodeInput::Text) => match chesszip::compressed::open_with_padding(input)? {
+            (Some(c), decoded, zeros) => {
+                padding = Some(zeros);
+                (Some(c), decoded, None)
+            }
+            (None, same, _) => (None, same, len),
         },
-        _ => (None, Box::new(input), len),
+        _ => (None, Box::new(Counting { inner: input, count: archive_read.clone() }), len),
     };
     let mut sink = sink_for(args, mode, source, compression)?;
     if mode.reads_archives()
@@ -234,13 +241,24 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
             },
             _ => String::new(),
         };
-        say!("chesszip: {}: {c}-compressed input: the archive holds the text inside, not the {c} data{names}", source.name());
+        // A name of another format's suffix (x.pgn.zst holding gzip data) is said, as the
+        // archive's name drops that suffix all the same (see `archive_name`).
+        let named = match source {
+            Source::File(path) => match path.file_name().and_then(|n| n.to_str()).and_then(compression_suffix) {
+                Some((named, suffix)) if named != c => format!(" (named {suffix}, for {named})"),
+                _ => String::new(),
+            },
+            Source::Stdin => String::new(),
+        };
+        say!("chesszip: {}: {c}-compressed input{named}: the archive holds the text inside, not the {c} data{names}", source.name());
     }
     let total = match (mode, source) {
         (Mode::Compress(..), _) => len,
-        // Only a regular file can be read twice (a FIFO's data would be split between readers).
-        (_, Source::File(path)) if fs::metadata(path).is_ok_and(|m| m.is_file()) => {
-            File::open(path).ok().and_then(|f| chesszip::info(f).ok()).map(|i| i.text_bytes)
+        // Only a regular file can be read twice (a FIFO's data would be split between readers);
+        // and only for a bar that shows: finding a concatenation's raw members walks them,
+        // each under --memlimit.
+        (_, Source::File(path)) if fs::metadata(path).is_ok_and(|m| m.is_file()) && !args.quiet && io::stderr().is_terminal() => {
+            File::open(path).ok().and_then(|f| chesszip::inspect::info_within(f, args.limits.limits().memlimit).ok()).map(|i| i.text_bytes)
         }
         _ => None,
     };
@@ -279,6 +297,17 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     let (summary, incomplete) = summary;
     if args.verbose {
         report(mode, source, &sink, &summary, started.elapsed().as_secs_f64());
+        // Zero padding dropped: one line, as `gzip -v` says "trailing zero bytes ignored".
+        let dropped = match (mode, compression, padding) {
+            (Mode::Compress(..), Some(c), Some(p)) => Some((p.bytes(), format!("the {c} data"))),
+            (Mode::Expand | Mode::ExpandMovetext | Mode::Test, ..) => {
+                Some((archive_read.get().saturating_sub(summary.archive_bytes), "the archive".to_string()))
+            }
+            _ => None,
+        };
+        if let Some((zeros, after)) = dropped.filter(|&(zeros, _)| zeros > 0) {
+            say!("chesszip: {}: {} after {after} ignored (zero padding)", source.name(), counted(zeros, "zero byte"));
+        }
     }
     match incomplete {
         Some(message) => Err(Skip(format!("{}: {message}", source.name())).into()),
@@ -375,6 +404,46 @@ fn salvage(
         )
     });
     Ok((result.summary, warning))
+}
+
+/// Bytes read from an input, shared with the reader that counts them ([`Counting`]).
+#[derive(Clone, Debug, Default)]
+struct ReadCount(std::rc::Rc<std::cell::Cell<u64>>);
+
+impl ReadCount {
+    fn get(&self) -> u64 {
+        self.0.get()
+    }
+
+    fn add(&self, n: usize) {
+        self.0.set(self.0.get() + n as u64);
+    }
+}
+
+/// A reader counting the bytes read or consumed from `inner` (an archive to expand: what the
+/// archive's members do not account for is the zero padding after them).
+struct Counting<R> {
+    inner: R,
+    count: ReadCount,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.add(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Counting<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.count.add(amount);
+        self.inner.consume(amount);
+    }
 }
 
 /// The message for one part that salvage left out.

@@ -86,7 +86,7 @@ pub fn info(args: &InfoArgs) -> Status {
             status = status.max(skipped);
             continue;
         }
-        match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
+        match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members_within(f, args.memlimit)?)) {
             Ok(members) => {
                 let written = if i > 0 { writeln!(out) } else { Ok(()) };
                 let info = ArchiveInfo::sum(&members);
@@ -104,8 +104,9 @@ pub fn info(args: &InfoArgs) -> Status {
     status
 }
 
-/// `-l`: a line for each archive and, for several, a total, as `xz -l` prints.
-pub fn list(files: &[PathBuf], quiet: bool) -> Status {
+/// `-l`: a line for each archive and, for several, a total, as `xz -l` prints; `memlimit` as
+/// `info --memlimit`.
+pub fn list(files: &[PathBuf], quiet: bool, memlimit: Option<u64>) -> Status {
     let stdin = [PathBuf::from("-")];
     let files = if files.is_empty() { &stdin[..] } else { files };
     let mut status = Status::Success;
@@ -123,7 +124,7 @@ pub fn list(files: &[PathBuf], quiet: bool) -> Status {
             status = status.max(skipped);
             continue;
         }
-        match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members(f)?)) {
+        match open_archive(&source).and_then(|f| Ok(chesszip::inspect::info_members_within(f, memlimit)?)) {
             Ok(members) => {
                 let info = ArchiveInfo::sum(&members);
                 let mut levels = members.iter().map(level_name);

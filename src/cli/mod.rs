@@ -20,6 +20,7 @@ mod progress;
 mod status;
 mod target;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -39,16 +40,70 @@ pub fn main() -> ExitCode {
     if let Err(message) = level::check_digit_clusters(args.iter().skip(1).cloned(), &<Cli as clap::CommandFactory>::command()) {
         return status::final_status(error(message)).code();
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match Cli::try_parse_from(args.iter()) {
         Ok(cli) => cli,
         Err(e) => {
             // Help and version go to standard output and succeed (unless they cannot be
             // written); usage errors exit 1.
             let printed = e.print().is_ok();
+            // `chesszip -v extract x.chz --game 1`: clap refuses `--game` of a FILE to
+            // compress; say why.
+            if e.use_stderr()
+                && let Some(word) = misplaced_command_word(&args)
+            {
+                status::say!("chesszip: {}", command_word_message(word, "compress"));
+            }
             return if e.use_stderr() || !printed { Status::Error.code() } else { Status::Success.code() };
         }
     };
+    if let Some(message) = command_word_as_file(&cli, &args) {
+        return status::final_status(error(message)).code();
+    }
     status::final_status(run(cli)).code()
+}
+
+/// The error for a command word read as a FILE: without a command, clap takes the first word
+/// that is no option for a command only when nothing comes before it, so `chesszip -q info
+/// x.chz` would compress a file named `info`. Refused whether or not such a file exists (the
+/// command line means the same in every directory): the message says to put the command
+/// first, or to write `./info` (or `-- info`) for a file of that name. `args` are the
+/// command line's words, the program's name first.
+fn command_word_as_file(cli: &Cli, args: &[OsString]) -> Option<String> {
+    if cli.command.is_some() {
+        return None;
+    }
+    let first = cli.gzip.compress.common.files.first()?;
+    // After `--` every word is a FILE, as with gzip.
+    let at = args.iter().position(|a| a == first)?;
+    if args[1..at].iter().any(|a| a == "--") {
+        return None;
+    }
+    let word = first.to_str().filter(|w| is_command_word(w))?;
+    let g = &cli.gzip;
+    Some(command_word_message(word, if g.decompress || g.test || g.list { "read" } else { "compress" }))
+}
+
+/// The first command word of `args` (the program's name first) that an option comes before,
+/// with no `--` between: what a command line that clap refuses (`chesszip -v extract x.chz
+/// --game 1`, `--game` being no option without a command) may have meant as its command.
+fn misplaced_command_word(args: &[OsString]) -> Option<&str> {
+    if args.get(1).and_then(|a| a.to_str()).is_some_and(is_command_word) {
+        return None; // the command came first
+    }
+    args.iter().skip(1).take_while(|a| *a != "--").filter_map(|a| a.to_str()).find(|w| is_command_word(w))
+}
+
+/// Whether `word` names a command (its name or an alias).
+fn is_command_word(word: &str) -> bool {
+    <Cli as clap::CommandFactory>::command().get_subcommands().any(|c| c.get_name() == word || c.get_all_aliases().any(|a| a == word))
+}
+
+/// What [`command_word_as_file`] says of the command word `word` read as a FILE to `verb`.
+fn command_word_message(word: &str, verb: &str) -> String {
+    format!(
+        "`{word}` after an option is read as a FILE to {verb}, not as a command: put the command first \
+         (`chesszip {word} [OPTIONS] FILE...`), or write ./{word} (or -- {word}) for a file of that name"
+    )
 }
 
 fn compress_options(args: &CompressArgs) -> CompressOptions {
@@ -74,7 +129,8 @@ fn run(cli: Cli) -> Status {
         None => {
             let g = &cli.gzip;
             if g.list {
-                return inspect::list(&g.compress.common.files, g.compress.common.quiet);
+                let common = &g.compress.common;
+                return inspect::list(&common.files, common.quiet, common.limits.limits().memlimit);
             }
             let mode = if g.test {
                 Mode::Test

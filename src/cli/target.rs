@@ -73,15 +73,31 @@ impl Sink {
 /// `FILE.chz` for `FILE`. For a `compression`-compressed input, the archive holds the text
 /// inside, and is named for it as that format's own tool names the decompressed file
 /// ([`Compression::decompressed_name`]) with `.chz` added: `x.pgn.zst` gives `x.pgn.chz`, which
-/// expands to `x.pgn`; a name without the format's suffix just gains `.chz`.
+/// expands to `x.pgn`. A name with another format's suffix (`x.pgn.zst` holding gzip data,
+/// recognised by its content) loses that suffix all the same, as `zstd -d` names what it
+/// decodes by its content: the archive holds text, whatever the suffix claimed. A name
+/// without any of these suffixes just gains `.chz`, and so does every name of an input that
+/// is not compressed (`compression` `None`).
 pub fn archive_name(path: &Path, compression: Option<Compression>) -> PathBuf {
-    let decompressed = compression.zip(path.file_name().and_then(|n| n.to_str())).and_then(|(c, n)| c.decompressed_name(n));
+    let decompressed = compression
+        .zip(path.file_name().and_then(|n| n.to_str()))
+        .and_then(|(c, n)| c.decompressed_name(n).or_else(|| compression_suffix(n).and_then(|(named, _)| named.decompressed_name(n))));
     let mut name = match decompressed {
         Some(n) => path.with_file_name(n).into_os_string(),
         None => path.as_os_str().to_os_string(),
     };
     name.push(SUFFIX);
     PathBuf::from(name)
+}
+
+/// The compressed format whose file-name suffix ([`Compression::suffixes`], in any case) the
+/// file name `name` ends in, with that suffix as written there (lowercase): `(Zstd, ".zst")`
+/// for `x.pgn.zst`; `None` for other names and for a name that is only a suffix.
+pub fn compression_suffix(name: &str) -> Option<(Compression, &'static str)> {
+    let lower = name.to_ascii_lowercase();
+    Compression::ALL.into_iter().find_map(|c| {
+        c.suffixes().iter().find(|(suffix, _)| lower.len() > suffix.len() && lower.ends_with(suffix)).map(|(suffix, _)| (c, *suffix))
+    })
 }
 
 /// `name` without the ASCII `suffix` (compared without regard to ASCII case when
@@ -321,8 +337,14 @@ mod tests {
         assert_eq!(name("x.pgn.gz", Some(Compression::Gzip)), "x.pgn.chz");
         assert_eq!(name("x.pgn.bz2", Some(Compression::Bzip2)), "x.pgn.chz");
         assert_eq!(name("x.pgn.XZ", Some(Compression::Xz)), "x.pgn.chz");
-        // A name that does not say what the content is keeps its whole name.
-        assert_eq!(name("x.pgn.gz", Some(Compression::Zstd)), "x.pgn.gz.chz");
+        // A name of another format's suffix loses it too, as zstd -d names what it decodes:
+        // the archive holds text, and expands to x.pgn, not to text named x.pgn.gz.
+        assert_eq!(name("x.pgn.gz", Some(Compression::Zstd)), "x.pgn.chz");
+        assert_eq!(name("x.pgn.ZST", Some(Compression::Gzip)), "x.pgn.chz");
+        assert_eq!(name("x.tbz2", Some(Compression::Xz)), "x.tar.chz");
+        assert_eq!(compression_suffix("x.pgn.ZST"), Some((Compression::Zstd, ".zst")));
+        assert_eq!(compression_suffix("x.tgz"), Some((Compression::Gzip, ".tgz")));
+        assert_eq!((compression_suffix(".gz"), compression_suffix("x.pgn")), (None, None));
         assert_eq!(name("x.pgn", Some(Compression::Zstd)), "x.pgn.chz");
         assert_eq!(name(".zst", Some(Compression::Zstd)), ".zst.chz");
         assert_eq!(name("x.pgn.zst", None), "x.pgn.zst.chz");

@@ -129,6 +129,17 @@ pub fn scan_from_start<R: Read + Seek>(input: &mut R) -> Result<Vec<Member>, Err
     scan_with(input, true, None)
 }
 
+/// [`scan_from_start`] under a memory ceiling of `memlimit` bytes (`--salvage --memlimit`): a
+/// raw member whose decoder's window does not fit is not walked but passed over as a damaged
+/// one is, to the next member's magic bytes, so that memory stays within the ceiling and the
+/// members after it are still found.
+///
+/// # Errors
+/// As [`scan`].
+pub fn scan_from_start_within<R: Read + Seek>(input: &mut R, memlimit: Option<u64>) -> Result<Vec<Member>, Error> {
+    scan_with(input, true, memlimit)
+}
+
 /// [`scan`] under a memory ceiling of `memlimit` bytes (`--memlimit`,
 /// [`crate::DecodeLimits::memlimit`]): a raw member is walked only where its decoder's window
 /// fits (`raw::check_window`), as its readers decode it; one that does not is refused
@@ -195,7 +206,10 @@ fn scan_with<R: Read + Seek>(input: &mut R, from_start: bool, memlimit: Option<u
         let (end, damaged) = match walked {
             Ok(end) => (end, false),
             Err(Error::Io(e)) => return Err(Error::Io(e)),
-            Err(e @ Error::DecodeLimit { .. }) => return Err(e),
+            // Salvage (from the start) passes over a raw member too large for the ceiling as
+            // over a damaged one, to the next member's magic bytes, and reports it with the
+            // limit's message when it reads it; the other readers refuse it.
+            Err(e @ Error::DecodeLimit { .. }) if !from_start => return Err(e),
             Err(_) => (next_member(input, pos + 1, len)?.unwrap_or(len), true),
         };
         if pos == 0 && end == len {

@@ -247,7 +247,8 @@ fn info_and_extract() {
     let archive = dir.path().join("games.txt.chz");
     let out = chesszip().arg("info").arg(&archive).output().unwrap();
     let info = String::from_utf8(out.stdout).unwrap();
-    for expected in ["games:          8\n", "raw lines:      1\n", "lines:          9\n", "blocks:         5\n", "level:          1\n"] {
+    // Every line is a game for `extract --game` (game 9 is there), the raw line too.
+    for expected in ["games:          9\n", "raw lines:      1\n", "lines:          9\n", "blocks:         5\n", "level:          1\n"] {
         assert!(info.contains(expected), "{expected:?} in {info}");
     }
     assert!(info.contains("bits per ply:") && info.contains("model id:") && info.contains("archive bytes:"));
@@ -874,4 +875,86 @@ fn info_quiet_negative_threads_unused_weights_and_the_decompress_alias() {
     assert!(line.contains("decompress") && line.contains('x'), "{line}");
     let help = String::from_utf8(chesszip().args(["extract", "--help"]).output().unwrap().stdout).unwrap();
     assert!(help.split_whitespace().collect::<Vec<_>>().join(" ").contains("lines are counted per member"), "{help}");
+}
+
+/// A command word after an option (`chesszip -q info x.chz`) is refused with a message that
+/// says to put the command first, whether or not a file of that name exists (before: it was
+/// a FILE to compress, and `info` was archived to info.chz where it existed); `./info` or
+/// `-- info` names the file.
+#[test]
+fn a_command_word_after_an_option_is_refused_not_compressed() {
+    let (dir, path, _) = workdir();
+    chesszip().args(["-q", "-1"]).arg(&path).assert().success();
+    for (word, args) in [
+        ("info", &["-q", "info", "games.txt.chz"][..]),
+        ("extract", &["-v", "extract", "games.txt.chz", "--game", "1"]),
+        ("x", &["-T", "2", "x", "games.txt.chz"]),
+        ("info", &["-d", "info", "games.txt.chz"]),
+    ] {
+        for word_is_a_file in [false, true] {
+            if word_is_a_file {
+                fs::write(dir.path().join(word), first_games(2)).unwrap();
+            }
+            let out = chesszip().current_dir(dir.path()).args(args).output().unwrap();
+            let err = stderr_of(&out);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert!(err.contains("put the command first") && err.contains("write ./"), "{args:?}: {err}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+            assert_eq!(listing(dir.path()).iter().filter(|n| n.ends_with(".chz")).count(), 1, "{args:?}: nothing compressed");
+        }
+    }
+    // The file itself, named so that it is no command.
+    chesszip().current_dir(dir.path()).args(["-q", "./info"]).assert().success();
+    fs::remove_file(dir.path().join("info.chz")).unwrap();
+    chesszip().current_dir(dir.path()).args(["-q", "--", "info"]).assert().success();
+    assert!(dir.path().join("info.chz").exists());
+    // The command first, as the message says.
+    chesszip().current_dir(dir.path()).args(["info", "-q", "games.txt.chz"]).assert().success();
+    chesszip().current_dir(dir.path()).args(["extract", "-T", "2", "games.txt.chz", "--game", "1"]).assert().success();
+}
+
+/// Zero bytes after an archive (padding to a tape or disk block) are ignored by -d and -t as
+/// `gzip -d` ignores them; with -v, one line says so (as `gzip -v`: "trailing zero bytes
+/// ignored"), and nothing without -v or without padding. Block archives, the raw form and a
+/// concatenation, from a file and from standard input.
+#[test]
+fn verbose_says_zero_padding_after_an_archive_was_ignored() {
+    let (dir, path, _) = workdir();
+    let text = fs::read(&path).unwrap();
+    chesszip().args(["-q", "-1", "--block-lines", "2"]).arg(&path).assert().success();
+    let blocks = fs::read(dir.path().join("games.txt.chz")).unwrap();
+    let prose = fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/COPYING")).unwrap();
+    let raw = chesszip().args(["-q", "-1", "-c"]).write_stdin(prose.clone()).output().unwrap().stdout;
+    assert!(raw.starts_with(&chesszip::container::raw::RAW_MAGIC), "the raw form");
+    let both = [&blocks[..], &raw[..]].concat();
+    for (what, archive, want) in
+        [("blocks", &blocks, text.clone()), ("raw form", &raw, prose.clone()), ("two members", &both, [&text[..], &prose[..]].concat())]
+    {
+        for zeros in [0, 1000] {
+            let padded = [&archive[..], &vec![0u8; zeros][..]].concat();
+            let file = dir.path().join("padded.chz");
+            fs::write(&file, &padded).unwrap();
+            for args in [&["-d", "-c", "-v"][..], &["-t", "-v"], &["expand", "--format", "movetext", "-c", "-v"], &["-d", "-c"], &["-t"]] {
+                for from_stdin in [false, true] {
+                    let mut cmd = chesszip();
+                    cmd.args(args);
+                    let out = if from_stdin { cmd.write_stdin(padded.clone()).output() } else { cmd.arg(&file).output() }.unwrap();
+                    let how = format!("{what}, {zeros} zeros, {args:?}, stdin {from_stdin}");
+                    let err = stderr_of(&out);
+                    assert!(out.status.success() || args.contains(&"movetext"), "{how}: {err}");
+                    if args == ["-d", "-c", "-v"] || args == ["-d", "-c"] {
+                        assert!(out.stdout == want, "{how}: expands to the text");
+                    }
+                    let said = err.lines().filter(|l| l.contains("zero byte")).collect::<Vec<_>>();
+                    let verbose = args.contains(&"-v");
+                    if zeros > 0 && verbose {
+                        assert_eq!(said.len(), 1, "{how}: {err}");
+                        assert!(said[0].ends_with(&format!("{zeros} zero bytes after the archive ignored (zero padding)")), "{how}: {err}");
+                    } else {
+                        assert!(said.is_empty(), "{how}: {err}");
+                    }
+                }
+            }
+        }
+    }
 }

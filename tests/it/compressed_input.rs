@@ -272,3 +272,65 @@ fn zero_padding_after_compressed_input_is_accepted_as_its_tool_accepts_it() {
         }
     }
 }
+
+/// With -v, zero padding dropped after gzip or bzip2 data is said in one line (as `gzip -v`
+/// says "trailing zero bytes ignored"); nothing without -v, and nothing for input without
+/// padding. From a file and from standard input.
+#[test]
+fn verbose_says_zero_padding_after_compressed_input_was_ignored() {
+    let text = common::first_games(40);
+    let dir = tempfile::tempdir().unwrap();
+    for format in [Compression::Gzip, Compression::Bzip2] {
+        let packed = encode(format, &text);
+        for zeros in [0, 1024] {
+            let bytes = [&packed[..], &vec![0u8; zeros][..]].concat();
+            let input = dir.path().join(format!("x.pgn{}", suffix(format)));
+            fs::write(&input, &bytes).unwrap();
+            for verbose in [true, false] {
+                let flags = if verbose { ["-v", "-1", "-c"] } else { ["-q", "-1", "-c"] };
+                let from_file = chesszip().args(flags).arg(&input).output().unwrap();
+                let from_stdin = chesszip().args(flags).write_stdin(bytes.clone()).output().unwrap();
+                for (how, out) in [("file", from_file), ("stdin", from_stdin)] {
+                    let err = stderr_of(&out);
+                    assert!(out.status.success(), "{format} {zeros} {how}: {err}");
+                    let said: Vec<&str> = err.lines().filter(|l| l.contains("zero byte")).collect();
+                    if verbose && zeros > 0 {
+                        assert_eq!(said.len(), 1, "{format} {zeros} {how}: {err}");
+                        assert!(said[0].ends_with(&format!("1024 zero bytes after the {format} data ignored (zero padding)")), "{err}");
+                    } else {
+                        assert!(said.is_empty(), "{format} {zeros} {how} verbose {verbose}: {err}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A file whose suffix names another format than its content (`x.pgn.zst` holding gzip data,
+/// recognised by its content) is decoded by its content and loses the suffix all the same, as
+/// `zstd -d` names what it decodes: the archive, which holds the text, is x.pgn.chz and
+/// expands to x.pgn (before: x.pgn.zst.chz, expanding to plain text named x.pgn.zst). With -v
+/// the note says what the name claimed.
+#[test]
+fn a_suffix_of_another_format_is_dropped_and_said() {
+    let pgn = first_pgn_games(&lichess("2017-05.pgn"), 20);
+    let dir = tempfile::tempdir().unwrap();
+    for (content, named) in
+        [(Compression::Gzip, Compression::Zstd), (Compression::Zstd, Compression::Gzip), (Compression::Xz, Compression::Bzip2)]
+    {
+        let input = dir.path().join(format!("x.pgn{}", suffix(named)));
+        fs::write(&input, encode(content, &pgn)).unwrap();
+        let out = chesszip().args(["-v", "-1"]).arg(&input).output().unwrap();
+        let err = stderr_of(&out);
+        assert!(out.status.success(), "{content} named {named}: {err}");
+        assert_eq!(listing(dir.path()), [format!("x.pgn{}", suffix(named)), "x.pgn.chz".to_string()], "{content} named {named}: {err}");
+        let note = err.lines().find(|l| l.contains("-compressed input")).unwrap_or_default();
+        assert!(note.contains(&format!("{content}-compressed input (named {}, for {named})", suffix(named))), "{note}");
+        assert!(note.contains("x.pgn.chz expands to") && note.ends_with("x.pgn"), "{note}");
+        fs::remove_file(&input).unwrap();
+        chesszip().args(["-q", "-d"]).arg(dir.path().join("x.pgn.chz")).assert().success();
+        assert!(fs::read(dir.path().join("x.pgn")).unwrap() == pgn, "{content} named {named}: expands to the PGN, named x.pgn");
+        fs::remove_file(dir.path().join("x.pgn")).unwrap();
+        fs::remove_file(dir.path().join("x.pgn.chz")).unwrap();
+    }
+}

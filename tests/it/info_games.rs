@@ -139,3 +139,29 @@ fn info_counts_the_lines_between_games_that_are_no_game() {
         }
     }
 }
+
+/// Movetext: every line is a game for the game views (`extract --game N` is line N, as
+/// docs/cli.md says), lines kept raw included, and `info` counts them all: in the raw form
+/// (before: 0, "none coded as moves") and in blocks that hold raw lines (before: the coded
+/// lines only, one fewer than `extract` reads for each raw line). Real games: one lichess
+/// game alone, and 16 with a line that is no game between them (small enough for the raw
+/// form to win at level 1, and in blocks of 2 lines without it).
+#[test]
+fn info_counts_every_line_of_a_movetext_archive_as_extract_reads_it() {
+    let one_game = common::first_games(1);
+    let mixed = [common::first_games(8), b"not a game\n".to_vec(), common::first_games(8)].concat();
+    let opts = CompressOptions { level: Level::MIN, threads: 2, ..CompressOptions::default() };
+    let blocks = CompressOptions { raw_form: false, block_lines: 2, ..opts };
+    for (what, text, opts, raw_form) in [
+        ("one game, raw form", &one_game, opts, true),
+        ("games and a line that is none, raw form", &mixed, opts, true),
+        ("games and a line that is none, blocks", &mixed, blocks, false),
+    ] {
+        let archive = round_trip_with(text, &opts);
+        let i = info(Cursor::new(&archive)).unwrap();
+        assert_eq!((i.raw.is_some(), i.header.format), (raw_form, chesszip::InputFormat::Movetext), "{what}: the case at hand");
+        assert!(i.raw_lines > 0, "{what}: lines kept raw");
+        let lines = text.split_inclusive(|&b| b == b'\n').count() as u64;
+        assert_eq!((i.lines, agreed_games(what, &archive)), (lines, lines), "{what}");
+    }
+}
