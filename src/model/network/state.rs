@@ -288,14 +288,14 @@ impl NetworkState {
             Simd::Avx512 => unsafe { self.move_tower_avx512(net, turn, moves, ctx, out) },
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { self.move_tower_avx2(net, turn, moves, ctx, out) },
-            _ => self.move_tower(net, turn, moves, ctx, out),
+            _ => self.move_tower::<false>(net, turn, moves, ctx, out),
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn move_tower_avx2(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
-        self.move_tower(net, turn, moves, ctx, out)
+        self.move_tower::<true>(net, turn, moves, ctx, out)
     }
 
     /// [`NetworkState::move_tower`] compiled for AVX-512 (F, BW, VL, VNNI): wider vectors for its
@@ -303,22 +303,34 @@ impl NetworkState {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vnni")]
     unsafe fn move_tower_avx512(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
-        self.move_tower(net, turn, moves, ctx, out)
+        self.move_tower::<true>(net, turn, moves, ctx, out)
     }
 
-    /// The move tower with the width as a constant, so that a move's sums stay in registers.
+    /// The move tower with the width as a constant, so that a move's sums stay in registers;
+    /// with the AVX2 kernel [`x86::move_dots`] for a move's three dot products when `X86` (which
+    /// only the AVX2 and AVX-512 paths pass) and the query's products fit `i32`.
     #[inline(always)]
-    fn move_tower(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+    fn move_tower<const X86: bool>(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
         match net.d {
-            32 => self.move_tower_d::<32>(net, turn, moves, ctx, out),
-            64 => self.move_tower_d::<64>(net, turn, moves, ctx, out),
-            _ => self.move_tower_d::<128>(net, turn, moves, ctx, out),
+            32 => self.move_tower_d::<32, X86>(net, turn, moves, ctx, out),
+            64 => self.move_tower_d::<64, X86>(net, turn, moves, ctx, out),
+            _ => self.move_tower_d::<128, X86>(net, turn, moves, ctx, out),
         }
     }
 
     #[inline(always)]
-    fn move_tower_d<const D: usize>(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
-        let row = |w: &'_ [i16], r: usize| -> [i16; D] { w[r * D..][..D].try_into().expect("D columns") };
+    fn move_tower_d<const D: usize, const X86: bool>(
+        &self,
+        net: &Network,
+        turn: Color,
+        moves: &[Packed],
+        ctx: &MoveContext,
+        out: &mut Vec<i32>,
+    ) -> i32 {
+        // Rows by reference: a copy of each (`[i16; D]` by value) went through the stack.
+        fn row<const D: usize>(w: &[i16], r: usize) -> &[i16; D] {
+            w[r * D..][..D].try_into().expect("D columns")
+        }
         let linear = &self.linear[..];
         let pc: &[i32; D] = self.pc[..D].try_into().expect("D");
         let q: &[i16; D] = self.q[..D].try_into().expect("D");
@@ -349,13 +361,13 @@ impl NetworkState {
                 }
             }
             if folded {
-                let (fr, tr) = (row(&self.from_rows, from), row(&self.to_rows, to));
+                let (fr, tr) = (row::<D>(&self.from_rows, from), row::<D>(&self.to_rows, to));
                 for k in 0..D {
                     sum[k] = pc[k] + (sum[k] >> 8) + fr[k] as i32 + tr[k] as i32;
                 }
                 lin += self.from_linear[from] + self.to_linear[to];
             } else {
-                let (ef, et) = (row(&net.ef, from), row(&net.et, to));
+                let (ef, et) = (row::<D>(&net.ef, from), row::<D>(&net.et, to));
                 for k in 0..D {
                     sum[k] = pc[k] + (sum[k] >> 8) + ef[k] as i32 + et[k] as i32;
                 }
@@ -372,17 +384,12 @@ impl NetworkState {
             lin += ones * ONE as i64;
             // The linear model's logit, as `features::Dot::logit` computes it.
             let linear_logit = (lin >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2);
-            let mut hidden = [0i16; D];
-            for k in 0..D {
-                hidden[k] = sum[k].clamp(0, 4096) as i16;
-            }
             // `v . h` fits i32 (`check_bounds`), the query's two products too unless
             // `wide_query`, when they are summed in i64; the three are added in i64. For a network
             // whose three sums together fit i32 (every network of model version 2) this is the
             // same integer as an i32 sum.
-            let (gf, gt) = (row(&net.gf, from), row(&net.gt, to));
-            let zq = if net.wide_query { dot16_i64(q, &gf) + dot16_i64(q, &gt) } else { dot16(q, &gf) as i64 + dot16(q, &gt) as i64 };
-            let z = dot16(v, &hidden) as i64 + zq;
+            let (gf, gt) = (row::<D>(&net.gf, from), row::<D>(&net.gt, to));
+            let z = move_z::<D, X86>(net.wide_query, &sum, v, q, gf, gt);
             debug_assert_eq!(LOGIT_ONE, 256);
             let logit = (linear_logit + (z >> 14)).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
             best = best.max(logit);
@@ -390,6 +397,28 @@ impl NetworkState {
         }
         best
     }
+}
+
+/// A move's network logit before its shift, `v . h + q . gf + q . gt` in `i64` with
+/// `h = clamp(sum, 0, 4096)`: `v . h` in wrapping `i32` (it fits, `check_bounds`), the query's
+/// two products in `i32` too unless `wide_query`, then in `i64`. With `X86` (passed only by the
+/// AVX2 and AVX-512 paths) and a query that fits `i32`, the three products come from the AVX2
+/// kernel [`x86::move_dots`] (the same integers).
+#[inline(always)]
+fn move_z<const D: usize, const X86: bool>(wide_query: bool, sum: &[i32; D], v: &[i16; D], q: &[i16; D], gf: &[i16; D], gt: &[i16; D]) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    if X86 && !wide_query {
+        // SAFETY: `X86` is passed only by the AVX2 and AVX-512 paths, whose processors run AVX2;
+        // D is 32, 64 or 128.
+        let [zv, zf, zt] = unsafe { x86::move_dots::<D>(sum, v, q, gf, gt) };
+        return zv as i64 + zf as i64 + zt as i64;
+    }
+    let mut hidden = [0i16; D];
+    for k in 0..D {
+        hidden[k] = sum[k].clamp(0, 4096) as i16;
+    }
+    let zq = if wide_query { dot16_i64(q, gf) + dot16_i64(q, gt) } else { dot16(q, gf) as i64 + dot16(q, gt) as i64 };
+    dot16(v, &hidden) as i64 + zq
 }
 
 #[cfg(test)]

@@ -66,6 +66,44 @@ pub unsafe fn dense(w: &[i16], x: &[i16], out: &mut [i32]) {
     }
 }
 
+/// The three dot products of one move's logit in the move tower of width `D`:
+/// `[v . h, q . gf, q . gt]` with `h = clamp(sum, 0, 4096)` as `i16`, each summed in wrapping
+/// `i32` as the portable `dot16` sums it (the same integers: integer sums are exact in any
+/// order). The clamp, the pack to `i16` and the three products stay in 256-bit registers, and
+/// one horizontal sum gives all three (the compiler's code of the portable loop used 128-bit
+/// registers and copied the `gf` and `gt` rows to the stack).
+///
+/// # Safety
+/// The processor supports AVX2.
+///
+/// # Panics
+/// Unless `D` is a multiple of 16 and `gf` and `gt` hold at least `D` values.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn move_dots<const D: usize>(sum: &[i32; D], v: &[i16; D], q: &[i16; D], gf: &[i16], gt: &[i16]) -> [i32; 3] {
+    assert!(D.is_multiple_of(16) && gf.len() >= D && gt.len() >= D);
+    let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi32(4096));
+    let (mut a, mut f, mut t) = (zero, zero, zero);
+    for j in (0..D).step_by(16) {
+        // SAFETY: `j + 16 <= D`, within every slice (asserted above).
+        unsafe {
+            let lo = _mm256_loadu_si256(sum.as_ptr().add(j).cast());
+            let hi = _mm256_loadu_si256(sum.as_ptr().add(j + 8).cast());
+            let (lo, hi) = (_mm256_min_epi32(_mm256_max_epi32(lo, zero), top), _mm256_min_epi32(_mm256_max_epi32(hi, zero), top));
+            // 0..=4096 packs exactly; undo the pack's lane interleave so that h[j..j + 16] is in order.
+            let h = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi32(lo, hi));
+            let qv = _mm256_loadu_si256(q.as_ptr().add(j).cast());
+            a = _mm256_add_epi32(a, _mm256_madd_epi16(h, _mm256_loadu_si256(v.as_ptr().add(j).cast())));
+            f = _mm256_add_epi32(f, _mm256_madd_epi16(qv, _mm256_loadu_si256(gf.as_ptr().add(j).cast())));
+            t = _mm256_add_epi32(t, _mm256_madd_epi16(qv, _mm256_loadu_si256(gt.as_ptr().add(j).cast())));
+        }
+    }
+    // Per 128-bit lane: [a0+a1, a2+a3, f0+f1, f2+f3], [t0+t1, t2+t3, ..], then [a, f, t, t].
+    let s = _mm256_hadd_epi32(_mm256_hadd_epi32(a, f), _mm256_hadd_epi32(t, t));
+    let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+    [_mm_cvtsi128_si32(s), _mm_extract_epi32::<1>(s), _mm_extract_epi32::<2>(s)]
+}
+
 /// [`dense`] on 512-bit vectors with AVX-512 VNNI: `vpdpwssd` multiplies 32 `i16` pairs and adds
 /// the pair sums to 16 `i32` lanes (wrapping, as `vpmaddwd` + `vpaddd` and the portable loop do),
 /// sixteen rows per pass, whose sums one transpose-and-add tree gathers into one vector. A row
