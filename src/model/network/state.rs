@@ -87,6 +87,11 @@ pub struct NetworkState {
     /// [`NetworkState::to_rows`] hold them (true of every released network); else every move
     /// takes the unfolded path (the same integers).
     folds: bool,
+    /// The loss feature's rows in adjacent pairs, interleaved: `loss_pairs[(i D + k) 2 + j] =
+    /// F[LOSS + i + j][k]` for `i < LOSS_ROWS - 1`, `j` 0 or 1, so that the AVX2 path adds a
+    /// move's two loss features (knots `i` and `i + 1`, the only features whose value is not
+    /// [`ONE`]) with one multiply-add ([`x86::pair_rows`]); empty on the portable path.
+    loss_pairs: Vec<i16>,
     simd: Simd,
     /// The ratings of the game being coded ([`NetworkState::set_ratings`]; none until set).
     ratings: Ratings,
@@ -100,6 +105,9 @@ pub struct NetworkState {
 /// half of them are, and the dense kernels are as fast (measured on the heldout games,
 /// docs/performance.md).
 const SPARSE_FROM_H1: usize = 512;
+
+/// Rows of the loss feature, `loss` in [`move_layout`] (phases x skills x knots).
+const LOSS_ROWS: usize = move_layout::FROM_P - move_layout::LOSS;
 
 impl NetworkState {
     /// Scratch space for `net` and the linear model's weights `linear` (one per hand feature,
@@ -121,6 +129,17 @@ impl NetworkState {
         let (from_rows, to_rows) = (fold(&net.ef, move_layout::FROM_P), fold(&net.et, move_layout::TO_P));
         let folds = from_rows.is_some() && to_rows.is_some();
         let fold_linear = |first: usize| -> Vec<i64> { (0..SQUARE_INPUTS).map(|r| linear[first + r] as i64 * ONE as i64).collect() };
+        let simd = simd.min(Simd::best());
+        let loss_pairs = if simd >= Simd::Avx2 {
+            (0..(LOSS_ROWS - 1) * d)
+                .flat_map(|x| {
+                    let (i, k) = (x / d, x % d);
+                    [0, 1].map(|j| net.f[(move_layout::LOSS + i + j) * d + k])
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         NetworkState {
             linear: linear.to_vec(),
             from_rows: from_rows.filter(|_| folds).unwrap_or_default(),
@@ -136,7 +155,8 @@ impl NetworkState {
             q: vec![0; net.d],
             dots: vec![0; net.h2.max(2 * net.d)],
             nonzero: Vec::with_capacity(net.h1 / 2),
-            simd: simd.min(Simd::best()),
+            loss_pairs,
+            simd,
             ratings: Ratings::default(),
             net_hash: net.hash(),
         }
@@ -221,8 +241,10 @@ impl NetworkState {
         } else {
             dense(&net.w2, &self.a, &mut self.dots[..h2]);
         }
-        for (k, c) in self.c.iter_mut().enumerate() {
-            *c = ((net.b2[k] + self.dots[k]) >> 12).clamp(0, 512) as i16;
+        // Zipped slices rather than indices: no bounds checks, and the loops vectorise (indexed
+        // through `self`, they ran one value at a time).
+        for ((c, &b), &x) in self.c.iter_mut().zip(&net.b2).zip(&self.dots[..h2]) {
+            *c = ((b + x) >> 12).clamp(0, 512) as i16;
         }
         // `P c` into `dots[..d]` and `Q c` into `dots[d..2 d]`.
         if skip_zeros {
@@ -231,9 +253,12 @@ impl NetworkState {
             dense(&net.p, &self.c, &mut self.dots[..d]);
             dense(&net.q, &self.c, &mut self.dots[d..2 * d]);
         }
-        for i in 0..d {
-            self.pc[i] = (net.pb[i] + self.dots[i]) >> 9;
-            self.q[i] = (self.dots[d + i] >> 11) as i16;
+        let (p_dots, q_dots) = self.dots[..2 * d].split_at(d);
+        for ((pc, &b), &x) in self.pc.iter_mut().zip(&net.pb).zip(p_dots) {
+            *pc = (b + x) >> 9;
+        }
+        for (q, &x) in self.q.iter_mut().zip(q_dots) {
+            *q = (x >> 11) as i16;
         }
     }
 
@@ -352,6 +377,20 @@ impl NetworkState {
             // part).
             let mut sum = [0i32; D];
             let mut lin = 0i64;
+            #[cfg(target_arch = "x86_64")]
+            if let [(a, va), (b, vb)] = rest[..]
+                && X86
+                && b == a + 1
+                && (b as usize) < move_layout::LOSS + LOSS_ROWS
+                && a as usize >= move_layout::LOSS
+            {
+                let i = a as usize - move_layout::LOSS;
+                lin += linear[a as usize] as i64 * va as i64 + linear[b as usize] as i64 * vb as i64;
+                // SAFETY: `X86` is passed only by the AVX2 and AVX-512 paths, which build
+                // `loss_pairs`; D is 32, 64 or 128.
+                sum = unsafe { x86::pair_rows::<D>(&self.loss_pairs[i * 2 * D..][..2 * D], va, vb) };
+                rest.clear();
+            }
             for &(index, value) in &rest {
                 let (index, value) = (index as usize, value as i32);
                 lin += linear[index] as i64 * value as i64;
@@ -405,7 +444,14 @@ impl NetworkState {
 /// AVX2 and AVX-512 paths) and a query that fits `i32`, the three products come from the AVX2
 /// kernel [`x86::move_dots`] (the same integers).
 #[inline(always)]
-fn move_z<const D: usize, const X86: bool>(wide_query: bool, sum: &[i32; D], v: &[i16; D], q: &[i16; D], gf: &[i16; D], gt: &[i16; D]) -> i64 {
+fn move_z<const D: usize, const X86: bool>(
+    wide_query: bool,
+    sum: &[i32; D],
+    v: &[i16; D],
+    q: &[i16; D],
+    gf: &[i16; D],
+    gt: &[i16; D],
+) -> i64 {
     #[cfg(target_arch = "x86_64")]
     if X86 && !wide_query {
         // SAFETY: `X86` is passed only by the AVX2 and AVX-512 paths, whose processors run AVX2;
