@@ -87,6 +87,11 @@ pub struct NetworkState {
     /// [`NetworkState::to_rows`] hold them (true of every released network); else every move
     /// takes the unfolded path (the same integers).
     folds: bool,
+    /// The loss feature's rows in adjacent pairs, interleaved: `loss_pairs[(i D + k) 2 + j] =
+    /// F[LOSS + i + j][k]` for `i < LOSS_ROWS - 1`, `j` 0 or 1, so that the AVX2 path adds a
+    /// move's two loss features (knots `i` and `i + 1`, the only features whose value is not
+    /// [`ONE`]) with one multiply-add ([`x86::pair_rows`]); empty on the portable path.
+    loss_pairs: Vec<i16>,
     simd: Simd,
     /// The ratings of the game being coded ([`NetworkState::set_ratings`]; none until set).
     ratings: Ratings,
@@ -100,6 +105,9 @@ pub struct NetworkState {
 /// half of them are, and the dense kernels are as fast (measured on the heldout games,
 /// docs/performance.md).
 const SPARSE_FROM_H1: usize = 512;
+
+/// Rows of the loss feature, `loss` in [`move_layout`] (phases x skills x knots).
+const LOSS_ROWS: usize = move_layout::FROM_P - move_layout::LOSS;
 
 impl NetworkState {
     /// Scratch space for `net` and the linear model's weights `linear` (one per hand feature,
@@ -121,6 +129,17 @@ impl NetworkState {
         let (from_rows, to_rows) = (fold(&net.ef, move_layout::FROM_P), fold(&net.et, move_layout::TO_P));
         let folds = from_rows.is_some() && to_rows.is_some();
         let fold_linear = |first: usize| -> Vec<i64> { (0..SQUARE_INPUTS).map(|r| linear[first + r] as i64 * ONE as i64).collect() };
+        let simd = simd.min(Simd::best());
+        let loss_pairs = if simd >= Simd::Avx2 {
+            (0..(LOSS_ROWS - 1) * d)
+                .flat_map(|x| {
+                    let (i, k) = (x / d, x % d);
+                    [0, 1].map(|j| net.f[(move_layout::LOSS + i + j) * d + k])
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         NetworkState {
             linear: linear.to_vec(),
             from_rows: from_rows.filter(|_| folds).unwrap_or_default(),
@@ -136,7 +155,8 @@ impl NetworkState {
             q: vec![0; net.d],
             dots: vec![0; net.h2.max(2 * net.d)],
             nonzero: Vec::with_capacity(net.h1 / 2),
-            simd: simd.min(Simd::best()),
+            loss_pairs,
+            simd,
             ratings: Ratings::default(),
             net_hash: net.hash(),
         }
@@ -221,8 +241,10 @@ impl NetworkState {
         } else {
             dense(&net.w2, &self.a, &mut self.dots[..h2]);
         }
-        for (k, c) in self.c.iter_mut().enumerate() {
-            *c = ((net.b2[k] + self.dots[k]) >> 12).clamp(0, 512) as i16;
+        // Zipped slices rather than indices: no bounds checks, and the loops vectorise (indexed
+        // through `self`, they ran one value at a time).
+        for ((c, &b), &x) in self.c.iter_mut().zip(&net.b2).zip(&self.dots[..h2]) {
+            *c = ((b + x) >> 12).clamp(0, 512) as i16;
         }
         // `P c` into `dots[..d]` and `Q c` into `dots[d..2 d]`.
         if skip_zeros {
@@ -231,9 +253,12 @@ impl NetworkState {
             dense(&net.p, &self.c, &mut self.dots[..d]);
             dense(&net.q, &self.c, &mut self.dots[d..2 * d]);
         }
-        for i in 0..d {
-            self.pc[i] = (net.pb[i] + self.dots[i]) >> 9;
-            self.q[i] = (self.dots[d + i] >> 11) as i16;
+        let (p_dots, q_dots) = self.dots[..2 * d].split_at(d);
+        for ((pc, &b), &x) in self.pc.iter_mut().zip(&net.pb).zip(p_dots) {
+            *pc = (b + x) >> 9;
+        }
+        for (q, &x) in self.q.iter_mut().zip(q_dots) {
+            *q = (x >> 11) as i16;
         }
     }
 
@@ -288,14 +313,14 @@ impl NetworkState {
             Simd::Avx512 => unsafe { self.move_tower_avx512(net, turn, moves, ctx, out) },
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { self.move_tower_avx2(net, turn, moves, ctx, out) },
-            _ => self.move_tower(net, turn, moves, ctx, out),
+            _ => self.move_tower::<false>(net, turn, moves, ctx, out),
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn move_tower_avx2(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
-        self.move_tower(net, turn, moves, ctx, out)
+        self.move_tower::<true>(net, turn, moves, ctx, out)
     }
 
     /// [`NetworkState::move_tower`] compiled for AVX-512 (F, BW, VL, VNNI): wider vectors for its
@@ -303,22 +328,34 @@ impl NetworkState {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,avx512vnni")]
     unsafe fn move_tower_avx512(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
-        self.move_tower(net, turn, moves, ctx, out)
+        self.move_tower::<true>(net, turn, moves, ctx, out)
     }
 
-    /// The move tower with the width as a constant, so that a move's sums stay in registers.
+    /// The move tower with the width as a constant, so that a move's sums stay in registers;
+    /// with the AVX2 kernel [`x86::move_dots`] for a move's three dot products when `X86` (which
+    /// only the AVX2 and AVX-512 paths pass) and the query's products fit `i32`.
     #[inline(always)]
-    fn move_tower(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
+    fn move_tower<const X86: bool>(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
         match net.d {
-            32 => self.move_tower_d::<32>(net, turn, moves, ctx, out),
-            64 => self.move_tower_d::<64>(net, turn, moves, ctx, out),
-            _ => self.move_tower_d::<128>(net, turn, moves, ctx, out),
+            32 => self.move_tower_d::<32, X86>(net, turn, moves, ctx, out),
+            64 => self.move_tower_d::<64, X86>(net, turn, moves, ctx, out),
+            _ => self.move_tower_d::<128, X86>(net, turn, moves, ctx, out),
         }
     }
 
     #[inline(always)]
-    fn move_tower_d<const D: usize>(&self, net: &Network, turn: Color, moves: &[Packed], ctx: &MoveContext, out: &mut Vec<i32>) -> i32 {
-        let row = |w: &'_ [i16], r: usize| -> [i16; D] { w[r * D..][..D].try_into().expect("D columns") };
+    fn move_tower_d<const D: usize, const X86: bool>(
+        &self,
+        net: &Network,
+        turn: Color,
+        moves: &[Packed],
+        ctx: &MoveContext,
+        out: &mut Vec<i32>,
+    ) -> i32 {
+        // Rows by reference: a copy of each (`[i16; D]` by value) went through the stack.
+        fn row<const D: usize>(w: &[i16], r: usize) -> &[i16; D] {
+            w[r * D..][..D].try_into().expect("D columns")
+        }
         let linear = &self.linear[..];
         let pc: &[i32; D] = self.pc[..D].try_into().expect("D");
         let q: &[i16; D] = self.q[..D].try_into().expect("D");
@@ -340,6 +377,20 @@ impl NetworkState {
             // part).
             let mut sum = [0i32; D];
             let mut lin = 0i64;
+            #[cfg(target_arch = "x86_64")]
+            if let [(a, va), (b, vb)] = rest[..]
+                && X86
+                && b == a + 1
+                && (b as usize) < move_layout::LOSS + LOSS_ROWS
+                && a as usize >= move_layout::LOSS
+            {
+                let i = a as usize - move_layout::LOSS;
+                lin += linear[a as usize] as i64 * va as i64 + linear[b as usize] as i64 * vb as i64;
+                // SAFETY: `X86` is passed only by the AVX2 and AVX-512 paths, which build
+                // `loss_pairs`; D is 32, 64 or 128.
+                sum = unsafe { x86::pair_rows::<D>(&self.loss_pairs[i * 2 * D..][..2 * D], va, vb) };
+                rest.clear();
+            }
             for &(index, value) in &rest {
                 let (index, value) = (index as usize, value as i32);
                 lin += linear[index] as i64 * value as i64;
@@ -349,13 +400,13 @@ impl NetworkState {
                 }
             }
             if folded {
-                let (fr, tr) = (row(&self.from_rows, from), row(&self.to_rows, to));
+                let (fr, tr) = (row::<D>(&self.from_rows, from), row::<D>(&self.to_rows, to));
                 for k in 0..D {
                     sum[k] = pc[k] + (sum[k] >> 8) + fr[k] as i32 + tr[k] as i32;
                 }
                 lin += self.from_linear[from] + self.to_linear[to];
             } else {
-                let (ef, et) = (row(&net.ef, from), row(&net.et, to));
+                let (ef, et) = (row::<D>(&net.ef, from), row::<D>(&net.et, to));
                 for k in 0..D {
                     sum[k] = pc[k] + (sum[k] >> 8) + ef[k] as i32 + et[k] as i32;
                 }
@@ -372,17 +423,12 @@ impl NetworkState {
             lin += ones * ONE as i64;
             // The linear model's logit, as `features::Dot::logit` computes it.
             let linear_logit = (lin >> 8).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2);
-            let mut hidden = [0i16; D];
-            for k in 0..D {
-                hidden[k] = sum[k].clamp(0, 4096) as i16;
-            }
             // `v . h` fits i32 (`check_bounds`), the query's two products too unless
             // `wide_query`, when they are summed in i64; the three are added in i64. For a network
             // whose three sums together fit i32 (every network of model version 2) this is the
             // same integer as an i32 sum.
-            let (gf, gt) = (row(&net.gf, from), row(&net.gt, to));
-            let zq = if net.wide_query { dot16_i64(q, &gf) + dot16_i64(q, &gt) } else { dot16(q, &gf) as i64 + dot16(q, &gt) as i64 };
-            let z = dot16(v, &hidden) as i64 + zq;
+            let (gf, gt) = (row::<D>(&net.gf, from), row::<D>(&net.gt, to));
+            let z = move_z::<D, X86>(net.wide_query, &sum, v, q, gf, gt);
             debug_assert_eq!(LOGIT_ONE, 256);
             let logit = (linear_logit + (z >> 14)).clamp(i32::MIN as i64 / 2, i32::MAX as i64 / 2) as i32;
             best = best.max(logit);
@@ -390,6 +436,35 @@ impl NetworkState {
         }
         best
     }
+}
+
+/// A move's network logit before its shift, `v . h + q . gf + q . gt` in `i64` with
+/// `h = clamp(sum, 0, 4096)`: `v . h` in wrapping `i32` (it fits, `check_bounds`), the query's
+/// two products in `i32` too unless `wide_query`, then in `i64`. With `X86` (passed only by the
+/// AVX2 and AVX-512 paths) and a query that fits `i32`, the three products come from the AVX2
+/// kernel [`x86::move_dots`] (the same integers).
+#[inline(always)]
+fn move_z<const D: usize, const X86: bool>(
+    wide_query: bool,
+    sum: &[i32; D],
+    v: &[i16; D],
+    q: &[i16; D],
+    gf: &[i16; D],
+    gt: &[i16; D],
+) -> i64 {
+    #[cfg(target_arch = "x86_64")]
+    if X86 && !wide_query {
+        // SAFETY: `X86` is passed only by the AVX2 and AVX-512 paths, whose processors run AVX2;
+        // D is 32, 64 or 128.
+        let [zv, zf, zt] = unsafe { x86::move_dots::<D>(sum, v, q, gf, gt) };
+        return zv as i64 + zf as i64 + zt as i64;
+    }
+    let mut hidden = [0i16; D];
+    for k in 0..D {
+        hidden[k] = sum[k].clamp(0, 4096) as i16;
+    }
+    let zq = if wide_query { dot16_i64(q, gf) + dot16_i64(q, gt) } else { dot16(q, gf) as i64 + dot16(q, gt) as i64 };
+    dot16(v, &hidden) as i64 + zq
 }
 
 #[cfg(test)]

@@ -66,6 +66,70 @@ pub unsafe fn dense(w: &[i16], x: &[i16], out: &mut [i32]) {
     }
 }
 
+/// The three dot products of one move's logit in the move tower of width `D`:
+/// `[v . h, q . gf, q . gt]` with `h = clamp(sum, 0, 4096)` as `i16`, each summed in wrapping
+/// `i32` as the portable `dot16` sums it (the same integers: integer sums are exact in any
+/// order). The clamp, the pack to `i16` and the three products stay in 256-bit registers, and
+/// one horizontal sum gives all three (the compiler's code of the portable loop used 128-bit
+/// registers and copied the `gf` and `gt` rows to the stack).
+///
+/// # Safety
+/// The processor supports AVX2.
+///
+/// # Panics
+/// Unless `D` is a multiple of 16 and `gf` and `gt` hold at least `D` values.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn move_dots<const D: usize>(sum: &[i32; D], v: &[i16; D], q: &[i16; D], gf: &[i16], gt: &[i16]) -> [i32; 3] {
+    assert!(D.is_multiple_of(16) && gf.len() >= D && gt.len() >= D);
+    let (zero, top) = (_mm256_setzero_si256(), _mm256_set1_epi32(4096));
+    let (mut a, mut f, mut t) = (zero, zero, zero);
+    for j in (0..D).step_by(16) {
+        // SAFETY: `j + 16 <= D`, within every slice (asserted above).
+        unsafe {
+            let lo = _mm256_loadu_si256(sum.as_ptr().add(j).cast());
+            let hi = _mm256_loadu_si256(sum.as_ptr().add(j + 8).cast());
+            let (lo, hi) = (_mm256_min_epi32(_mm256_max_epi32(lo, zero), top), _mm256_min_epi32(_mm256_max_epi32(hi, zero), top));
+            // 0..=4096 packs exactly; undo the pack's lane interleave so that h[j..j + 16] is in order.
+            let h = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi32(lo, hi));
+            let qv = _mm256_loadu_si256(q.as_ptr().add(j).cast());
+            a = _mm256_add_epi32(a, _mm256_madd_epi16(h, _mm256_loadu_si256(v.as_ptr().add(j).cast())));
+            f = _mm256_add_epi32(f, _mm256_madd_epi16(qv, _mm256_loadu_si256(gf.as_ptr().add(j).cast())));
+            t = _mm256_add_epi32(t, _mm256_madd_epi16(qv, _mm256_loadu_si256(gt.as_ptr().add(j).cast())));
+        }
+    }
+    // Per 128-bit lane: [a0+a1, a2+a3, f0+f1, f2+f3], [t0+t1, t2+t3, ..], then [a, f, t, t].
+    let s = _mm256_hadd_epi32(_mm256_hadd_epi32(a, f), _mm256_hadd_epi32(t, t));
+    let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+    [_mm_cvtsi128_si32(s), _mm_extract_epi32::<1>(s), _mm_extract_epi32::<2>(s)]
+}
+
+/// `out[k] = a[k] * va + b[k] * vb` (wrapping `i32`) for two rows `a` and `b` of width `D`
+/// given interleaved, `pairs[2 k] = a[k]`, `pairs[2 k + 1] = b[k]`: one `vpmaddwd` per eight
+/// values, where the portable loop widens each row and multiplies it in `i32` (`vpmulld`). The
+/// same integers: each product is exact in `i32`, and the sum wraps as the portable one does.
+///
+/// # Safety
+/// The processor supports AVX2.
+///
+/// # Panics
+/// Unless `D` is a multiple of 8 and `pairs` holds `2 D` values.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn pair_rows<const D: usize>(pairs: &[i16], va: i16, vb: i16) -> [i32; D] {
+    assert!(D.is_multiple_of(8) && pairs.len() == 2 * D);
+    let values = _mm256_set1_epi32((va as u16 as u32 | (vb as u16 as u32) << 16) as i32);
+    let mut out = [0i32; D];
+    for j in (0..D).step_by(8) {
+        // SAFETY: `2 j + 16 <= 2 D` values of `pairs` and `j + 8 <= D` of `out`.
+        unsafe {
+            let p = _mm256_loadu_si256(pairs.as_ptr().add(2 * j).cast());
+            _mm256_storeu_si256(out.as_mut_ptr().add(j).cast(), _mm256_madd_epi16(p, values));
+        }
+    }
+    out
+}
+
 /// [`dense`] on 512-bit vectors with AVX-512 VNNI: `vpdpwssd` multiplies 32 `i16` pairs and adds
 /// the pair sums to 16 `i32` lanes (wrapping, as `vpmaddwd` + `vpaddd` and the portable loop do),
 /// sixteen rows per pass, whose sums one transpose-and-add tree gathers into one vector. A row
@@ -167,6 +231,43 @@ mod tests {
                 unsafe { dense512(&w, &x, &mut got) };
                 assert_eq!(got, want, "AVX-512, n = {n}");
             }
+        }
+    }
+
+    /// The move tower's two kernels against the portable loops, at every width, with sums
+    /// beyond the clamp on both sides and full-range weights.
+    #[test]
+    fn the_move_tower_kernels_give_the_portable_integers() {
+        if Simd::best() < Simd::Avx2 {
+            return;
+        }
+        fn check<const D: usize>(next: &mut impl FnMut() -> u64) {
+            let row = |next: &mut dyn FnMut() -> u64| -> [i16; D] { std::array::from_fn(|_| next() as i16) };
+            let (v, q, gf, gt) = (row(next), row(next), row(next), row(next));
+            let sum: [i32; D] = std::array::from_fn(|k| (next() % 12_000) as i32 - 4_000 + if k % 7 == 0 { 1 << 20 } else { 0 });
+            let h: Vec<i16> = sum.iter().map(|&s| s.clamp(0, 4096) as i16).collect();
+            let want = [dot16(&v, &h), dot16(&q, &gf), dot16(&q, &gt)];
+            // SAFETY: the processor supports AVX2 (checked by the caller).
+            assert_eq!(unsafe { move_dots::<D>(&sum, &v, &q, &gf, &gt) }, want, "move_dots, D = {D}");
+            let (a, b) = (row(next), row(next));
+            let pairs: Vec<i16> = (0..D).flat_map(|k| [a[k], b[k]]).collect();
+            for (va, vb) in [(255, 1), (1, 255), (128, 128), (i16::MIN, i16::MIN), (-7, 300)] {
+                let want: Vec<i32> = (0..D).map(|k| (a[k] as i32 * va as i32).wrapping_add(b[k] as i32 * vb as i32)).collect();
+                // SAFETY: as above.
+                assert_eq!(unsafe { pair_rows::<D>(&pairs, va, vb) }.to_vec(), want, "pair_rows, D = {D}");
+            }
+        }
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..50 {
+            check::<32>(&mut next);
+            check::<64>(&mut next);
+            check::<128>(&mut next);
         }
     }
 }
