@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from typing import BinaryIO, Dict, Optional, Union
 
@@ -202,9 +203,21 @@ def compress(
     :param weights: level 10's weights file, as :func:`load_weights` (ignored at levels 1-9).
     :raises ValueError: for a level or option out of range.
     :raises ChesszipError: at level 10 without weights, or for a damaged weights file.
+    :warns UnicodeWarning: when ``data`` looks like UTF-16 or UTF-32 text (a byte order mark,
+        or NULs beside ASCII): it is compressed byte for byte all the same, but mostly stored
+        raw, not coded as games (the command line warns the same on standard error).
     """
+    data = _bytes(data)
+    wide = _native.wide_encoding(data[:4096])
+    if wide is not None:
+        warnings.warn(
+            f"the text looks like {wide}: it is compressed byte for byte but mostly stored raw, not coded as games "
+            f"(convert it to UTF-8 first for chess coding: iconv -f {wide} -t UTF-8, or text.decode({wide.lower()!r}).encode())",
+            UnicodeWarning,
+            stacklevel=2,
+        )
     return _native.compress(
-        _bytes(data),
+        data,
         _level(level),
         block_lines=_block_lines(block_lines),
         threads=_threads(threads),

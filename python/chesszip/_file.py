@@ -9,7 +9,7 @@ import os
 from typing import IO, Any, BinaryIO, Optional, Union
 
 from . import _native
-from ._api import ChesszipCompressor, PathLike, _bytes, _threads, load_weights
+from ._api import ChesszipCompressor, PathLike, _bytes, _decode_error, _threads, load_weights
 from ._native import DEFAULT_LEVEL
 
 #: A file name (``str``, ``bytes`` or :class:`os.PathLike`) or a binary file object.
@@ -181,10 +181,10 @@ class ChesszipFile(io.BufferedIOBase):
         if self.mode == "rb":
             if weights is not None:
                 load_weights(weights)
-            if is_path:
-                reader = _native.BlockReader(os.fsdecode(filename), threads=_threads(threads))  # type: ignore[arg-type]
-            else:
-                reader = _native.BlockReader(_bytes(filename.read()), threads=_threads(threads))  # type: ignore[union-attr]
+            #: The archive (its path, or its bytes) and the threads, to find a game again.
+            self._source: Union[str, bytes] = os.fsdecode(filename) if is_path else _bytes(filename.read())  # type: ignore[union-attr,arg-type]
+            self._threads = _threads(threads)
+            reader = _native.BlockReader(self._source, threads=self._threads)
             self._raw = _BlockRaw(reader)
             self._buffer = io.BufferedReader(self._raw, buffer_size=1 << 16)
         else:
@@ -328,6 +328,55 @@ class ChesszipFile(io.BufferedIOBase):
     def __repr__(self) -> str:
         return f"<chesszip.ChesszipFile name={self.name!r} mode={self.mode!r}{' closed' if self.closed else ''}>"
 
+    def _game_at(self, offset: int) -> "tuple[int, bytes, int]":
+        """``(n, text, start)``: game ``n`` (0-based, as :func:`chesszip.iter_games` counts
+        them) holds text byte ``offset``; ``text`` is the game's bytes and ``start`` its offset.
+        Reads the archive again from the start up to that game (only for an error's message).
+        """
+        start = 0
+        n = -1
+        game = b""
+        for n, game in enumerate(_native.GameReader(self._source, threads=self._threads)):
+            if offset < start + len(game):
+                break
+            start += len(game)
+        return n, game, start
+
+
+class _TextFile(io.TextIOWrapper):
+    """The text of a :class:`ChesszipFile`: a :class:`io.TextIOWrapper` whose
+    :class:`UnicodeDecodeError` names the game holding the bad bytes, gives its position in
+    that game (as :func:`chesszip.iter_games` does) and the way out (``encoding=`` or
+    ``errors=``), instead of an offset in the chunk of text the wrapper had read."""
+
+    def _named(self, e: UnicodeDecodeError) -> UnicodeDecodeError:
+        binary = self.buffer
+        if not isinstance(binary, ChesszipFile) or binary._buffer is None:
+            return e
+        # The decoder was given e.object, which ends where the file now is.
+        at = binary.tell() - len(e.object) + e.start
+        n, game, start = binary._game_at(at)
+        if n < 0 or not start <= at < start + len(game):
+            return _decode_error(e, f"the text at byte {at}")
+        begin = at - start
+        named = UnicodeDecodeError(e.encoding, game, begin, min(begin + e.end - e.start, len(game)), e.reason)
+        return _decode_error(named, f"game {n} (byte {at} of the text)")
+
+    def read(self, size: Optional[int] = -1) -> str:
+        """As :meth:`io.TextIOWrapper.read`; a decoding error names the game."""
+        try:
+            return super().read(size)
+        except UnicodeDecodeError as e:
+            raise self._named(e) from None
+
+    def readline(self, size: int = -1) -> str:
+        """As :meth:`io.TextIOWrapper.readline`; a decoding error names the game. (Iterating
+        calls it too: :class:`io.TextIOWrapper`'s ``__next__`` calls a subclass's ``readline``.)"""
+        try:
+            return super().readline(size)
+        except UnicodeDecodeError as e:
+            raise self._named(e) from None
+
 
 def open(
     filename: FileArg,
@@ -356,7 +405,7 @@ def open(
         binary = ChesszipFile(
             filename, mode.replace("t", ""), level=level, block_lines=block_lines, threads=threads, format=format, weights=weights
         )
-        return io.TextIOWrapper(binary, encoding or "utf-8", errors, newline)
+        return _TextFile(binary, encoding or "utf-8", errors, newline)
     if encoding is not None or errors is not None or newline is not None:
         raise ValueError("encoding, errors and newline are for text mode only")
     return ChesszipFile(filename, mode, level=level, block_lines=block_lines, threads=threads, format=format, weights=weights)

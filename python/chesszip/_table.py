@@ -24,8 +24,13 @@ gives them. Text is decoded as everywhere in the package: ``encoding="utf-8"`` a
 ``errors="strict"`` by default (a :class:`UnicodeDecodeError` naming the game for bytes that
 are not UTF-8; ``encoding="latin-1"`` or ``errors="replace"`` to read them).
 
-Parsing is in Python (regular expressions over each game's text); ``docs/notes-dask.md`` has
-its speed against python-chess.
+A game's tags are those :func:`chesszip.read_tags` and the command line's ``extract --tags``
+give it, read by the same native reader (``chesszip::pgn::codec::scan_tags``: the PGN
+reader's tags when the game parses, else its leading ``[Name "value"]`` lines), so the two
+cannot disagree on malformed tag lines (``[Event "a" extra]``, ``[Event a]``, an unclosed
+quote, two tags on a line); a name given twice keeps its first value, and the lines of a
+movetext archive have no tags. The moves are parsed in Python (regular expressions over the
+text after the game's tag lines); ``docs/notes-dask.md`` has the speed against python-chess.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ import datetime
 import re
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from ._api import ENCODING, ERRORS, _decode_error, _encoding, _game_n, _unescape
+from . import _native
+from ._api import ENCODING, ERRORS, _decode_error, _encoding, _game_n, _limits, _source, _threads, _unescape
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -49,8 +55,9 @@ DATE_TAGS = frozenset({"Date", "UTCDate", "EventDate"})
 #: Columns every table has besides its tags.
 DERIVED = ("moves", "plies", "result")
 
-_TAG = re.compile(rb'^[ \t]*\[([A-Za-z0-9_]+)[ \t]*"((?:[^"\\\n]|\\.)*)"[ \t]*\][ \t]*\r?$', re.M)
-_TAG_LINE = re.compile(rb"^[ \t]*\[[A-Za-z0-9_].*$\n?", re.M)
+#: The lines before a game's movetext: blank lines and tag lines (a line whose first
+#: non-blank bytes are ``[`` and a letter, digit or ``_``, as the game splitter sees them).
+_HEAD_LINES = re.compile(rb"(?:[ \t\r]*\n|[ \t]*\[[A-Za-z0-9_][^\n]*(?:\n|\Z))*")
 _COMMENT = re.compile(rb"\{[^}]*\}|;[^\n]*")
 _PAREN = re.compile(rb"[()]")
 _NOISE = re.compile(rb"\$\d+|\d+\.+")
@@ -114,20 +121,33 @@ def _drop_variations(body: bytes) -> bytes:
     return out.replace(b"(", b" ").replace(b")", b" ") if opened else out
 
 
+def _tags(data: bytes, encoding: str, errors: str) -> Dict[str, str]:
+    """The tags of a PGN game's text as :func:`chesszip.read_tags` gives them: the native
+    reader's pairs, a repeated name keeping its first value, escapes resolved."""
+    tags: Dict[str, str] = {}
+    for name, value in _native.scan_tags(data):
+        key = name.decode(encoding, errors)
+        if key not in tags:
+            tags[key] = _unescape(value.decode(encoding, errors))
+    return tags
+
+
 def parse_game(
-    text: Union[str, bytes], encoding: str = ENCODING, errors: str = ERRORS
+    text: Union[str, bytes], encoding: str = ENCODING, errors: str = ERRORS, *, pgn: bool = True
 ) -> Optional[Tuple[Dict[str, str], bytes, List[str], Optional[str]]]:
     """``(tags, movetext, san_moves, result_token)`` of one game's text, ``None`` for text
     holding no game (no tag, move or result); bytes are decoded with ``encoding`` and
-    ``errors`` (a ``str`` is taken as it is)."""
+    ``errors`` (a ``str`` is taken as it is). ``pgn``: a game of a PGN archive, whose tags
+    are read (see the module) and whose movetext is the text after its tag lines; else a
+    line of a movetext archive (no tags)."""
     if isinstance(text, str):
         data, encoding, errors = text.encode("utf-8", "surrogatepass"), "utf-8", "surrogatepass"
     else:
         data = text
+    tags = _tags(data, encoding, errors) if pgn else {}
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
-    tags = {m.group(1).decode("ascii"): _unescape(m.group(2).decode(encoding, errors)) for m in _TAG.finditer(data)}
-    movetext = _TAG_LINE.sub(b"", data) if tags else data
+    movetext = data[_HEAD_LINES.match(data).end() :] if pgn else data  # type: ignore[union-attr]
     body = _drop_variations(_COMMENT.sub(b" ", movetext))
     moves: List[str] = []
     result: Optional[str] = None
@@ -173,7 +193,7 @@ def schema(tags: Sequence[str], *, moves: str = "san") -> "pyarrow.Schema":
 
 
 def _parsed(
-    games: Iterable[Union[str, bytes]], encoding: str, errors: str, where: Callable[[int], str], movetext: bool = False
+    games: Iterable[Union[str, bytes]], encoding: str, errors: str, where: Callable[[int], str], movetext: bool = False, pgn: bool = True
 ) -> "Iterable[Tuple[Dict[str, str], Union[bytes, str], List[str], Optional[str]]]":
     """:func:`parse_game` of each game that holds one (``movetext``: with the movetext
     stripped and decoded); a :class:`UnicodeDecodeError` names the game (``where(n)`` of the
@@ -181,7 +201,7 @@ def _parsed(
     n, text = 0, b""
     try:
         for n, text in enumerate(games):
-            p = parse_game(text, encoding, errors)
+            p = parse_game(text, encoding, errors, pgn=pgn)
             if p is not None:
                 if movetext:
                     # Comments are decoded only here.
@@ -200,11 +220,16 @@ def _parsed(
 
 
 def tags_seen(
-    games: Iterable[Union[str, bytes]], *, encoding: str = ENCODING, errors: str = ERRORS, where: Callable[[int], str] = _game_n
+    games: Iterable[Union[str, bytes]],
+    *,
+    encoding: str = ENCODING,
+    errors: str = ERRORS,
+    where: Callable[[int], str] = _game_n,
+    pgn: bool = True,
 ) -> List[str]:
-    """The tag names of these games, in order of first appearance."""
+    """The tag names of these games (``pgn``: of a PGN archive), in order of first appearance."""
     seen: Dict[str, None] = {}
-    for p in _parsed(games, encoding, errors, where):
+    for p in _parsed(games, encoding, errors, where, pgn=pgn):
         for name in p[0]:
             seen.setdefault(name, None)
     return list(seen)
@@ -218,17 +243,19 @@ def table_of_games(
     encoding: str = ENCODING,
     errors: str = ERRORS,
     where: Callable[[int], str] = _game_n,
+    pgn: bool = True,
 ) -> "pyarrow.Table":
     """The table of these games' texts. ``tags``: the tag columns (others are dropped, missing
     ones null); ``None``: every tag seen, in order of first appearance. ``encoding`` and
     ``errors`` decode the games' bytes; ``where(n)`` names the ``n``-th game (0-based) in a
-    :class:`UnicodeDecodeError`."""
+    :class:`UnicodeDecodeError`; ``pgn``: games of a PGN archive, else lines of a movetext
+    archive (no tags)."""
     import pyarrow as pa
 
     if moves not in ("san", "movetext"):
         raise ValueError(f"moves must be 'san' or 'movetext', not {moves!r}")
     _encoding(encoding)
-    parsed = list(_parsed(games, encoding, errors, where, movetext=moves == "movetext"))
+    parsed = list(_parsed(games, encoding, errors, where, movetext=moves == "movetext", pgn=pgn))
     if tags is None:
         seen: Dict[str, None] = {}
         for t, _, _, _ in parsed:
@@ -297,15 +324,17 @@ def to_arrow(
     :raises ValueError: for ``errors="surrogateescape"`` on text that is not ``encoding``: Arrow
         strings cannot hold lone surrogates (``"replace"`` or ``"backslashreplace"`` can).
     """
-    from ._games import Archive, iter_games
+    from ._games import Archive
 
     if isinstance(source, Archive):
         games = source.games(binary=True)
+        pgn = source.format == "pgn"
         encoding = source.encoding if encoding is None else encoding
         errors = source.errors if errors is None else errors
     else:
-        games = iter_games(source, binary=True, threads=threads, limits=limits)
-    return table_of_games(games, moves=moves, tags=tags, encoding=encoding or ENCODING, errors=errors or ERRORS)
+        reader = _native.GameReader(_source(source), threads=_threads(threads), limits=_limits(limits))
+        games, pgn = reader, reader.format == "pgn"
+    return table_of_games(games, moves=moves, tags=tags, encoding=encoding or ENCODING, errors=errors or ERRORS, pgn=pgn)
 
 
 def to_pandas(

@@ -143,9 +143,16 @@ def _token(block: Block, *options: object) -> str:
     return tokenize(block, os.path.getmtime(block[0]), os.path.getsize(block[0]), *options)
 
 
+def _is_pgn(path: str) -> bool:
+    """Whether the archive at ``path`` holds PGN (its first member's format, from its header)."""
+    return _native.GameReader(path, threads=1).format == "pgn"
+
+
 def _block_frame(block: Block, limits: Optional[Dict[str, object]], moves: str, tags: Sequence[str], encoding: str, errors: str) -> Any:
     games = _native.block_games(block[0], block[2], limits=limits)
-    return pandas_of(table_of_games(games, moves=moves, tags=tags, encoding=encoding, errors=errors, where=_in_block(block)))
+    return pandas_of(
+        table_of_games(games, moves=moves, tags=tags, encoding=encoding, errors=errors, where=_in_block(block), pgn=_is_pgn(block[0]))
+    )
 
 
 def read_table(
@@ -185,7 +192,8 @@ def read_table(
     if tags is None:
         tags = []
         for b in parts:
-            tags = tags_seen(_native.block_games(b[0], b[2], limits=lim), encoding=encoding, errors=errors, where=_in_block(b))
+            games = _native.block_games(b[0], b[2], limits=lim)
+            tags = tags_seen(games, encoding=encoding, errors=errors, where=_in_block(b), pgn=_is_pgn(b[0]))
             if tags:
                 break
     tags = list(tags)

@@ -305,6 +305,25 @@ fn read_tags(py: Python<'_>, source: &Bound<'_, PyAny>, threads: usize, limits: 
         .collect())
 }
 
+/// The tags of one game's text (a piece as the game readers cut it: `GameReader`,
+/// `block_games`) as `(name, value)` byte pairs in order, escapes kept: what `read_tags` and
+/// the command line's `extract --tags` give for that game (`chesszip::pgn::codec::scan_tags`:
+/// the PGN reader's tags when the game parses, else its leading `[Name "value"]` lines), so
+/// that the tables cannot find other tags. The GIL is released while reading.
+#[pyfunction]
+fn scan_tags(py: Python<'_>, piece: &[u8]) -> TagPairs {
+    let tags = py.detach(|| chesszip::pgn::codec::scan_tags(piece));
+    tags.into_iter().map(|t| (PyBytes::new(py, &t.name).unbind(), PyBytes::new(py, &t.value).unbind())).collect()
+}
+
+/// The wide encoding (`"UTF-16LE"`, `"UTF-16BE"`, `"UTF-32LE"`, `"UTF-32BE"`) that the start
+/// of an input is written in, or `None` (`chesszip::text::encoding::wide_encoding`): what the
+/// command line warns of when compressing.
+#[pyfunction]
+fn wide_encoding(head: &[u8]) -> Option<&'static str> {
+    chesszip::text::encoding::wide_encoding(head)
+}
+
 /// What an archive holds, from its header and index (no block is decoded), as a dict.
 #[pyfunction]
 fn info<'py>(py: Python<'py>, source: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
@@ -817,6 +836,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(info, m)?)?;
     m.add_function(wrap_pyfunction!(count_games, m)?)?;
     m.add_function(wrap_pyfunction!(read_tags, m)?)?;
+    m.add_function(wrap_pyfunction!(scan_tags, m)?)?;
+    m.add_function(wrap_pyfunction!(wide_encoding, m)?)?;
     m.add_function(wrap_pyfunction!(block_list, m)?)?;
     m.add_function(wrap_pyfunction!(block_games, m)?)?;
     m.add_class::<ShardReader>()?;

@@ -57,6 +57,7 @@ def text_readers(archive: bytes, n: int, path: Path) -> "List[Callable[..., obje
         lambda **kw: list(chesszip.iter_chess_games(archive, **kw)),
         lambda **kw: czd.read_games(str(path), **kw).compute(scheduler="sync"),
         lambda **kw: czd.read_table(str(path), **kw).compute(scheduler="sync"),
+        lambda **kw: chesszip.open(path, "rt", **kw).read(),
     ]
 
 
@@ -165,7 +166,8 @@ def test_encodings_that_do_not_read_ascii_as_ascii_are_refused(tmp_path: Path) -
     # Games are cut at bytes (line ends, "["): in UTF-16 every game was half characters, and
     # encoding="utf-16" gave UnicodeDecodeError ("truncated data") or garbage, never the games.
     text = '[Event "M\xfcller"]\n\n1. e4 *\n\n'.encode("utf-16")
-    archive = chesszip.compress(text, 1)
+    with pytest.warns(UnicodeWarning, match="looks like UTF-16LE"):
+        archive = chesszip.compress(text, 1)
     path = tmp_path / "utf16.chz"
     path.write_bytes(archive)
     readers = [
@@ -189,3 +191,35 @@ def test_encodings_that_do_not_read_ascii_as_ascii_are_refused(tmp_path: Path) -
         assert f.read() == text.decode("utf-16")
     for encoding in ("utf-8", "utf-8-sig", "latin-1", "cp1252", "ascii"):
         chesszip.read_tags(archive, encoding=encoding, errors="replace")
+
+
+def test_open_rt_names_the_game_and_the_way_out(latin1_archive: bytes, tmp_path: Path) -> None:
+    # The io module's error gave an offset in the chunk it had read, no game, no way out.
+    n = polgar_game(latin1_archive)
+    game = chesszip.game(latin1_archive, n, binary=True)
+    path = tmp_path / "latin1.chz"
+    path.write_bytes(latin1_archive)
+    reads: "List[Callable[..., object]]" = [lambda f: f.read(), lambda f: list(f), lambda f: list(iter(f.readline, "")), lambda f: f.read(100000)]
+    for read in reads:
+        with chesszip.open(path, "rt") as f, pytest.raises(UnicodeDecodeError) as e:
+            read(f)
+        message = str(e.value)
+        assert f"in game {n} " in message and "encoding=" in message and "errors='replace'" in message, message
+        # As iter_games' error: the game's bytes, the position in the game.
+        assert e.value.object == game and game[e.value.start : e.value.end] == b"\xe1", message
+    with chesszip.open(path, "rt", encoding="latin-1") as f:
+        assert "Judit Polg\xe1r" in f.read()
+    with chesszip.open(path, "rt", errors="replace") as f:
+        assert "Judit Polg\ufffdr" in f.read()
+
+
+def test_compress_warns_of_utf16_and_keeps_it() -> None:
+    text = "e4 e5 Nf3 Nc6 Bb5 a6 1-0\n".encode("utf-16-be") * 40
+    with pytest.warns(UnicodeWarning, match=r"looks like UTF-16BE.*iconv -f UTF-16BE -t UTF-8"):
+        archive = chesszip.compress(text)
+    assert chesszip.decompress(archive) == text
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        chesszip.compress(text.decode("utf-16-be").encode())

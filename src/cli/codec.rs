@@ -230,6 +230,16 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     if matches!(mode, Mode::Compress(..)) && sink == Sink::Stdout && io::stdout().is_terminal() && !args.force {
         bail!("refusing to write an archive to a terminal (use -f to force, or -o to name a file)");
     }
+    // Kept byte for byte all the same (no error, no exit status): only most of it is not coded.
+    if matches!(mode, Mode::Compress(..))
+        && !args.quiet
+        && let Some(encoding) = chesszip::text::encoding::wide_encoding(input.fill_buf()?)
+    {
+        say!(
+            "chesszip: {}: the text looks like {encoding}: it is kept byte for byte but mostly stored raw, not coded as games (iconv -f {encoding} -t UTF-8 first for chess coding)",
+            source.name()
+        );
+    }
     // Only with -v: zstd and xz say nothing of what they read, and scripts want a quiet stderr.
     if let Some(c) = compression
         && args.verbose

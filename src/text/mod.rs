@@ -2,6 +2,7 @@
 //! notation of [`notation`]), then the result. Lossless by construction: a line becomes a [`Game`] only when rendering the parsed
 //! game gives back exactly its bytes; anything else is kept as raw bytes.
 
+pub mod encoding;
 pub mod lines;
 pub mod movetext;
 pub mod notation;

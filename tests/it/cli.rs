@@ -957,4 +957,22 @@ fn verbose_says_zero_padding_after_an_archive_was_ignored() {
             }
         }
     }
+/// UTF-16 text is compressed byte for byte (status 0) with a warning that it looks like
+/// UTF-16 and is mostly stored raw; `-q` leaves the warning out; UTF-8 text gets none.
+#[test]
+fn utf16_input_is_kept_with_a_warning() {
+    let utf8 = first_games(50);
+    let text = String::from_utf8(utf8.clone()).unwrap();
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+    let out = chesszip().args(["-c", "-f"]).write_stdin(utf16.clone()).output().unwrap();
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let warning = stderr_of(&out);
+    assert!(warning.contains("looks like UTF-16LE") && warning.contains("iconv -f UTF-16LE -t UTF-8"), "{warning}");
+    chesszip().args(["-d", "-c"]).write_stdin(out.stdout.clone()).assert().success().stdout(utf16.clone());
+    let quiet = chesszip().args(["-c", "-f", "-q"]).write_stdin(utf16).output().unwrap();
+    assert!(quiet.status.success() && quiet.stderr.is_empty(), "{}", stderr_of(&quiet));
+    assert_eq!(quiet.stdout, out.stdout);
+    let plain = chesszip().args(["-c", "-f"]).write_stdin(utf8).output().unwrap();
+    assert!(plain.status.success() && plain.stderr.is_empty(), "{}", stderr_of(&plain));
 }
