@@ -957,6 +957,8 @@ fn verbose_says_zero_padding_after_an_archive_was_ignored() {
             }
         }
     }
+}
+
 /// UTF-16 text is compressed byte for byte (status 0) with a warning that it looks like
 /// UTF-16 and is mostly stored raw; `-q` leaves the warning out; UTF-8 text gets none.
 #[test]
