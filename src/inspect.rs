@@ -58,12 +58,9 @@ pub struct ArchiveInfo {
     pub blocks: u64,
     /// Lines of the input (a last line without line feed counts).
     pub lines: u64,
-    /// Games, as the game views read them ([`count_games`], [`extract_games`], `extract
-    /// --game N`). In movetext, every line ([`Self::lines`]): lines coded as moves, lines
-    /// coded as references to an earlier copy (coding 2, [`Self::references`]) and lines kept
-    /// raw ([`Self::raw_lines`]: text that is not a game the model reads, or the whole text of
-    /// the raw form), so that `lines - raw_lines` are those coded. In PGN, the games coded as
-    /// moves or (coding 7) as references, and each raw piece (see the module's
+    /// Games: lines coded as moves, and (coding 2) lines coded as references to an earlier
+    /// copy of the same line ([`Self::references`]); in PGN coding 7 also the games coded as
+    /// references. For PGN, the games the game views read ([`count_games`]; see the module's
     /// documentation): in the raw form those of its text, and at a leading UTF-8 BOM one fewer
     /// than the compressor coded where it made the BOM's line a game of its own.
     pub games: u64,
@@ -193,11 +190,7 @@ pub fn info_members_within<R: Read + Seek>(mut input: R, memlimit: Option<u64>) 
 fn info_one<R: Read + Seek>(mut input: R, memlimit: Option<u64>) -> Result<ArchiveInfo, Error> {
     if raw::starts_raw(&mut input)? {
         let mut info = raw_info(&mut input)?;
-        if info.header.format == InputFormat::Movetext {
-            // One game per line, as the game views read it, whatever the lines hold: the
-            // count is the raw header's (or trailer's), nothing is decoded.
-            info.games = info.lines;
-        } else {
+        if info.header.format == InputFormat::Pgn {
             // Nothing was coded as games: the text's games, as the game views cut them.
             input.seek(SeekFrom::Start(0))?;
             let limits = DecodeLimits { memlimit, ..DecodeLimits::default() };
@@ -224,15 +217,12 @@ fn info_one<R: Read + Seek>(mut input: R, memlimit: Option<u64>) -> Result<Archi
     } else {
         0
     };
-    // Movetext: every line is a game for the game views (`extract --game N` is line N), its
-    // raw lines included; PGN: the coded games, those copied and the raw pieces.
-    let games = if header.format == InputFormat::Movetext { lines } else { coded + references };
     Ok(ArchiveInfo {
         header,
         model_available: model_for(reader.header()).is_ok(),
         blocks: entries.len() as u64,
         lines,
-        games,
+        games: coded + references,
         references,
         raw_lines: raw_pieces,
         plies: sum(|e| e.plies as u64),

@@ -276,8 +276,7 @@ class ArchiveInfo:
     blocks: int
     #: Lines of text (a last line without a line feed counts).
     lines: int
-    #: Games, as the game views read them: in movetext every line (``lines``, raw lines
-    #: included, as ``chesszip extract --game N``); in PGN the coded games, copies and raw pieces.
+    #: Games coded with the move model.
     games: int
     #: Lines (or PGN pieces) stored raw.
     raw_lines: int

@@ -233,7 +233,8 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
     // Kept byte for byte all the same (no error, no exit status): only most of it is not coded.
     if matches!(mode, Mode::Compress(..))
         && !args.quiet
-        && let Some(encoding) = chesszip::text::encoding::wide_encoding(input.fill_buf()?)
+        && let Some(encoding) =
+            chesszip::text::encoding::wide_encoding(input.fill_buf().map_err(|e| decode_context(e.into(), compression))?)
     {
         say!(
             "chesszip: {}: the text looks like {encoding}: it is kept byte for byte but mostly stored raw, not coded as games (iconv -f {encoding} -t UTF-8 first for chess coding)",
@@ -297,12 +298,7 @@ fn one(args: &CommonArgs, mode: Mode, source: &Source, written: &mut Vec<PathBuf
             }
         }
     })()
-    .map_err(|e| match compression {
-        Some(c) if chesszip::compressed::is_decode_error(e.as_ref()) => {
-            e.context(format!("the {c} data inside does not decode (--no-decompress archives the file as its bytes)"))
-        }
-        _ => e,
-    })?;
+    .map_err(|e| decode_context(e, compression))?;
     progress.finish();
     let (summary, incomplete) = summary;
     if args.verbose {
@@ -414,6 +410,17 @@ fn salvage(
         )
     });
     Ok((result.summary, warning))
+}
+
+/// `e` with the way out where it is an error of compressed input's data (a damaged download,
+/// text that only starts like bzip2): `--no-decompress` archives such a file as its bytes.
+fn decode_context(e: anyhow::Error, compression: Option<Compression>) -> anyhow::Error {
+    match compression {
+        Some(c) if chesszip::compressed::is_decode_error(e.as_ref()) => {
+            e.context(format!("the {c} data inside does not decode (--no-decompress archives the file as its bytes)"))
+        }
+        _ => e,
+    }
 }
 
 /// Bytes read from an input, shared with the reader that counts them ([`Counting`]).

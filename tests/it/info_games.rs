@@ -139,30 +139,3 @@ fn info_counts_the_lines_between_games_that_are_no_game() {
         }
     }
 }
-
-/// Movetext: every line is a game for the game views (`extract --game N` is line N, as
-/// docs/cli.md says), lines kept raw included, and `info` counts them all: in the raw form
-/// (before: 0, "none coded as moves") and in blocks that hold raw lines (before: the coded
-/// lines only, one fewer than `extract` reads for each raw line). Real games: one lichess
-/// game before the licence's prose (the raw form wins at level 1), and 16 with a line that
-/// is no game between them, in blocks of 2 lines.
-#[test]
-fn info_counts_every_line_of_a_movetext_archive_as_extract_reads_it() {
-    let mixed = [common::first_games(8), b"not a game\n".to_vec(), common::first_games(8)].concat();
-    // One game before prose (the licence): the raw form wins, as it does for any text that
-    // is mostly not games.
-    let prose = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/COPYING")).unwrap();
-    let game_then_prose = [common::first_games(1), prose].concat();
-    let opts = CompressOptions { level: Level::MIN, threads: 2, ..CompressOptions::default() };
-    let blocks = CompressOptions { raw_form: false, block_lines: 2, ..opts };
-    for (what, text, opts, raw_form) in
-        [("a game and prose, raw form", &game_then_prose, opts, true), ("games and a line that is none, blocks", &mixed, blocks, false)]
-    {
-        let archive = round_trip_with(text, &opts);
-        let i = info(Cursor::new(&archive)).unwrap();
-        assert_eq!((i.raw.is_some(), i.header.format), (raw_form, chesszip::InputFormat::Movetext), "{what}: the case at hand");
-        assert!(i.raw_lines > 0, "{what}: lines kept raw");
-        let lines = text.split_inclusive(|&b| b == b'\n').count() as u64;
-        assert_eq!((i.lines, agreed_games(what, &archive)), (lines, lines), "{what}");
-    }
-}
