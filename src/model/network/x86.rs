@@ -197,6 +197,16 @@ mod tests {
     use crate::simd::Simd;
 
     /// `w . x` in wrapping `i32`, as the portable loop sums it.
+    /// Marsaglia's xorshift64 (13, 7, 17): the tests' reproducible full-range values.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     fn dot16(w: &[i16], x: &[i16]) -> i32 {
         w.iter().zip(x).fold(0i32, |s, (&w, &x)| s.wrapping_add(w as i32 * x as i32))
     }
@@ -206,13 +216,7 @@ mod tests {
         if Simd::best() < Simd::Avx2 {
             return;
         }
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for n in [16, 32, 48, 64, 80, 256, 1024] {
             let rows = 32;
             // Full-range weights and inputs; row 0 all -32768, and input pairs of -32768 (pair sums
@@ -257,13 +261,7 @@ mod tests {
                 assert_eq!(unsafe { pair_rows::<D>(&pairs, va, vb) }.to_vec(), want, "pair_rows, D = {D}");
             }
         }
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for _ in 0..50 {
             check::<32>(&mut next);
             check::<64>(&mut next);
